@@ -1,0 +1,128 @@
+"""``export``, ``import``, ``verify``: combats as files that travel."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from combatlog.cli.common import app_state, echo, json_option, note, print_json, stream_argument
+from combatlog.errors import InvalidCommand
+
+
+def _progress(label: str):  # type: ignore[no-untyped-def]
+    """A one-line progress counter on stderr, only on a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        of = f"/{total}" if total else ""
+        sys.stderr.write(f"\r{label}: {done}{of} events")
+        sys.stderr.flush()
+
+    return show
+
+
+def export(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    output: Path = typer.Option(..., "-o", "--output", help="The file to write (JSON Lines)."),
+    since: int = typer.Option(0, "--since", help="Only events after this seq (an incremental bundle)."),
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl (the authority) or text (for email and forums)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Write a combat to a file that other players verify and import.
+
+    Example: combatlog export duel -o duel.jsonl
+    """
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.exchange.bundle import export_file
+
+    store = app_state(ctx).store()
+    meta = resolve_stream(store, stream)
+    if fmt == "text":
+        from combatlog.trust.text_export import export_text  # the trust layer's readable rendering
+
+        count = export_text(store, meta, output, since=since)
+    elif fmt == "jsonl":
+        count = export_file(store, meta, output, since=since)
+    else:
+        raise InvalidCommand(f"--format {fmt!r}: choose jsonl or text")
+    if as_json:
+        print_json({"stream": meta.name, "file": str(output), "events": count, "since": since, "format": fmt})
+        return
+    echo(f"exported {count} events of {meta.name} to {output}" + (f" (after seq {since})" if since else ""))
+
+
+def import_(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="An export or bundle (JSON Lines)."),
+    name: str = typer.Option("", "--name", help="Local name for the combat, if its own name is taken here."),
+    allow_rules_mismatch: bool = typer.Option(False, "--allow-rules-mismatch",
+                                              help="Accept a log made under a different rules digest."),
+    as_json: bool = json_option(),
+) -> None:
+    """Verify a file, then append it whole or not at all (only what is new here).
+
+    Example: combatlog import duel.jsonl
+    """
+    from combatlog.exchange.bundle import import_file
+
+    store = app_state(ctx).store()
+    report = import_file(store, file, name=name or None, strict_rules=not allow_rules_mismatch,
+                         progress=_progress("verifying"))
+    if as_json:
+        import msgspec
+
+        print_json(msgspec.to_builtins(report))
+        return
+    if report.up_to_date:
+        echo(f"{report.name}: already up to date (head seq {report.verify.head_seq})")
+        return
+    for stream_name, count in report.appended.items():
+        made = " (new here)" if stream_name in report.created else ""
+        echo(f"{stream_name}: appended {count} events{made}")
+    echo(f"verified: head seq {report.verify.head_seq}, {report.verify.head_hash[:16]}...")
+
+
+def verify(
+    ctx: typer.Context,
+    target: str = typer.Argument(..., help="An export file, or a combat in this log."),
+    allow_rules_mismatch: bool = typer.Option(False, "--allow-rules-mismatch",
+                                              help="Report a different rules digest instead of failing."),
+    as_json: bool = json_option(),
+) -> None:
+    """Check a file or a stored combat: every hash, the chain, the dice; exit non-zero on the first problem.
+
+    Example: combatlog verify duel.jsonl
+    """
+    from combatlog.exchange.bundle import verify_file, verify_stream
+    from combatlog.exchange.verify import report_text
+
+    st = app_state(ctx)
+    path = Path(target)
+    strict = not allow_rules_mismatch
+    if path.exists() and path.is_file():
+        store = st.store() if (st.db or _default_db_exists()) else None
+        report = verify_file(path, store, strict_rules=strict, progress=_progress("verifying"))
+    else:
+        from combatlog.commands.handler import resolve_stream
+
+        store = st.store()
+        report = verify_stream(store, resolve_stream(store, target), strict_rules=strict,
+                               progress=_progress("verifying"))
+    if sys.stderr.isatty():
+        note("")
+    if as_json:
+        import msgspec
+
+        print_json(msgspec.to_builtins(report))
+        return
+    echo(report_text(report))
+
+
+def _default_db_exists() -> bool:
+    from combatlog.store import default_url
+
+    return Path(default_url()).exists()

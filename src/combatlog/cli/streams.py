@@ -1,0 +1,138 @@
+"""``new``, ``list``, ``fork``, ``note``: combats as streams."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from combatlog.cli.common import app_state, echo, json_option, print_json, stream_argument
+from combatlog.errors import InvalidCommand
+
+
+def new(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="A short name for the combat (no spaces)."),
+    ruleset: str = typer.Option(..., "--ruleset", "-r", help="freeform, magic_realm (mr), classic_fantasy (cfi), osric, argad."),
+    setup: Optional[Path] = typer.Option(None, "--setup", help="JSON file with the ruleset's set-up (combatants, options)."),
+    dice: str = typer.Option("local", "--dice", help="Default dice scheme: manual, local, referee (commits a seed now) or joint."),
+    option: list[str] = typer.Option([], "--option", metavar="KEY=VALUE", help="A rules option (repeatable)."),
+    player: list[str] = typer.Option([], "--player", help="A player whose public key is pinned in the genesis (repeatable)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Start a new combat log.
+
+    Example: combatlog new duel --ruleset freeform
+    """
+    import msgspec
+
+    from combatlog.commands.handler import create_combat
+
+    setup_data: dict[str, object] = {}
+    if setup is not None:
+        try:
+            setup_data = msgspec.json.decode(setup.read_bytes())
+        except OSError as exc:
+            raise InvalidCommand(f"cannot read {setup}: {exc.strerror}") from None
+        except msgspec.DecodeError as exc:
+            raise InvalidCommand(f"{setup} is not valid JSON: {exc}") from None
+        if not isinstance(setup_data, dict):
+            raise InvalidCommand(f"{setup} must hold a JSON object")
+    options: dict[str, str] = {}
+    for item in option:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InvalidCommand(f"--option {item!r}: expected KEY=VALUE")
+        options[key] = value
+    st = app_state(ctx)
+    players = ()
+    signer = None
+    if player:
+        from combatlog.trust.players import pin_players  # the trust layer
+
+        players, signer = pin_players(player, st.actor)
+    outcome = create_combat(st.store(), name, ruleset, actor=st.actor, setup=setup_data, dice=dice,
+                            players=players, options=options, command_id=st.command_id, signer=signer)
+    if as_json:
+        out = {"id": outcome.stream.id, "name": outcome.stream.name, "ruleset": outcome.stream.ruleset,
+               "duplicate": outcome.duplicate, "head_seq": outcome.last_seq,
+               "players": [{"name": p.name, "fingerprint": p.fingerprint} for p in players]}
+        print_json(out)
+        return
+    verb = "already exists" if outcome.duplicate else "created"
+    echo(f"{verb}: {outcome.stream.name} (id {outcome.stream.id}, ruleset {outcome.stream.ruleset}, dice {dice})")
+    for p in players:
+        echo(f"  player {p.name}: key {p.fingerprint}")
+
+
+def list_streams(ctx: typer.Context, as_json: bool = json_option()) -> None:
+    """List the combats in this log, with their ids, forks and heads.
+
+    Example: combatlog list --json
+    """
+    store = app_state(ctx).store()
+    rows = []
+    for meta in store.list_streams():
+        head = store.head(meta.id)
+        rows.append({"id": meta.id, "name": meta.name, "ruleset": meta.ruleset, "created_at": meta.created_at,
+                     "parent": meta.parent, "fork_seq": meta.fork_seq or None, "head_seq": head.seq,
+                     "head_hash": head.hash})
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        echo("no combats yet (start one: combatlog new NAME --ruleset freeform)")
+    names = {r["id"]: r["name"] for r in rows}
+    for r in rows:
+        fork = f"  fork of {names.get(r['parent'], r['parent'])}@{r['fork_seq']}" if r["parent"] else ""
+        echo(f"{r['id']}  {r['name']:<20} {r['ruleset']:<16} {r['head_seq']:>6} events{fork}")
+
+
+def fork(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    at: Optional[int] = typer.Option(None, "--at", help="Fork after this seq."),
+    round_no: Optional[int] = typer.Option(None, "--round", help="Fork after the last event of this round."),
+    new_name: str = typer.Option(..., "--as", help="Name of the new combat (the what-if)."),
+    reason: str = typer.Option("", "--reason", help="Why this fork exists."),
+    as_json: bool = json_option(),
+) -> None:
+    """Fork a combat at a point into a "what if" that chains to the parent's hash there.
+
+    Example: combatlog fork duel --round 2 --as duel-whatif
+    """
+    from combatlog.commands.handler import fork_stream, resolve_stream
+    from combatlog.projections.fold import round_end, state_at
+
+    st = app_state(ctx)
+    store = st.store()
+    if (at is None) == (round_no is None):
+        raise InvalidCommand("give exactly one of --at SEQ or --round N")
+    meta = resolve_stream(store, stream)
+    seq = at if at is not None else round_end(state_at(store, meta), round_no)  # type: ignore[arg-type]
+    outcome = fork_stream(store, meta.id, at_seq=seq, name=new_name, actor=st.actor, reason=reason,
+                          command_id=st.command_id)
+    if as_json:
+        print_json({"id": outcome.stream.id, "name": outcome.stream.name, "parent": meta.id, "fork_seq": seq})
+        return
+    echo(f"forked: {outcome.stream.name} (id {outcome.stream.id}) from {meta.name} after seq {seq}")
+
+
+def note(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    text: str = typer.Argument(..., help="The note."),
+    about: list[str] = typer.Option([], "--about", help="Who or what it concerns (repeatable)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Add a note to any combat (a ruling, a dispute, a table agreement).
+
+    Example: combatlog note duel "Bo disputes the reach of the spear" --about Bo
+    """
+    from combatlog.cli.common import run_command
+    from combatlog.commands.core import AddNote
+
+    run_command(ctx, stream, AddNote(text=text, about=tuple(about)), as_json=as_json)
+
+

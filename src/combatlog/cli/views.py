@@ -1,0 +1,203 @@
+"""Read commands: ``log``, ``show``, ``status``, ``explain``, ``replay``, ``dice``.
+
+``--as PLAYER`` makes a view that player's: what a ruleset keeps secret from
+them (another side's plays before every side has played) is concealed. The
+default actor ``gm`` sees everything, as a referee or a hot-seat table does.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional
+
+import typer
+
+from combatlog.cli.common import AppState, app_state, echo, json_option, print_json, read_state, stream_argument
+
+
+def viewer_of(st: AppState) -> str | None:
+    return None if st.actor == "gm" else st.actor
+
+
+def log(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
+    """The timeline: every event with its seq, actor and a summary.
+
+    Example: combatlog log duel
+    """
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.projections.views import timeline
+
+    st = app_state(ctx)
+    store = st.store()
+    rows = timeline(store, resolve_stream(store, stream), viewer_of(st))
+    if as_json:
+        print_json(rows)
+        return
+    for r in rows:
+        sig = f"  [signed: {', '.join(r['signed_by'])}]" if r["signed_by"] else ""
+        echo(f"#{r['seq']:<5} {r['actor']:<10} {r['summary']}{sig}")
+
+
+def show(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    at: Optional[int] = typer.Option(None, "--at", help="State after this seq."),
+    round_no: Optional[int] = typer.Option(None, "--round", help="State at the end of this round."),
+    as_json: bool = json_option(),
+) -> None:
+    """The state of the combat (now, after a seq, or at the end of a round).
+
+    Example: combatlog show duel --round 1
+    """
+    st = app_state(ctx)
+    meta, folded = read_state(ctx, stream, at=at, round_no=round_no)
+    ruleset, state = folded.ruleset, folded.state
+    viewer = viewer_of(st)
+    if as_json:
+        print_json({"stream": meta.name, "id": meta.id, "ruleset": meta.ruleset, "seq": folded.core.head_seq,
+                    "round": ruleset.round_of(state), "finished": ruleset.finished(state),
+                    "state": ruleset.describe(state, viewer)})
+        return
+    echo(f"{meta.name} ({ruleset.info.title}) at seq {folded.core.head_seq}")
+    echo(ruleset.render(state, viewer))
+
+
+def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
+    """Who must decide what next.
+
+    Example: combatlog status duel
+    """
+    meta, folded = read_state(ctx, stream)
+    ruleset, state = folded.ruleset, folded.state
+    pending = ruleset.pending(state)
+    if as_json:
+        print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
+                    "round": ruleset.round_of(state), "finished": ruleset.finished(state),
+                    "pending": [{"who": p.who, "what": p.what, "options": list(p.options), "rule": p.rule}
+                                for p in pending]})
+        return
+    where = "finished" if ruleset.finished(state) else f"round {ruleset.round_of(state)}"
+    echo(f"{meta.name}: {where}, seq {folded.core.head_seq}")
+    if not pending:
+        echo("  nothing pending")
+    for p in pending:
+        opts = f"  [{' | '.join(p.options)}]" if p.options else ""
+        rule = f"  ({p.rule})" if p.rule else ""
+        echo(f"  {p.who}: {p.what}{opts}{rule}")
+
+
+def _steps_out(rows: list[Any], as_json: bool) -> None:
+    if as_json:
+        print_json([{"seq": r.seq, "type": r.type, "actor": r.actor, "round": r.round, "summary": r.summary,
+                     "concealed": r.concealed,
+                     "steps": [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)} for s in r.steps]}
+                    for r in rows])
+        return
+    for r in rows:
+        echo(f"#{r.seq:<5} [r{r.round}] {r.summary}")
+        for s in r.steps:
+            echo(f"         -> {s.text}  ({s.rule})")
+
+
+def explain(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    round_no: Optional[int] = typer.Option(None, "--round", help="Only this round."),
+    as_json: bool = json_option(),
+) -> None:
+    """Every derived step with the rule that produced it and the dice behind it.
+
+    Example: combatlog explain duel --round 2
+    """
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.projections.fold import state_at
+    from combatlog.projections.views import round_range, walk
+
+    st = app_state(ctx)
+    store = st.store()
+    meta = resolve_stream(store, stream)
+    lo, hi = (1, None) if round_no is None else round_range(store, meta, round_no)
+    head = state_at(store, meta)
+    rows = [r for r in walk(store, meta, lo, hi, viewer_of(st), head) if r.steps or not as_json]
+    if as_json:
+        print_json({"stream": meta.name, "round": round_no,
+                    "steps": [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)}
+                              for r in rows for s in r.steps]})
+        return
+    _steps_out([r for r in rows if r.steps], False)
+
+
+def replay(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    to: Optional[int] = typer.Option(None, "--to", help="Stop after this seq."),
+    from_seq: Optional[int] = typer.Option(None, "--from", help="Start at this seq."),
+    round_no: Optional[int] = typer.Option(None, "--round", help="Replay only this round's events."),
+    step: bool = typer.Option(False, "--step", help="Pause after each event (on a terminal)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Re-run the log event by event, showing what each one derived, then the state reached.
+
+    Example: combatlog replay duel --round 2 --step
+    """
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.projections.fold import state_at
+    from combatlog.projections.views import round_range, walk
+
+    st = app_state(ctx)
+    store = st.store()
+    meta = resolve_stream(store, stream)
+    lo, hi = from_seq or 1, to
+    if round_no is not None:
+        if to is not None or from_seq is not None:
+            from combatlog.errors import InvalidCommand
+
+            raise InvalidCommand("give --round alone, or --from/--to")
+        lo, hi = round_range(store, meta, round_no)
+    head = state_at(store, meta)
+    viewer = viewer_of(st)
+    rows = walk(store, meta, lo, hi, viewer, head)
+    if as_json:
+        out_rows = list(rows)
+        end = state_at(store, meta, out_rows[-1].seq if out_rows else lo - 1)
+        print_json({"stream": meta.name, "from": lo, "to": out_rows[-1].seq if out_rows else None,
+                    "events": [{"seq": r.seq, "type": r.type, "actor": r.actor, "round": r.round,
+                                "summary": r.summary, "concealed": r.concealed,
+                                "steps": [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)}
+                                          for s in r.steps]} for r in out_rows],
+                    "state": end.ruleset.describe(end.state, viewer)})
+        return
+    interactive = step and sys.stdin.isatty() and sys.stdout.isatty()
+    last = lo - 1
+    for r in rows:
+        _steps_out([r], False)
+        last = r.seq
+        if interactive:
+            if input("  [enter: next, q: stop] ").strip().lower() == "q":
+                break
+    end = state_at(store, meta, last) if last >= 1 else None
+    if end is not None:
+        echo(f"-- state after seq {last} --")
+        echo(end.ruleset.render(end.state, viewer))
+
+
+def dice(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
+    """The dice ledger: every roll with label, scheme and roller, and per-roller statistics.
+
+    Example: combatlog dice duel --json
+    """
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.projections.views import dice_ledger
+
+    store = app_state(ctx).store()
+    ledger = dice_ledger(store, resolve_stream(store, stream))
+    if as_json:
+        print_json(ledger)
+        return
+    for r in ledger["rolls"]:
+        echo(f"#{r['seq']:<5} {r['label']:<32} {r['notation']:<7} {r['faces']} = {r['total']:<4} "
+             f"{r['scheme']:<8} by {r['by']}")
+    for who, s in ledger["by_roller"].items():
+        parts = [f"d{sides}: {v['dice']} dice, mean {v['mean_x100'] / 100:.2f} (expected {v['expected_mean_x100'] / 100:.2f})"
+                 for sides, v in s["by_sides"].items()]
+        echo(f"{who}: {s['rolls']} rolls; " + "; ".join(parts))

@@ -1,0 +1,1 @@
+"""Commands: the write path and the core commands."""

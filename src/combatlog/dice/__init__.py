@@ -1,0 +1,1 @@
+"""Dice: notation, the dice port, verifiable derivation."""

@@ -1,0 +1,124 @@
+"""The envelope around every payload, and the hash chain.
+
+    hash = SHA-256("combatlog-event/v1\\n" || JCS(envelope without hash and sigs))
+
+Each envelope names the previous event's hash (``prev``); a stream's genesis
+names 64 zeros; a fork's first event names its parent's hash at the fork
+point. Signatures sit outside the hashed part, so they can be checked against
+the hash. ``recorded_at`` is informational (folds never see it) but hashed,
+so it cannot be altered in an export unnoticed. The global position belongs
+to one store and is therefore not part of the envelope.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import msgspec
+
+from combatlog.events.base import Event, decode_payload, tag_of
+from combatlog.events.canonical import canonical, sha256_hex
+
+ENVELOPE_VERSION = 1
+GENESIS_PREV = "0" * 64
+HASH_DOMAIN = b"combatlog-event/v1\n"
+
+
+class Signature(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    signer: str  # the player name pinned in the genesis
+    key: str  # the key's fingerprint
+    sig: str  # base64 Ed25519 signature over the event hash (hex string's bytes)
+
+
+class _Hashed(msgspec.Struct, frozen=True, kw_only=True):
+    v: int
+    stream: str
+    seq: int
+    type: str
+    schema: int
+    actor: str
+    recorded_at: str
+    command_id: str
+    prev: str
+    data: msgspec.Raw
+
+
+class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    v: int
+    stream: str
+    seq: int
+    type: str
+    schema: int
+    actor: str
+    recorded_at: str
+    command_id: str
+    prev: str
+    data: msgspec.Raw
+    hash: str
+    sigs: tuple[Signature, ...] = ()
+
+    def hashed_part(self) -> bytes:
+        return canonical(
+            _Hashed(
+                v=self.v, stream=self.stream, seq=self.seq, type=self.type,
+                schema=self.schema, actor=self.actor, recorded_at=self.recorded_at,
+                command_id=self.command_id, prev=self.prev, data=self.data,
+            )
+        )
+
+    def computed_hash(self) -> str:
+        return sha256_hex(HASH_DOMAIN, self.hashed_part())
+
+    def payload(self) -> Event:
+        return decode_payload(self.type, self.schema, self.data)
+
+    def with_sigs(self, sigs: tuple[Signature, ...]) -> Envelope:
+        return msgspec.structs.replace(self, sigs=sigs)
+
+
+class Recorded(msgspec.Struct, frozen=True):
+    """An envelope with its decoded payload (and, when read from a store, its position)."""
+
+    env: Envelope
+    event: Event
+    position: int = 0
+
+    @property
+    def seq(self) -> int:
+        return self.env.seq
+
+
+_ENV_DECODER = msgspec.json.Decoder(Envelope)
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def seal(
+    *, stream: str, seq: int, prev: str, event: Event, actor: str, command_id: str,
+    recorded_at: str | None = None,
+) -> Envelope:
+    """Wrap a payload in an envelope and compute its hash."""
+    cls = type(event)
+    draft = Envelope(
+        v=ENVELOPE_VERSION, stream=stream, seq=seq, type=tag_of(cls),
+        schema=cls.schema_version, actor=actor,
+        recorded_at=recorded_at if recorded_at is not None else now_iso(),
+        command_id=command_id, prev=prev, data=msgspec.Raw(canonical(event)), hash="",
+    )
+    return msgspec.structs.replace(draft, hash=draft.computed_hash())
+
+
+def encode_envelope(env: Envelope) -> bytes:
+    """The stored and exported form: one JCS object."""
+    return canonical(env)
+
+
+def decode_envelope(body: bytes) -> Envelope:
+    return _ENV_DECODER.decode(body)
+
+
+def decode_recorded(body: bytes, position: int = 0) -> Recorded:
+    env = _ENV_DECODER.decode(body)
+    return Recorded(env, env.payload(), position)

@@ -1,0 +1,242 @@
+"""Export, import and verification of combat files (JSON Lines).
+
+A file is a header line, then one event envelope per line in its canonical
+bytes. A fork's file carries its parent's prefix too, so it stands alone. With
+``since`` it is an incremental bundle: only the events after that seq, and the
+header names the hash they chain to.
+
+Import verifies everything first, then appends all or nothing: the same file
+twice changes nothing, a longer version of a log appends only the new tail,
+and a log that diverges from ours is refused with the first differing seq and
+both hashes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import msgspec
+
+from combatlog import ENGINE_VERSION
+from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
+from combatlog.events.canonical import canonical, is_canonical, sha256_hex
+from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport
+from combatlog.projections.fold import Folded, lineage, state_at
+from combatlog.rulesets import load_ruleset
+from combatlog.store.base import EventStore, ImportBatch, NewRow, StreamMeta
+
+FORMAT = "combatlog-export"
+FORMAT_VERSION = 1
+Progress = Callable[[int, int], None]
+
+
+class Header(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    format: str
+    version: int
+    stream: str
+    name: str
+    ruleset: str
+    ruleset_version: str
+    rules_digest: str
+    engine_version: str
+    segments: list[Segment]
+    since: int = 0
+    base_hash: str = ""
+    count: int
+    head_seq: int
+    head_hash: str
+    check: str = ""  # SHA-256 of this header's canonical form without ``check``
+
+
+class ImportReport(msgspec.Struct, kw_only=True):
+    stream: str
+    name: str
+    appended: dict[str, int]  # stream name -> events appended
+    created: list[str]
+    up_to_date: bool
+    verify: VerifyReport
+
+
+def _header_check(header: Header) -> str:
+    return sha256_hex(b"combatlog-header/v1\n", canonical(msgspec.structs.replace(header, check="")))
+
+
+def segments_of(store: EventStore, meta: StreamMeta) -> list[Segment]:
+    return [
+        Segment(id=seg.id, name=seg.name, ruleset=seg.ruleset, created_at=seg.created_at, parent=seg.parent,
+                fork_seq=seg.fork_seq, to_seq=high)
+        for seg, _low, high in lineage(store, meta)
+    ]
+
+
+def export_lines(store: EventStore, meta: StreamMeta, since: int = 0) -> Iterable[bytes]:
+    head = state_at(store, meta)
+    if since < 0 or since > head.core.head_seq:
+        raise InvalidCommand(f"--since {since}: {meta.name} has events 1-{head.core.head_seq}")
+    base_hash = ""
+    if since:
+        base_hash = state_at(store, meta, since).core.head_hash
+    genesis = head.core.genesis
+    assert genesis is not None
+    header = Header(
+        format=FORMAT, version=FORMAT_VERSION, stream=meta.id, name=meta.name, ruleset=meta.ruleset,
+        ruleset_version=genesis.ruleset_version, rules_digest=genesis.rules_digest,
+        engine_version=ENGINE_VERSION, segments=segments_of(store, meta), since=since, base_hash=base_hash,
+        count=head.core.head_seq - since, head_seq=head.core.head_seq, head_hash=head.core.head_hash,
+    )
+    yield canonical(msgspec.structs.replace(header, check=_header_check(header)))
+    for seg, low, high in lineage(store, meta):
+        lo = max(low, since + 1)
+        if high is not None and lo > high:
+            continue
+        for row in store.read_stream(seg.id, lo, high):
+            yield row.body
+
+
+def export_file(store: EventStore, meta: StreamMeta, path: Path, since: int = 0) -> int:
+    count = 0
+    with open(path, "wb") as out:
+        for line in export_lines(store, meta, since):
+            out.write(line + b"\n")
+            count += 1
+    return count - 1
+
+
+def read_file(path: Path) -> tuple[Header, list[bytes]]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise NotFound(f"cannot read {path}: {exc.strerror}") from None
+    if not data.endswith(b"\n"):
+        raise VerificationFailed("the file does not end with a newline (truncated?)", where=f"{path}")
+    lines = data[:-1].split(b"\n")
+    where = f"{path}:1"
+    if not is_canonical(lines[0]):
+        raise VerificationFailed("the header is not canonical JSON (altered, or not a combatlog export)", where=where)
+    try:
+        header = msgspec.json.decode(lines[0], type=Header)
+    except msgspec.DecodeError as exc:
+        raise VerificationFailed(f"not a combatlog export header: {exc}", where=where) from None
+    if header.format != FORMAT or header.version != FORMAT_VERSION:
+        raise VerificationFailed(f"format {header.format} v{header.version} is not {FORMAT} v{FORMAT_VERSION}", where=where)
+    if header.check != _header_check(header):
+        raise VerificationFailed("the header's check digest does not match (header altered)", where=where)
+    if len(lines) - 1 != header.count:
+        raise VerificationFailed(f"the header announces {header.count} events, the file holds {len(lines) - 1} "
+                                 "(events dropped or added)", where=f"{path}:{len(lines)}")
+    if not header.segments or header.segments[-1].id != header.stream:
+        raise VerificationFailed("the header's segments do not end with its stream", where=where)
+    return header, lines[1:]
+
+
+def _base_from_store(store: EventStore, header: Header, path: Path) -> Folded | None:
+    if header.since == 0:
+        return None
+    meta = store.get_stream(header.stream)
+    if meta is None:
+        raise NotFound(f"{path} is an incremental bundle from seq {header.since} of {header.name}, "
+                       "which this log does not have; import the full export first")
+    base = state_at(store, meta, header.since)
+    if base.core.head_hash != header.base_hash:
+        raise Diverged(header.name, header.since, base.core.head_hash, header.base_hash)
+    return base
+
+
+def verify_lines(header: Header, lines: list[bytes], path: Path, *, base: Folded | None,
+                 strict_rules: bool = True, progress: Progress | None = None) -> VerifyReport:
+    verifier = ChainVerifier(header.segments, base=base, strict_rules=strict_rules)
+    total = len(lines)
+    for i, line in enumerate(lines, start=2):
+        verifier.feed(line, f"{path}:{i}")
+        if progress is not None and i % 1000 == 0:
+            progress(i - 1, total)
+    report = verifier.finish(f"{path}:{total + 1}")
+    if report.head_seq != header.head_seq or report.head_hash != header.head_hash:
+        raise VerificationFailed(f"the events end at seq {report.head_seq} ({report.head_hash[:12]}...), the header "
+                                 f"announces {header.head_seq} ({header.head_hash[:12]}...)", where=f"{path}")
+    return report
+
+
+def verify_file(path: Path, store: EventStore | None = None, *, strict_rules: bool = True,
+                progress: Progress | None = None) -> VerifyReport:
+    header, lines = read_file(path)
+    base = _base_from_store(store, header, path) if store is not None else None
+    if header.since and base is None:
+        raise InvalidCommand(f"{path} is an incremental bundle; verify it against a log with --db")
+    return verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress)
+
+
+def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = True,
+                  progress: Progress | None = None) -> VerifyReport:
+    # Re-check the stored canonical bytes, not decoded structs: a row edited in the
+    # database file is caught exactly as an edited export line would be.
+    verifier = ChainVerifier(segments_of(store, meta), strict_rules=strict_rules)
+    for seg, low, high in lineage(store, meta):
+        for row in store.read_stream(seg.id, low, high):
+            verifier.feed(row.body, f"{meta.name}#{row.seq}")
+            if progress is not None and verifier.count % 1000 == 0:
+                progress(verifier.count, 0)
+    return verifier.finish(meta.name)
+
+
+def import_file(store: EventStore, path: Path, *, name: str | None = None, strict_rules: bool = True,
+                progress: Progress | None = None) -> ImportReport:
+    header, lines = read_file(path)
+    base = _base_from_store(store, header, path)
+    report = verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress)
+    load_ruleset(header.ruleset)  # payload types registered for the comparisons below
+    batches: list[ImportBatch] = []
+    appended: dict[str, int] = {}
+    created: list[str] = []
+    by_segment: dict[str, list[tuple[int, str, bytes, str, str]]] = {}
+    for line in lines:
+        env = msgspec.json.decode(line, type=_Slim)
+        by_segment.setdefault(env.stream, []).append((env.seq, env.hash, line, env.type, env.command_id))
+    for seg in header.segments:
+        rows = by_segment.get(seg.id, [])
+        local = store.get_stream(seg.id)
+        if local is None:
+            if not rows:
+                raise NotFound(f"{path}: stream {seg.name} ({seg.id}) is neither here nor in the file")
+            first = rows[0][0]
+            if first != (seg.fork_seq + 1 if seg.parent else 1):
+                raise NotFound(f"{path}: {seg.name} starts at seq {first}, but this log lacks its earlier events")
+            is_last = seg is header.segments[-1]
+            meta = StreamMeta(id=seg.id, name=(name if (name and is_last) else seg.name), ruleset=seg.ruleset,
+                              created_at=seg.created_at, parent=seg.parent, fork_seq=seg.fork_seq)
+            batches.append(ImportBatch(stream_id=seg.id, expected_version=0, create=meta,
+                                       rows=[NewRow(s, t, h, b, c) for s, h, b, t, c in rows]))
+            appended[meta.name] = len(rows)
+            created.append(meta.name)
+            continue
+        if (local.parent, local.fork_seq) != (seg.parent, seg.fork_seq):
+            raise Diverged(seg.name, seg.fork_seq + 1, f"fork of {local.parent}@{local.fork_seq}",
+                           f"fork of {seg.parent}@{seg.fork_seq}")
+        local_head = store.head(seg.id).seq
+        if rows:
+            ours = {r.seq: r.hash for r in store.read_stream(seg.id, rows[0][0], min(rows[-1][0], local_head))}
+            for seq, theirs, _body, _t, _c in rows:
+                if seq in ours and ours[seq] != theirs:
+                    raise Diverged(local.name, seq, ours[seq], theirs)
+        tail = [r for r in rows if r[0] > local_head]
+        if tail:
+            if tail[0][0] != local_head + 1:
+                raise NotFound(f"{path}: {local.name} continues at seq {tail[0][0]} but this log ends at {local_head}")
+            batches.append(ImportBatch(stream_id=seg.id, expected_version=local_head,
+                                       rows=[NewRow(s, t, h, b, c) for s, h, b, t, c in tail]))
+            appended[local.name] = len(tail)
+    if batches:
+        store.import_batches(batches)
+    last = header.segments[-1]
+    final = store.get_stream(last.id)
+    return ImportReport(stream=last.id, name=final.name if final else last.name, appended=appended,
+                        created=created, up_to_date=not batches, verify=report)
+
+
+class _Slim(msgspec.Struct):
+    stream: str
+    seq: int
+    hash: str
+    type: str
+    command_id: str

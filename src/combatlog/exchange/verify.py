@@ -1,0 +1,235 @@
+"""Verification of a chain of envelopes, from a file or from a store.
+
+``ChainVerifier`` takes envelope bytes one at a time and stops at the first
+problem, naming the line or seq: non-canonical bytes (so any altered byte is
+caught even where JSON would not care), a wrong hash, a broken chain, a seq out
+of order, an event of another stream, an unknown or malformed payload, a die
+whose faces do not fit its notation, a label drawn twice, a referee die that
+does not match its revealed seed, or a state that breaks the ruleset's
+invariants. The trust layer adds signature checks through ``EXTRA_CHECKS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+import msgspec
+
+from combatlog.dice.derive import derive_faces, seed_commitment
+from combatlog.errors import CombatlogError, VerificationFailed
+from combatlog.events.canonical import is_canonical
+from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
+from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope
+from combatlog.projections.fold import Folded, empty
+from combatlog.rulesets import load_ruleset
+
+
+class Segment(msgspec.Struct, frozen=True, kw_only=True):
+    """Which stream holds which seqs of a history (a fork's parent prefix, then the fork)."""
+
+    id: str
+    name: str
+    ruleset: str
+    created_at: str = ""
+    parent: str | None = None
+    fork_seq: int = 0
+    to_seq: int | None = None  # last seq of this segment (None for the last one)
+
+
+class DiceTally(msgspec.Struct, kw_only=True):
+    verified: int = 0  # recomputed from a revealed seed
+    pending: int = 0  # derived from a seed not yet revealed
+    manual: int = 0  # entered by a player: trusted, not checkable
+    local: int = 0  # OS randomness: honest but unverifiable
+
+
+class VerifyReport(msgspec.Struct, kw_only=True):
+    ok: bool
+    stream: str
+    name: str
+    ruleset: str
+    events: int
+    first_seq: int
+    head_seq: int
+    head_hash: str
+    dice: DiceTally
+    pending_dice: list[str]  # labels awaiting a seed reveal
+    signatures: int = 0
+    rules_digest_matches: bool = True
+    notes: list[str] = []
+
+
+# Extra per-event checks (the trust layer's signatures): f(verifier, recorded, where).
+EXTRA_CHECKS: list[Callable[[ChainVerifier, Recorded, str], None]] = []
+
+
+class ChainVerifier:
+    def __init__(self, segments: list[Segment], *, base: Folded | None = None,
+                 strict_rules: bool = True) -> None:
+        self.segments = segments
+        self.ruleset = load_ruleset(segments[-1].ruleset)
+        self.folded = base if base is not None else empty(self.ruleset)
+        self.expected_seq = self.folded.core.head_seq + 1
+        self.prev = self.folded.core.head_hash or GENESIS_PREV
+        self.first_seq = self.expected_seq
+        self.count = 0
+        self.strict_rules = strict_rules
+        self.tally = DiceTally()
+        self.signatures = 0
+        self.notes: list[str] = []
+        self.rules_ok = True
+        # commit seq -> [(seq, label, count, sides, faces)] waiting for the reveal
+        self._awaiting: dict[int, list[tuple[int, str, int, int, tuple[int, ...]]]] = {}
+
+    def fail(self, where: str, message: str) -> None:
+        raise VerificationFailed(message, where=where)
+
+    def _segment_for(self, seq: int) -> Segment:
+        for seg in self.segments:
+            if seg.to_seq is None or seq <= seg.to_seq:
+                return seg
+        return self.segments[-1]
+
+    def feed(self, body: bytes, where: str) -> Recorded:
+        if not is_canonical(body):
+            self.fail(where, "not the canonical JSON of an event (the line was altered or is not an event)")
+        try:
+            env = decode_envelope(body)
+        except msgspec.DecodeError as exc:
+            self.fail(where, f"not a valid event envelope: {exc}")
+            raise  # unreachable; keeps type checkers calm
+        if env.computed_hash() != env.hash:
+            self.fail(where, f"seq {env.seq}: hash does not match the content (event altered)")
+        if env.seq != self.expected_seq:
+            self.fail(where, f"seq {env.seq} where {self.expected_seq} was expected (events missing, added or reordered)")
+        if env.prev != self.prev:
+            self.fail(where, f"seq {env.seq} does not chain to the previous event (prev {env.prev[:12]}..., expected {self.prev[:12]}...)")
+        seg = self._segment_for(env.seq)
+        if env.stream != seg.id:
+            self.fail(where, f"seq {env.seq} belongs to stream {env.stream}, expected {seg.id}")
+        try:
+            rec = Recorded(env, env.payload())
+        except (CombatlogError, msgspec.ValidationError, msgspec.DecodeError) as exc:
+            self.fail(where, f"seq {env.seq}: payload of {env.type} is invalid: {exc}")
+            raise
+        self._semantics(rec, seg, where)
+        for check in EXTRA_CHECKS:
+            check(self, rec, where)
+        try:
+            self.folded.apply(rec)
+        except Exception as exc:  # a crafted event the ruleset cannot fold
+            self.fail(where, f"seq {env.seq}: the {self.ruleset.info.name} rules cannot apply {env.type}: {exc}")
+        self.expected_seq += 1
+        self.prev = env.hash
+        self.count += 1
+        return rec
+
+    def _semantics(self, rec: Recorded, seg: Segment, where: str) -> None:
+        ev, seq = rec.event, rec.env.seq
+        if seq == 1 and type(ev) is not CombatStarted:
+            self.fail(where, "seq 1 is not a core.combat_started genesis")
+        if type(ev) is CombatStarted:
+            if seq != 1:
+                self.fail(where, f"a genesis at seq {seq}")
+            if ev.ruleset != self.ruleset.info.name:
+                self.fail(where, f"genesis names ruleset {ev.ruleset}, the header {self.ruleset.info.name}")
+            if ev.rules_digest != self.ruleset.rules_digest():
+                self.rules_ok = False
+                message = (f"the log was made under {ev.ruleset} {ev.ruleset_version} with rules digest "
+                           f"{ev.rules_digest[:12]}..., this machine has {self.ruleset.info.version} with "
+                           f"{self.ruleset.rules_digest()[:12]}...")
+                if self.strict_rules:
+                    self.fail(where, message + " (use --allow-rules-mismatch to check it anyway)")
+                self.notes.append(message)
+        elif type(ev) is Forked:
+            if seg.parent is None or seq != seg.fork_seq + 1:
+                self.fail(where, f"seq {seq}: a fork event where no fork begins")
+            if ev.parent != seg.parent or ev.at_seq != seg.fork_seq or ev.parent_hash != rec.env.prev:
+                self.fail(where, f"seq {seq}: the fork does not name its parent's event at seq {seg.fork_seq}")
+        elif seg.parent is not None and seq == seg.fork_seq + 1:
+            self.fail(where, f"seq {seq}: a fork must begin with core.forked")
+        elif type(ev) is DiceRolled:
+            self._dice(ev, seq, where)
+        elif type(ev) is SeedCommitted:
+            pass
+        elif type(ev) is SeedRevealed:
+            self._reveal(ev, seq, where)
+
+    def _dice(self, ev: DiceRolled, seq: int, where: str) -> None:
+        core = self.folded.core
+        if ev.label in core.labels:
+            self.fail(where, f"seq {seq}: dice label {ev.label!r} was already drawn at seq {core.labels[ev.label]}")
+        if len(ev.faces) != ev.count or any(not 1 <= f <= ev.sides for f in ev.faces):
+            self.fail(where, f"seq {seq}: faces {list(ev.faces)} do not fit {ev.notation}")
+        if ev.total != sum(ev.faces) + ev.modifier:
+            self.fail(where, f"seq {seq}: total {ev.total} is not the faces plus {ev.modifier}")
+        if ev.scheme == "manual":
+            self.tally.manual += 1
+        elif ev.scheme == "local":
+            self.tally.local += 1
+        elif ev.scheme in ("referee", "joint"):
+            info = core.seeds.get(ev.seed_ref)
+            if info is None or info.scheme != ev.scheme:
+                self.fail(where, f"seq {seq}: die {ev.label!r} names no {ev.scheme} commitment at seq {ev.seed_ref}")
+                return
+            if info.revealed:
+                self.fail(where, f"seq {seq}: die {ev.label!r} was drawn after its seed was revealed")
+            self._awaiting.setdefault(ev.seed_ref, []).append((seq, ev.label, ev.count, ev.sides, ev.faces))
+        else:
+            self.fail(where, f"seq {seq}: unknown dice scheme {ev.scheme!r}")
+
+    def _reveal(self, ev: SeedRevealed, seq: int, where: str) -> None:
+        info = self.folded.core.seeds.get(ev.commit_seq)
+        if info is None or info.revealed:
+            self.fail(where, f"seq {seq}: reveals no open commitment (seq {ev.commit_seq})")
+            return
+        try:
+            seed = bytes.fromhex(ev.seed)
+        except ValueError:
+            self.fail(where, f"seq {seq}: the revealed seed is not hex")
+            return
+        if seed_commitment(seed) != info.commitment:
+            self.fail(where, f"seq {seq}: the revealed seed does not match its commitment at seq {ev.commit_seq}")
+        self.check_dice_against(ev.commit_seq, seed, where)
+
+    def check_dice_against(self, commit_seq: int, key: bytes, where: str) -> None:
+        for dseq, label, count, sides, faces in self._awaiting.pop(commit_seq, []):
+            if derive_faces(key, label, count, sides) != faces:
+                self.fail(where, f"die {label!r} at seq {dseq} does not match the revealed seed "
+                                 f"(recorded {list(faces)}, recomputed {list(derive_faces(key, label, count, sides))})")
+            self.tally.verified += 1
+
+    def finish(self, where: str = "end") -> VerifyReport:
+        problems = self.ruleset.check(self.folded.state) if self.folded.state is not None else []
+        if problems:
+            self.fail(where, "the final state breaks the rules' invariants: " + "; ".join(problems))
+        pending = [label for items in self._awaiting.values() for _, label, *_ in items]
+        self.tally.pending = len(pending)
+        core = self.folded.core
+        last = self.segments[-1]
+        return VerifyReport(
+            ok=True, stream=last.id, name=core.name or last.name, ruleset=self.ruleset.info.name,
+            events=self.count, first_seq=self.first_seq, head_seq=core.head_seq, head_hash=core.head_hash,
+            dice=self.tally, pending_dice=pending, signatures=self.signatures,
+            rules_digest_matches=self.rules_ok, notes=self.notes,
+        )
+
+
+def report_text(report: VerifyReport) -> str:
+    d = report.dice
+    lines = [
+        f"ok: {report.name} ({report.ruleset}), events {report.first_seq}-{report.head_seq}, "
+        f"head {report.head_hash[:16]}...",
+        f"dice: {d.verified} verified against revealed seeds, {d.pending} awaiting a reveal, "
+        f"{d.manual} entered by hand, {d.local} local (unverifiable)",
+    ]
+    if report.signatures:
+        lines.append(f"signatures: {report.signatures} checked")
+    if report.pending_dice:
+        shown = ", ".join(report.pending_dice[:5]) + (" ..." if len(report.pending_dice) > 5 else "")
+        lines.append(f"pending dice: {shown}")
+    lines += [f"note: {n}" for n in report.notes]
+    return "\n".join(lines)
+
+

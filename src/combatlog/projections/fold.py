@@ -1,0 +1,193 @@
+"""The fold: state at any point of a stream is ``evolve`` applied to its history.
+
+Besides the ruleset's state, the engine tracks what every stream needs
+whatever the game (``CoreTrack``): labels already drawn, referee seed
+commitments, round boundaries, the head. ``CoreTrack`` is the engine's own
+accumulator and is mutated in place (a set of a million labels cannot be
+copied per event); the ruleset's state stays immutable.
+
+A fork's history is its parent's history up to the fork point, then its own
+events, recursively. Snapshots (state after a seq, keyed by engine and ruleset
+version) make the state at the end of a long log cost a tail fold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import msgspec
+
+from combatlog import ENGINE_VERSION
+from combatlog.errors import InvalidCommand, NotFound
+from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
+from combatlog.events.envelope import Recorded, decode_recorded
+from combatlog.rulesets import load_ruleset
+from combatlog.rulesets.base import Ruleset
+from combatlog.store.base import EventStore, StreamMeta
+
+SNAPSHOT_EVERY = 500
+_READ_PAGE = 5000
+
+
+class SeedInfo(msgspec.Struct, kw_only=True):
+    commitment: str
+    scheme: str = "referee"
+    revealed: str = ""  # hex seed once revealed
+
+
+class CoreTrack(msgspec.Struct, kw_only=True):
+    stream: str = ""
+    name: str = ""
+    ruleset: str = ""
+    genesis: CombatStarted | None = None
+    head_seq: int = 0
+    head_hash: str = ""
+    labels: dict[str, int] = {}
+    seeds: dict[int, SeedInfo] = {}
+    round_first: dict[int, int] = {}
+    round_last: dict[int, int] = {}
+
+    def copy(self) -> CoreTrack:
+        return msgspec.convert(msgspec.to_builtins(self), CoreTrack)
+
+    def open_seed(self, scheme: str = "referee") -> int | None:
+        """The newest unrevealed commitment of ``scheme`` (its seq), if any."""
+        for seq in sorted(self.seeds, reverse=True):
+            info = self.seeds[seq]
+            if info.scheme == scheme and not info.revealed:
+                return seq
+        return None
+
+
+class Folded:
+    """A ruleset state with the core track, after folding up to ``core.head_seq``."""
+
+    __slots__ = ("ruleset", "state", "core")
+
+    def __init__(self, ruleset: Ruleset[Any], state: Any, core: CoreTrack) -> None:
+        self.ruleset, self.state, self.core = ruleset, state, core
+
+    def apply(self, rec: Recorded) -> None:
+        event, seq, core = rec.event, rec.env.seq, self.core
+        if type(event) is CombatStarted:
+            core.genesis = event
+            core.name, core.ruleset = event.name, event.ruleset
+            self.state = self.ruleset.initial_state(event)
+        elif type(event) is Forked:
+            core.name = event.name
+        else:
+            self.state = self.ruleset.evolve(self.state, event, seq)
+            if type(event) is DiceRolled:
+                core.labels[event.label] = seq
+            elif type(event) is SeedCommitted:
+                core.seeds[seq] = SeedInfo(commitment=event.commitment)
+            elif type(event) is SeedRevealed:
+                info = core.seeds.get(event.commit_seq)
+                if info is not None:
+                    info.revealed = event.seed
+        core.stream = rec.env.stream
+        core.head_seq, core.head_hash = seq, rec.env.hash
+        rnd = self.ruleset.round_of(self.state)
+        if rnd not in core.round_first:
+            core.round_first[rnd] = seq
+        core.round_last[rnd] = seq
+
+
+def empty(ruleset: Ruleset[Any]) -> Folded:
+    return Folded(ruleset, None, CoreTrack())
+
+
+def fold(ruleset: Ruleset[Any], records: Iterable[Recorded], start: Folded | None = None) -> Folded:
+    folded = start or empty(ruleset)
+    for rec in records:
+        folded.apply(rec)
+    return folded
+
+
+# -- history of a stream --------------------------------------------------------
+
+
+def lineage(store: EventStore, meta: StreamMeta) -> list[tuple[StreamMeta, int, int | None]]:
+    """The (stream, from_seq, to_seq) segments whose events make ``meta``'s history."""
+    segments: list[tuple[StreamMeta, int, int | None]] = []
+    upper: int | None = None
+    current: StreamMeta | None = meta
+    while current is not None:
+        low = current.fork_seq + 1 if current.parent else 1
+        segments.append((current, low, upper))
+        if current.parent is None:
+            break
+        upper = current.fork_seq
+        parent = store.get_stream(current.parent)
+        if parent is None:
+            raise NotFound(f"stream {current.id} forks from {current.parent}, which this store lacks")
+        current = parent
+    segments.reverse()
+    return segments
+
+
+def history(store: EventStore, meta: StreamMeta, from_seq: int = 1, to_seq: int | None = None) -> Iterator[Recorded]:
+    """Decoded events of ``meta``'s history with from_seq <= seq <= to_seq."""
+    load_ruleset(meta.ruleset)  # registers the payload types its events decode to
+    for seg, low, high in lineage(store, meta):
+        lo = max(low, from_seq)
+        hi = high if to_seq is None else (to_seq if high is None else min(high, to_seq))
+        while hi is None or lo <= hi:
+            page_hi = lo + _READ_PAGE - 1 if hi is None else min(hi, lo + _READ_PAGE - 1)
+            rows = store.read_stream(seg.id, lo, page_hi)
+            for row in rows:
+                yield decode_recorded(row.body, row.position)
+            if len(rows) < page_hi - lo + 1:
+                break
+            lo = page_hi + 1
+
+
+# -- snapshots --------------------------------------------------------------------
+
+
+def snapshot_key(ruleset: Ruleset[Any]) -> str:
+    return f"{ENGINE_VERSION}/{ruleset.info.name}/{ruleset.info.version}"
+
+
+def _encode_snapshot(folded: Folded) -> bytes:
+    return msgspec.json.encode({"core": folded.core, "state": folded.state})
+
+
+def _decode_snapshot(ruleset: Ruleset[Any], blob: bytes) -> Folded:
+    shape = msgspec.defstruct("Snap", [("core", CoreTrack), ("state", ruleset.state_type)])
+    snap = msgspec.json.decode(blob, type=shape)
+    return Folded(ruleset, snap.state, snap.core)  # type: ignore[attr-defined]
+
+
+def save_snapshot(store: EventStore, meta: StreamMeta, folded: Folded) -> None:
+    store.save_snapshot(meta.id, folded.core.head_seq, snapshot_key(folded.ruleset), _encode_snapshot(folded))
+
+
+def state_at(store: EventStore, meta: StreamMeta, seq: int | None = None, *, use_snapshots: bool = True) -> Folded:
+    """The fold of ``meta``'s history up to ``seq`` (the head when None)."""
+    ruleset = load_ruleset(meta.ruleset)
+    start: Folded | None = None
+    from_seq = 1
+    if use_snapshots:
+        for seg, low, high in reversed(lineage(store, meta)):
+            limit = seq if high is None else (high if seq is None else min(high, seq))
+            found = store.load_snapshot(seg.id, limit if limit is not None else 2**62, snapshot_key(ruleset))
+            if found is not None and found[0] >= low - 1 and found[0] >= 1:
+                start = _decode_snapshot(ruleset, found[1])
+                from_seq = found[0] + 1
+                break
+    folded = fold(ruleset, history(store, meta, from_seq, seq), start)
+    if folded.core.genesis is None:
+        raise InvalidCommand(f"stream {meta.name} has no genesis event")
+    if seq is not None and folded.core.head_seq < seq:
+        raise NotFound(f"{meta.name} has no event {seq} (its last is {folded.core.head_seq})")
+    return folded
+
+
+def round_end(folded: Folded, round_no: int) -> int:
+    """The seq of the last event of round ``round_no``."""
+    if round_no not in folded.core.round_last:
+        known = sorted(r for r in folded.core.round_last if r > 0)
+        raise NotFound(f"no round {round_no} in {folded.core.name} (rounds: {known or 'none yet'})")
+    return folded.core.round_last[round_no]

@@ -1,0 +1,115 @@
+"""Generic views, each a fold over the log: timeline, dice ledger, explain, replay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+
+from combatlog.events.core import DiceRolled
+from combatlog.events.envelope import Recorded
+from combatlog.projections.fold import Folded, fold, history, round_end, state_at
+from combatlog.rulesets.base import Step
+from combatlog.store.base import EventStore, StreamMeta
+
+
+class ReplayStep(msgspec.Struct, kw_only=True):
+    seq: int
+    type: str
+    actor: str
+    summary: str
+    steps: list[Step]
+    round: int
+    concealed: bool = False
+
+
+def dice_step(rec: Recorded) -> Step | None:
+    """Every roll appears in explain with its label, scheme and faces."""
+    ev = rec.event
+    if type(ev) is not DiceRolled:
+        return None
+    who = f" by {ev.by}" if ev.by else ""
+    purpose = f" for {ev.purpose}" if ev.purpose else ""
+    return Step(seq=rec.seq, rule=f"core: dice ({ev.scheme})", dice=(ev.label,),
+                text=f"{ev.label}: {ev.notation} -> {list(ev.faces)} = {ev.total}{who}{purpose}")
+
+
+def walk(store: EventStore, meta: StreamMeta, from_seq: int = 1, to_seq: int | None = None,
+         viewer: str | None = None, head: Folded | None = None) -> Iterator[ReplayStep]:
+    """Replay ``meta`` event by event, with the steps each event derived."""
+    start = state_at(store, meta, from_seq - 1) if from_seq > 1 else None
+    folded = start if start is not None else fold_start(store, meta)
+    ruleset = folded.ruleset
+    head_state = head.state if head is not None else None
+    for rec in history(store, meta, from_seq, to_seq):
+        before = folded.state
+        folded.apply(rec)
+        concealed = head_state is not None and ruleset.conceals(rec.event, head_state, viewer)
+        steps: list[Step] = []
+        if not concealed:
+            if (ds := dice_step(rec)) is not None:
+                steps.append(ds)
+            if before is not None:
+                steps.extend(ruleset.explain(before, rec.event, folded.state, rec.seq))
+        yield ReplayStep(
+            seq=rec.seq, type=rec.env.type, actor=rec.env.actor,
+            summary="(concealed until every side has played)" if concealed else ruleset.summarize(rec.event),
+            steps=steps, round=ruleset.round_of(folded.state), concealed=concealed,
+        )
+
+
+def fold_start(store: EventStore, meta: StreamMeta) -> Folded:
+    from combatlog.projections.fold import empty
+    from combatlog.rulesets import load_ruleset
+
+    return empty(load_ruleset(meta.ruleset))
+
+
+def round_range(store: EventStore, meta: StreamMeta, round_no: int) -> tuple[int, int]:
+    head = state_at(store, meta)
+    last = round_end(head, round_no)
+    return head.core.round_first[round_no], last
+
+
+def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None) -> list[dict[str, Any]]:
+    head = state_at(store, meta)
+    ruleset = head.ruleset
+    rows = []
+    for rec in history(store, meta):
+        concealed = ruleset.conceals(rec.event, head.state, viewer)
+        rows.append({
+            "seq": rec.seq, "type": rec.env.type, "actor": rec.env.actor, "recorded_at": rec.env.recorded_at,
+            "command_id": rec.env.command_id, "hash": rec.env.hash, "stream": rec.env.stream,
+            "summary": "(concealed until every side has played)" if concealed else ruleset.summarize(rec.event),
+            "data": None if concealed else msgspec.to_builtins(rec.event),
+            "signed_by": [s.signer for s in rec.env.sigs],
+        })
+    return rows
+
+
+def dice_ledger(store: EventStore, meta: StreamMeta) -> dict[str, Any]:
+    """Every roll with label, scheme and who; per-roller statistics."""
+    rolls: list[dict[str, Any]] = []
+    stats: dict[str, dict[str, Any]] = {}
+    for rec in history(store, meta):
+        ev = rec.event
+        if type(ev) is not DiceRolled:
+            continue
+        rolls.append({"seq": rec.seq, "label": ev.label, "notation": ev.notation, "faces": list(ev.faces),
+                      "total": ev.total, "scheme": ev.scheme, "by": ev.by, "purpose": ev.purpose,
+                      "seed_ref": ev.seed_ref})
+        s = stats.setdefault(ev.by or "?", {"rolls": 0, "dice": 0, "by_sides": {}})
+        s["rolls"] += 1
+        s["dice"] += ev.count
+        side = s["by_sides"].setdefault(str(ev.sides), {"dice": 0, "sum": 0, "max": 0, "min": 0})
+        side["dice"] += ev.count
+        side["sum"] += sum(ev.faces)
+        side["max"] += sum(1 for f in ev.faces if f == ev.sides)
+        side["min"] += sum(1 for f in ev.faces if f == 1)
+    for s in stats.values():
+        for sides, side in s["by_sides"].items():
+            # mean in hundredths, as an int: the JSON contract carries no floats
+            side["mean_x100"] = round(100 * side["sum"] / side["dice"]) if side["dice"] else 0
+            side["expected_mean_x100"] = round(100 * (int(sides) + 1) / 2)
+    return {"rolls": rolls, "by_roller": stats}

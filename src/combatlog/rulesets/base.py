@@ -1,0 +1,154 @@
+"""The contract every ruleset satisfies.
+
+A ruleset is one object (``RULESET`` in its package) of a subclass of
+``Ruleset``. The engine calls:
+
+- ``initial_state(genesis)``: the state before any event after the genesis;
+- ``decide(state, command, dice)``: legality checks and the events a command
+  produces; raises ``InvalidCommand``/``IllegalCommand(rule=...)`` and nothing
+  is appended. Randomness only through ``dice.roll(label, "2d6")``, whose
+  ``core.dice_rolled`` events the engine appends before the returned events
+  unless ``decide`` placed them itself;
+- ``evolve(state, event, seq)``: pure; never rolls, never raises on an event
+  ``decide`` produced; sees every event, core ones included;
+- ``pending``, ``check``, ``round_of``, ``explain``, ``summarize``,
+  ``conceals``, ``describe`` and ``render`` for the views.
+
+Defaults below suit a ruleset that does not need a hook.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+import msgspec
+
+from combatlog.dice.port import DicePort
+from combatlog.events.base import Event, tag_of
+from combatlog.events.core import CombatStarted
+
+S = TypeVar("S")
+
+
+class Step(msgspec.Struct, frozen=True, kw_only=True):
+    """One derived step, with the rule that produced it and the dice behind it."""
+
+    seq: int
+    rule: str
+    text: str
+    dice: tuple[str, ...] = ()
+
+
+class Pending(msgspec.Struct, frozen=True, kw_only=True):
+    """A decision the combat is waiting for: who, what, and (if few) the choices."""
+
+    who: str
+    what: str
+    options: tuple[str, ...] = ()
+    rule: str = ""
+
+
+class RulesetInfo(msgspec.Struct, frozen=True, kw_only=True):
+    name: str  # the stable id used in the genesis and on the CLI
+    title: str
+    version: str
+    citation: str  # citation prefix, e.g. "MR", "CFI", "OSRIC", "Argad"
+    sources: tuple[str, ...] = ()
+
+
+class Ruleset(Generic[S]):
+    info: ClassVar[RulesetInfo]
+    event_types: ClassVar[tuple[type[Event], ...]]
+    state_type: ClassVar[type[Any]]
+    # Files whose bytes define the rules (data tables); hashed into the rules digest.
+    data_files: ClassVar[tuple[Path, ...]] = ()
+
+    # -- set-up ---------------------------------------------------------------
+    def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """Check and normalise the genesis ``setup``; raise ``InvalidCommand``."""
+        return setup
+
+    def rules_digest(self) -> str:
+        """SHA-256 over the ruleset's name, version, event tags and data files."""
+        h = hashlib.sha256()
+        h.update(f"{self.info.name}\n{self.info.version}\n".encode())
+        for tag in sorted(tag_of(cls) for cls in self.event_types):
+            h.update(tag.encode() + b"\n")
+        for path in sorted(self.data_files):
+            h.update(path.name.encode() + b"\n" + path.read_bytes())
+        return h.hexdigest()
+
+    # -- the fold -------------------------------------------------------------
+    def initial_state(self, genesis: CombatStarted) -> S:
+        raise NotImplementedError
+
+    def decide(self, state: S, command: Any, dice: DicePort) -> list[Event]:
+        raise NotImplementedError
+
+    def evolve(self, state: S, event: Event, seq: int) -> S:
+        raise NotImplementedError
+
+    # -- views ----------------------------------------------------------------
+    def pending(self, state: S) -> list[Pending]:
+        return []
+
+    def check(self, state: S) -> list[str]:
+        """Invariant violations (empty when the state is sound)."""
+        return []
+
+    def round_of(self, state: S) -> int:
+        """The round the last folded event belongs to (0 before the first round)."""
+        return 0
+
+    def finished(self, state: S) -> bool:
+        return False
+
+    def explain(self, before: S, event: Event, after: S, seq: int) -> Sequence[Step]:
+        """The derived steps this event caused, each with its rule citation."""
+        return ()
+
+    def summarize(self, event: Event) -> str:
+        """One line for timelines and the text export (override for your events)."""
+        return core_summary(event)
+
+    def conceals(self, event: Event, state: S, viewer: str | None) -> bool:
+        """True when ``viewer`` must not see this event's content yet (secret plays).
+
+        ``viewer`` None means the omniscient local view (referee, hot seat).
+        """
+        return False
+
+    def describe(self, state: S, viewer: str | None = None) -> dict[str, Any]:
+        """The state as JSON-able data (``show --json``)."""
+        return msgspec.to_builtins(state)  # type: ignore[no-any-return]
+
+    def render(self, state: S, viewer: str | None = None) -> str:
+        """The state as text for people (``show``)."""
+        return msgspec.json.format(msgspec.json.encode(self.describe(state, viewer))).decode()
+
+
+def core_summary(event: Event) -> str:
+    """Readable lines for core events; a generic field listing for anything else."""
+    from combatlog.events import core
+
+    match event:
+        case core.CombatStarted():
+            players = f", players {', '.join(p.name for p in event.players)}" if event.players else ""
+            return f"combat {event.name} begins ({event.ruleset} v{event.ruleset_version}, dice {event.dice}{players})"
+        case core.Forked():
+            return f"fork {event.name} of {event.parent_name} after seq {event.at_seq}"
+        case core.DiceRolled():
+            by = f", by {event.by}" if event.by else ""
+            return f"roll {event.label}: {event.notation} -> {list(event.faces)} = {event.total} ({event.scheme}{by})"
+        case core.SeedCommitted():
+            return f"referee seed committed ({event.commitment[:12]}...)"
+        case core.SeedRevealed():
+            return f"referee seed of seq {event.commit_seq} revealed"
+        case core.Noted():
+            about = f" [{', '.join(event.about)}]" if event.about else ""
+            return f"note: {event.text}{about}"
+    fields = {k: v for k, v in msgspec.structs.asdict(event).items() if v not in ((), {}, "", None)}
+    return f"{tag_of(type(event))} " + " ".join(f"{k}={v}" for k, v in fields.items())

@@ -1,0 +1,32 @@
+"""Stores: memory, SQLite (default) and PostgreSQL, chosen by URL."""
+
+from __future__ import annotations
+
+import os
+
+from combatlog.store.base import AppendResult, EventStore, Head, ImportBatch, NewRow, StoredRow, StreamMeta
+
+DEFAULT_DB = "combatlog.db"
+
+
+def default_url() -> str:
+    return os.environ.get("COMBATLOG_DB") or DEFAULT_DB
+
+
+def open_store(url: str | None = None) -> EventStore:
+    """``memory:`` | ``postgresql://...`` | a SQLite file path (the default)."""
+    url = url or default_url()
+    if url in ("memory:", ":memory:"):
+        from combatlog.store.memory import MemoryStore
+
+        return MemoryStore()
+    if url.startswith(("postgresql://", "postgres://")):
+        from combatlog.store.postgres import PostgresStore
+
+        return PostgresStore(url)
+    from combatlog.store.sqlite import SQLiteStore
+
+    return SQLiteStore(url)
+
+
+__all__ = ["AppendResult", "ImportBatch", "EventStore", "Head", "NewRow", "StoredRow", "StreamMeta", "open_store", "default_url"]

@@ -1,0 +1,95 @@
+"""The event store contract. Every backend passes tests/contracts/.
+
+A store keeps envelopes as their canonical bytes plus the few columns it
+indexes. It never updates or deletes an event. Appends are atomic batches
+guarded by an expected version; a retried command id returns its first result.
+Snapshots and referee secrets are local caches and keys, never exported.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import msgspec
+
+
+class StreamMeta(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str
+    ruleset: str
+    created_at: str
+    parent: str | None = None  # parent stream id, for forks
+    fork_seq: int = 0  # last parent seq this stream shares
+
+
+class Head(msgspec.Struct, frozen=True):
+    seq: int
+    hash: str
+
+
+class NewRow(msgspec.Struct, frozen=True):
+    seq: int
+    type: str
+    hash: str
+    body: bytes
+    command_id: str = ""  # set on imported rows, so a retried command is recognised here too
+
+
+class ImportBatch(msgspec.Struct, frozen=True, kw_only=True):
+    """Rows for one stream in an import; ``create`` is set when the stream is new here."""
+
+    stream_id: str
+    expected_version: int  # 0 with ``create``
+    rows: list[NewRow]
+    create: StreamMeta | None = None
+
+
+class StoredRow(msgspec.Struct, frozen=True):
+    position: int
+    stream: str
+    seq: int
+    hash: str
+    body: bytes
+
+
+class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
+    stream: str
+    first_seq: int
+    last_seq: int
+    duplicate: bool = False  # True when the command id had already been appended
+
+
+class EventStore(Protocol):
+    url: str
+
+    def create_stream(self, meta: StreamMeta, rows: list[NewRow], *, command_id: str) -> AppendResult: ...
+
+    def append(
+        self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str
+    ) -> AppendResult: ...
+
+    def import_batches(self, batches: list[ImportBatch]) -> None:
+        """Create and append several streams' rows in one transaction: all or nothing."""
+        ...
+
+    def head(self, stream_id: str) -> Head: ...
+
+    def read_stream(self, stream_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[StoredRow]: ...
+
+    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredRow]: ...
+
+    def get_stream(self, stream_id: str) -> StreamMeta | None: ...
+
+    def list_streams(self) -> list[StreamMeta]: ...
+
+    def command_result(self, stream_id: str, command_id: str) -> AppendResult | None: ...
+
+    def save_snapshot(self, stream_id: str, seq: int, engine: str, blob: bytes) -> None: ...
+
+    def load_snapshot(self, stream_id: str, max_seq: int, engine: str) -> tuple[int, bytes] | None: ...
+
+    def put_secret(self, name: str, value: bytes) -> None: ...
+
+    def get_secret(self, name: str) -> bytes | None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,243 @@
+"""The embedded default: one SQLite file per campaign.
+
+WAL journal with ``synchronous=FULL`` (a committed batch survives power loss),
+a busy timeout so concurrent writers queue instead of failing, and
+``BEGIN IMMEDIATE`` so the expected-version check and the insert happen under
+one write lock. The hot paths use the standard ``sqlite3`` module; sqlite-utils
+builds and migrates the schema, and is imported only when a migration runs
+(it costs ~0.1 s to import, which every read command would otherwise pay).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound, StoreError
+from combatlog.store.base import AppendResult, Head, ImportBatch, NewRow, StoredRow, StreamMeta
+from combatlog.store.memory import command_spans
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 30.0
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    import sqlite_utils
+
+    db = sqlite_utils.Database(conn)
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version < 1:
+        db["streams"].create(
+            {"id": str, "name": str, "ruleset": str, "created_at": str, "parent": str, "fork_seq": int},
+            pk="id", not_null={"name", "ruleset", "created_at"}, if_not_exists=True,
+        )
+        db["streams"].create_index(["name"], unique=True, if_not_exists=True)
+        db["events"].create(
+            {"position": int, "stream": str, "seq": int, "type": str, "hash": str, "body": bytes},
+            pk="position", not_null={"stream", "seq", "type", "hash", "body"},
+            foreign_keys=[("stream", "streams", "id")], if_not_exists=True,
+        )
+        db["events"].create_index(["stream", "seq"], unique=True, if_not_exists=True)
+        db["commands"].create(
+            {"stream": str, "command_id": str, "first_seq": int, "last_seq": int},
+            pk=("stream", "command_id"), if_not_exists=True,
+        )
+        db["snapshots"].create(
+            {"stream": str, "seq": int, "engine": str, "blob": bytes},
+            pk=("stream", "engine", "seq"), if_not_exists=True,
+        )
+        db["secrets"].create({"name": str, "value": bytes}, pk="name", if_not_exists=True)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+class SQLiteStore:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.url = str(self.path)
+        try:
+            self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            if self.conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    _migrate(self.conn)
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    self.conn.execute("ROLLBACK")
+                    raise
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open SQLite database {self.path}: {exc}") from None
+
+    # -- writes ---------------------------------------------------------------
+    def create_stream(self, meta: StreamMeta, rows: list[NewRow], *, command_id: str) -> AppendResult:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            if c.execute("SELECT 1 FROM streams WHERE id = ?", (meta.id,)).fetchone():
+                earlier = self._command_locked(meta.id, command_id)
+                c.execute("ROLLBACK")
+                if earlier is not None:
+                    return earlier
+                raise InvalidCommand(f"a stream with id {meta.id} already exists")
+            if c.execute("SELECT 1 FROM streams WHERE name = ?", (meta.name,)).fetchone():
+                c.execute("ROLLBACK")
+                raise InvalidCommand(f"a combat named {meta.name!r} already exists")
+            c.execute(
+                "INSERT INTO streams (id, name, ruleset, created_at, parent, fork_seq) VALUES (?,?,?,?,?,?)",
+                (meta.id, meta.name, meta.ruleset, meta.created_at, meta.parent, meta.fork_seq),
+            )
+            result = self._insert_locked(meta.id, rows, command_id)
+            c.execute("COMMIT")
+            return result
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+
+    def append(
+        self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str
+    ) -> AppendResult:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            earlier = self._command_locked(stream_id, command_id)
+            if earlier is not None:
+                c.execute("ROLLBACK")
+                return earlier
+            actual = self._head_locked(stream_id).seq
+            if actual != expected_version:
+                c.execute("ROLLBACK")
+                raise ConcurrencyConflict(stream_id, expected_version, actual)
+            result = self._insert_locked(stream_id, rows, command_id)
+            c.execute("COMMIT")
+            return result
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+
+    def import_batches(self, batches: list[ImportBatch]) -> None:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            for b in batches:
+                if b.create is not None:
+                    m = b.create
+                    clash = c.execute("SELECT id FROM streams WHERE id = ? OR name = ?", (m.id, m.name)).fetchone()
+                    if clash:
+                        raise InvalidCommand(f"stream {m.id} ({m.name}) already exists here")
+                    c.execute(
+                        "INSERT INTO streams (id, name, ruleset, created_at, parent, fork_seq) VALUES (?,?,?,?,?,?)",
+                        (m.id, m.name, m.ruleset, m.created_at, m.parent, m.fork_seq),
+                    )
+                else:
+                    actual = self._head_locked(b.stream_id).seq
+                    if actual != b.expected_version:
+                        raise ConcurrencyConflict(b.stream_id, b.expected_version, actual)
+                c.executemany(
+                    "INSERT INTO events (stream, seq, type, hash, body) VALUES (?,?,?,?,?)",
+                    [(b.stream_id, r.seq, r.type, r.hash, r.body) for r in b.rows],
+                )
+                c.executemany(
+                    "INSERT OR IGNORE INTO commands (stream, command_id, first_seq, last_seq) VALUES (?,?,?,?)",
+                    [(b.stream_id, cid, first, last) for cid, first, last in command_spans(b.rows)],
+                )
+            c.execute("COMMIT")
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+
+    def _insert_locked(self, stream_id: str, rows: list[NewRow], command_id: str) -> AppendResult:
+        self.conn.executemany(
+            "INSERT INTO events (stream, seq, type, hash, body) VALUES (?,?,?,?,?)",
+            [(stream_id, r.seq, r.type, r.hash, r.body) for r in rows],
+        )
+        self.conn.execute(
+            "INSERT INTO commands (stream, command_id, first_seq, last_seq) VALUES (?,?,?,?)",
+            (stream_id, command_id, rows[0].seq, rows[-1].seq),
+        )
+        return AppendResult(stream=stream_id, first_seq=rows[0].seq, last_seq=rows[-1].seq)
+
+    def _command_locked(self, stream_id: str, command_id: str) -> AppendResult | None:
+        row = self.conn.execute(
+            "SELECT first_seq, last_seq FROM commands WHERE stream = ? AND command_id = ?",
+            (stream_id, command_id),
+        ).fetchone()
+        if row is None:
+            return None
+        return AppendResult(stream=stream_id, first_seq=row[0], last_seq=row[1], duplicate=True)
+
+    def _head_locked(self, stream_id: str) -> Head:
+        row = self.conn.execute(
+            "SELECT seq, hash FROM events WHERE stream = ? ORDER BY seq DESC LIMIT 1", (stream_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"no stream {stream_id}")
+        return Head(row[0], row[1])
+
+    # -- reads ----------------------------------------------------------------
+    def head(self, stream_id: str) -> Head:
+        return self._head_locked(stream_id)
+
+    def read_stream(self, stream_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[StoredRow]:
+        cur = self.conn.execute(
+            "SELECT position, stream, seq, hash, body FROM events WHERE stream = ? AND seq >= ? AND seq <= ? ORDER BY seq",
+            (stream_id, from_seq, to_seq if to_seq is not None else 2**62),
+        )
+        return [StoredRow(*row) for row in cur]
+
+    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredRow]:
+        cur = self.conn.execute(
+            "SELECT position, stream, seq, hash, body FROM events WHERE position > ? ORDER BY position LIMIT ?",
+            (after_position, limit),
+        )
+        return [StoredRow(*row) for row in cur]
+
+    def get_stream(self, stream_id: str) -> StreamMeta | None:
+        row = self.conn.execute(
+            "SELECT id, name, ruleset, created_at, parent, fork_seq FROM streams WHERE id = ?", (stream_id,)
+        ).fetchone()
+        return _meta(row) if row else None
+
+    def list_streams(self) -> list[StreamMeta]:
+        cur = self.conn.execute(
+            "SELECT id, name, ruleset, created_at, parent, fork_seq FROM streams ORDER BY created_at, id"
+        )
+        return [_meta(row) for row in cur]
+
+    def command_result(self, stream_id: str, command_id: str) -> AppendResult | None:
+        return self._command_locked(stream_id, command_id)
+
+    # -- caches and keys --------------------------------------------------------
+    def save_snapshot(self, stream_id: str, seq: int, engine: str, blob: bytes) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO snapshots (stream, seq, engine, blob) VALUES (?,?,?,?)",
+            (stream_id, seq, engine, blob),
+        )
+
+    def load_snapshot(self, stream_id: str, max_seq: int, engine: str) -> tuple[int, bytes] | None:
+        row = self.conn.execute(
+            "SELECT seq, blob FROM snapshots WHERE stream = ? AND engine = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+            (stream_id, engine, max_seq),
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def put_secret(self, name: str, value: bytes) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO secrets (name, value) VALUES (?, ?)", (name, value))
+
+    def get_secret(self, name: str) -> bytes | None:
+        row = self.conn.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()
+        return row[0] if row else None
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _meta(row: tuple[object, ...]) -> StreamMeta:
+    return StreamMeta(
+        id=str(row[0]), name=str(row[1]), ruleset=str(row[2]), created_at=str(row[3]),
+        parent=row[4] if row[4] else None, fork_seq=int(row[5] or 0),  # type: ignore[arg-type]
+    )
