@@ -105,7 +105,8 @@ def dice_port(
     manual_faces: Mapping[str, tuple[int, ...]] | None = None,
 ) -> DicePort:
     genesis = folded.core.genesis
-    chosen = scheme or (genesis.dice if genesis else "local")
+    # Faces typed in by a player mean the manual scheme, whatever the combat's default.
+    chosen = scheme or ("manual" if manual_faces else (genesis.dice if genesis else "local"))
     source = KEY_SOURCES.get(chosen)
     return DicePort(
         scheme=chosen, actor=actor, labels_taken=folded.core.labels,

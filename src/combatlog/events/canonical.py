@@ -33,7 +33,7 @@ def is_canonical(line: bytes) -> bool:
     """True when ``line`` is the JCS form of the JSON it holds (no floats)."""
     try:
         value = msgspec.json.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):
         return False
     if _has_unsafe_number(value):
         return False

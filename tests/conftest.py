@@ -1,0 +1,57 @@
+"""Shared fixtures: temporary logs and a subprocess runner for the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "combatlog.cli.app"]
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> object:
+        return json.loads(self.out)
+
+
+class Cli:
+    """Runs ``combatlog`` in a subprocess against one log, as a user would."""
+
+    def __init__(self, db: Path, cwd: Path, env: dict[str, str] | None = None) -> None:
+        self.db, self.cwd = db, cwd
+        self.env = {**os.environ, "COMBATLOG_DB": str(db), **(env or {})}
+        self.env.pop("COMBATLOG_ACTOR", None)
+
+    def __call__(self, *args: str, ok: bool = True, stdin: str | None = None) -> CliResult:
+        proc = subprocess.run([*CLI, *args], cwd=self.cwd, env=self.env, capture_output=True, text=True,
+                              input=stdin, timeout=120)
+        result = CliResult(proc.returncode, proc.stdout, proc.stderr)
+        if ok and proc.returncode != 0:
+            raise AssertionError(f"combatlog {' '.join(args)} exited {proc.returncode}\n{proc.stderr}\n{proc.stdout}")
+        return result
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    return Cli(tmp_path / "log.db", REPO)
+
+
+@pytest.fixture
+def make_cli(tmp_path: Path):  # type: ignore[no-untyped-def]
+    def make(name: str, **env: str) -> Cli:
+        home = tmp_path / name
+        home.mkdir(exist_ok=True)
+        return Cli(home / "log.db", REPO, {"COMBATLOG_HOME": str(home / "keys"), **env})
+
+    return make

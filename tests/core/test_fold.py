@@ -1,0 +1,81 @@
+"""The fold: state at a seq or a round, snapshots equal full replays, forks fold their lineage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from combatlog.commands.handler import execute, resolve_stream
+from combatlog.projections import fold as fold_mod
+from combatlog.projections.fold import round_end, state_at
+from combatlog.rulesets.freeform import commands as ff
+from combatlog.store.memory import MemoryStore
+from combatlog.store.sqlite import SQLiteStore
+from tests.core.helpers import duel, hit
+
+
+def test_state_at_seq_and_round_boundaries() -> None:
+    store = MemoryStore()
+    duel(store)  # 1 genesis, 2-3 joins, 4 round 1
+    hit(store, "duel", "Bo", 2, "a")  # 5 dice, 6 hp
+    execute(store, "duel", ff.StartRound(), actor="gm")  # 7 round 1 ends, 8 round 2 begins
+    hit(store, "duel", "Bo", 3, "b")  # 9, 10
+    meta = resolve_stream(store, "duel")
+    head = state_at(store, meta)
+    assert round_end(head, 1) == 7 and round_end(head, 2) == 10
+    assert head.core.round_first[2] == 8
+    assert state_at(store, meta, 7).state.participants["Bo"].hp == 8
+    assert state_at(store, meta, 5).state.participants["Bo"].hp == 10  # the die alone changes nothing
+    assert head.state.participants["Bo"].hp == 5
+
+
+def test_snapshot_resume_equals_full_fold(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(fold_mod, "SNAPSHOT_EVERY", 5)
+    from combatlog.commands import handler
+
+    monkeypatch.setattr(handler, "SNAPSHOT_EVERY", 5)
+    store = SQLiteStore(tmp_path / "s.db")
+    duel(store)
+    for i in range(12):
+        hit(store, "duel", "Aldo" if i % 2 else "Bo", 1, f"h{i}")
+    meta = resolve_stream(store, "duel")
+    snaps = store.conn.execute("SELECT seq FROM snapshots ORDER BY seq").fetchall()
+    assert len(snaps) >= 4  # one per crossing of a multiple of 5
+    for seq in range(1, state_at(store, meta).core.head_seq + 1):
+        with_snap = state_at(store, meta, seq)
+        full = state_at(store, meta, seq, use_snapshots=False)
+        assert with_snap.state == full.state
+        assert with_snap.core.labels == full.core.labels and with_snap.core.head_hash == full.core.head_hash
+
+
+def test_a_snapshot_of_another_engine_is_ignored(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    duel(store)
+    meta = resolve_stream(store, "duel")
+    good = state_at(store, meta)
+    store.save_snapshot(meta.id, good.core.head_seq, "0.0.0-old/freeform/1", b"garbage")
+    assert state_at(store, meta).state == good.state
+
+
+@given(st.lists(st.tuples(st.sampled_from(["Aldo", "Bo"]), st.integers(1, 8), st.booleans()), max_size=25),
+       st.integers(1, 30))
+@settings(max_examples=40, deadline=None)
+def test_fold_is_deterministic_and_fork_state_equals_parent_prefix(hits, fork_at) -> None:  # type: ignore[no-untyped-def]
+    """Random play: folding twice gives the same state, and a fork at k starts from the parent's state at k."""
+    store = MemoryStore()
+    duel(store)
+    for i, (who, faces, new_round) in enumerate(hits):
+        if new_round:
+            execute(store, "duel", ff.StartRound(), actor="gm")
+        hit(store, "duel", who, faces, f"x{i}")
+    meta = resolve_stream(store, "duel")
+    head = state_at(store, meta)
+    assert head.ruleset.check(head.state) == []
+    assert state_at(store, meta, use_snapshots=False).state == head.state
+    k = min(fork_at, head.core.head_seq)
+    from combatlog.commands.handler import fork_stream
+
+    fork_stream(store, "duel", at_seq=k, name="f", actor="gm")
+    assert state_at(store, resolve_stream(store, "f")).state == state_at(store, meta, k).state
