@@ -14,7 +14,7 @@ import typer
 
 from combatlog import __version__
 from combatlog.cli import exchange, rolls, runner, streams, views
-from combatlog.cli.common import AppState, env_actor
+from combatlog.cli.common import AppState
 
 app = typer.Typer(
     name="combatlog",
@@ -46,7 +46,7 @@ def root(
     ctx: typer.Context,
     db: Optional[str] = typer.Option(None, "--db", envvar="COMBATLOG_DB",
                                      help="The log: a SQLite file (default ./combatlog.db) or a postgresql:// URL."),
-    actor: str = typer.Option(env_actor(), "--as", envvar="COMBATLOG_ACTOR",
+    actor: str = typer.Option("gm", "--as", envvar="COMBATLOG_ACTOR",
                               help="Who is acting (and, on views, whose view): a player name; default gm."),
     command_id: Optional[str] = typer.Option(None, "--command-id",
                                              help="Idempotency key: a retry with the same id records nothing new."),

@@ -6,7 +6,6 @@ inside functions so that ``combatlog --help`` and read commands start fast.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -185,6 +184,3 @@ def read_state(ctx: typer.Context, stream: str, *, at: int | None = None, round_
         return meta, state_at(store, meta, seq)
     return meta, state_at(store, meta, at)
 
-
-def env_actor() -> str:
-    return os.environ.get("COMBATLOG_ACTOR", "gm")

@@ -1,14 +1,17 @@
 """``run FILE``: play a file of commands, one CLI invocation per line.
 
 Each line is what you would type after ``combatlog``; ``#`` starts a comment.
-Every line gets a command id derived from the file's content and the line
-number, so running the same file again after a failure resumes where it
-stopped instead of recording the earlier lines twice.
+Every command gets an id chained from the commands before it
+(id_n = SHA-256(id_n-1, line_n)), so running a file again records nothing
+twice, and after fixing a failed line the lines before it are recognised as
+done while the fixed line and those after it run. ``--fresh`` records every
+line anew (for a file meant to be played more than once).
 """
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 import shlex
 from pathlib import Path
 
@@ -24,6 +27,7 @@ def run(
     ctx: typer.Context,
     file: Path = typer.Argument(..., help="A command file (see docs/examples/)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not echo each command before its output."),
+    fresh: bool = typer.Option(False, "--fresh", help="Record every line anew instead of skipping lines already run."),
 ) -> None:
     """Apply a file of commands, stopping at the first error with its line number.
 
@@ -40,7 +44,7 @@ def run(
     if _DEPTH["n"] > 0:
         raise InvalidCommand("a command file cannot run another command file")
     st = app_state(ctx)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    chain = secrets.token_hex(16) if fresh else "combatlog-run/v1"
     group = root_command()
     _DEPTH["n"] += 1
     try:
@@ -56,7 +60,8 @@ def run(
                 args = args[1:]
             if not quiet:
                 echo(f"$ combatlog {shlex.join(args)}")
-            base = ["--command-id", f"run:{digest}:{lineno}"]
+            chain = hashlib.sha256(f"{chain}\n{shlex.join(args)}".encode()).hexdigest()
+            base = ["--command-id", f"run:{chain[:32]}"]
             if st.db:
                 base = ["--db", st.db, *base]
             if st.actor != "gm":

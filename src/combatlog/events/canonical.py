@@ -15,11 +15,28 @@ from typing import Any
 import msgspec
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
+_INSERTION_ORDER = msgspec.json.Encoder()
 MAX_SAFE_INT = 2**53 - 1
+# UTF-8 lead bytes of U+E000..U+FFFF and of characters beyond the BMP.
+_ORDER_SENSITIVE = tuple(bytes([b]) for b in (0xEE, 0xEF, 0xF0, 0xF1, 0xF2, 0xF3, 0xF4))
 
 
 def canonical(value: Any) -> bytes:
-    return _ENCODER.encode(value)
+    """JCS bytes. msgspec sorts keys by code point, JCS by UTF-16 code unit; the two
+    orders differ only between keys holding U+E000..U+FFFF and keys beyond the BMP,
+    so only output containing such characters takes the slow, re-sorting path."""
+    out = _ENCODER.encode(value)
+    if any(lead in out for lead in _ORDER_SENSITIVE):
+        out = _INSERTION_ORDER.encode(_utf16_sorted(msgspec.json.decode(out)))
+    return out
+
+
+def _utf16_sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _utf16_sorted(value[k]) for k in sorted(value, key=lambda k: k.encode("utf-16-be"))}
+    if isinstance(value, list):
+        return [_utf16_sorted(v) for v in value]
+    return value
 
 
 def sha256_hex(*parts: bytes) -> str:
@@ -37,7 +54,7 @@ def is_canonical(line: bytes) -> bool:
         return False
     if _has_unsafe_number(value):
         return False
-    return _ENCODER.encode(value) == line
+    return canonical(value) == line
 
 
 def _has_unsafe_number(value: Any) -> bool:

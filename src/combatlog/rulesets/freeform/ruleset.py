@@ -124,10 +124,9 @@ class Freeform(Ruleset[FreeformState]):
             case ParticipantLeft():
                 return _update(state, event.name, present=False)
             case RoundStarted():
-                ps = {n: replace(p, acted=0) for n, p in state.participants.items()}
-                return replace(state, round=event.round, in_round=True, participants=ps)
+                return replace(state, round=event.round, in_round=True, participants=_reset_acted(state))
             case RoundEnded():
-                return replace(state, in_round=False)
+                return replace(state, in_round=False, participants=_reset_acted(state))
             case ActionTaken():
                 return _update(state, event.who, acted=state.participants[event.who].acted + 1)
             case HpChanged():
@@ -139,7 +138,8 @@ class Freeform(Ruleset[FreeformState]):
                     x for x in p.conditions if x != event.condition)
                 return _update(state, event.who, conditions=conds)
             case CombatEnded():
-                return replace(state, ended=True, in_round=False, outcome=event.outcome)
+                return replace(state, ended=True, in_round=False, outcome=event.outcome,
+                               participants=_reset_acted(state))
             case _:
                 return state  # core events change nothing here
 
@@ -238,6 +238,10 @@ class Freeform(Ruleset[FreeformState]):
             flags = ", ".join(p.conditions + (("down",) if p.down else ()) + (() if p.present else ("left",)))
             lines.append(f"  {p.name:<{width}}  side {p.side:<8} hp {hp:<7} {flags}".rstrip())
         return "\n".join(lines)
+
+
+def _reset_acted(state: FreeformState) -> dict[str, Participant]:
+    return {n: replace(p, acted=0) if p.acted else p for n, p in state.participants.items()}
 
 
 def _update(state: FreeformState, name: str, **changes: Any) -> FreeformState:

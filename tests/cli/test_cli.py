@@ -1,0 +1,166 @@
+"""The CLI as a user runs it: subprocesses, exit statuses, JSON output, command files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from combatlog.errors import ExitStatus
+from tests.conftest import REPO, Cli
+
+TAVERN = "docs/examples/freeform/tavern-brawl.cmds"
+
+
+def start_duel(cli: Cli) -> None:
+    cli("new", "duel", "--ruleset", "freeform", "--dice", "manual")
+    cli("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    cli("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    cli("freeform", "round", "duel")
+
+
+def test_json_contracts_of_the_read_commands(cli: Cli) -> None:
+    start_duel(cli)
+    cli("freeform", "damage", "duel", "Bo", "1d8", "--face", "r1/Bo/damage=5")
+    streams = cli("list", "--json").json()
+    assert [s["name"] for s in streams] == ["duel"] and len(streams[0]["id"]) == 16
+    assert streams[0]["head_seq"] == 6
+    status = cli("status", "duel", "--json").json()
+    assert status["round"] == 1 and {p["who"] for p in status["pending"]} == {"Aldo", "Bo", "gm"}
+    show = cli("show", "duel", "--json").json()
+    bo = next(p for p in show["state"]["participants"] if p["name"] == "Bo")
+    assert bo["hp"] == 5
+    assert cli("show", "duel", "--at", "4", "--json").json()["state"]["participants"][1]["hp"] == 10
+    explain = cli("explain", "duel", "--round", "1", "--json").json()
+    texts = [s["text"] for s in explain["steps"]]
+    assert "Bo loses 5 hp (10 -> 5)" in texts
+    assert any(s["rule"] == "core: dice (manual)" and s["dice"] == ["r1/Bo/damage"] for s in explain["steps"])
+    log = cli("log", "duel", "--json").json()
+    assert [r["seq"] for r in log] == [1, 2, 3, 4, 5, 6] and log[4]["type"] == "core.dice_rolled"
+    assert all(len(r["hash"]) == 64 for r in log)
+    ledger = cli("dice", "duel", "--json").json()
+    assert ledger["rolls"][0]["faces"] == [5] and ledger["by_roller"]["gm"]["rolls"] == 1
+    replay = cli("replay", "duel", "--to", "4", "--json").json()
+    assert [e["seq"] for e in replay["events"]] == [1, 2, 3, 4] and replay["state"]["round"] == 1
+
+
+def test_roll_with_a_label_once(cli: Cli) -> None:
+    start_duel(cli)
+    out = cli("roll", "duel", "2d6", "--label", "r1/morale", "--faces", "3,5", "--json").json()
+    assert (out["faces"], out["total"], out["scheme"]) == ([3, 5], 8, "manual")
+    again = cli("roll", "duel", "2d6", "--label", "r1/morale", "--faces", "1,1", ok=False)
+    assert again.code == ExitStatus.ILLEGAL and "already drawn" in again.err
+    local = cli("roll", "duel", "d100", "--label", "r1/chaos", "--scheme", "local", "--json").json()
+    assert 1 <= local["total"] <= 100
+
+
+@pytest.mark.parametrize("args,status,text", [
+    (("show", "nosuch"), ExitStatus.NOT_FOUND, "no combat 'nosuch'"),
+    (("freeform", "act", "duel", "Cy", "waves"), ExitStatus.INVALID, "no participant 'Cy'"),
+    (("freeform", "end-round", "duel"), ExitStatus.OK, ""),
+    (("new", "x", "--ruleset", "chess"), ExitStatus.NOT_FOUND, "unknown ruleset"),
+    (("roll", "duel", "2x6", "--label", "a"), ExitStatus.INVALID, "NdS"),
+    (("show", "duel", "--round", "9"), ExitStatus.NOT_FOUND, "no round 9"),
+    (("fork", "duel", "--as", "f"), ExitStatus.INVALID, "exactly one of"),
+    (("status",), ExitStatus.USAGE, "Missing argument"),
+])
+def test_errors_have_stable_codes_and_change_nothing(cli: Cli, args: tuple[str, ...], status: int, text: str) -> None:
+    start_duel(cli)
+    before = cli("list", "--json").json()[0]["head_seq"]
+    result = cli(*args, ok=False)
+    assert result.code == status, result.err
+    assert text in result.err
+    if status:
+        assert result.err.startswith("error[") or status == ExitStatus.USAGE
+        assert cli("list", "--json").json()[0]["head_seq"] == before
+
+
+def test_illegal_after_end_round(cli: Cli) -> None:
+    start_duel(cli)
+    cli("freeform", "end-round", "duel")
+    result = cli("freeform", "end-round", "duel", ok=False)
+    assert result.code == ExitStatus.ILLEGAL and "error[illegal]: no round is open (Freeform: table decision)" in result.err
+
+
+def test_run_plays_a_file_and_resumes_after_a_fix(cli: Cli, tmp_path: Path) -> None:
+    script = tmp_path / "fight.cmds"
+    script.write_text("new f --ruleset freeform\nfreeform join f A --side x --hp 3\n"
+                      "# comment\n\nfreeform act f Nobody waves\nfreeform round f\n")
+    result = cli("run", str(script), ok=False)
+    assert result.code == ExitStatus.INVALID
+    assert f"{script}:5" in result.err and "no participant 'Nobody'" in result.err
+    assert cli("list", "--json").json()[0]["head_seq"] == 2  # lines 1-2 landed, line 5 did not
+    script.write_text(script.read_text().replace("Nobody", "A").replace("freeform act f A waves\nfreeform round f",
+                                                                          "freeform round f\nfreeform act f A waves"))
+    out = cli("run", str(script)).out
+    assert "already exists: f" in out  # line 1 is recognised as done, not refused
+    log = cli("log", "f", "--json").json()
+    assert [r["type"] for r in log] == ["core.combat_started", "ff.participant_joined", "ff.round_started",
+                                         "ff.action_taken"]  # the join was not recorded twice
+    cli("run", "--fresh", str(script), ok=False)  # --fresh records anew: `new f` now clashes
+
+
+def test_rerunning_the_same_file_records_nothing_twice(cli: Cli) -> None:
+    cli("run", "--quiet", TAVERN)
+    head = cli("list", "--json").json()[0]["head_seq"]
+    cli("run", "--quiet", TAVERN)
+    assert cli("list", "--json").json()[0]["head_seq"] == head
+
+
+def test_the_freeform_example_plays_to_the_end_and_verifies(cli: Cli, tmp_path: Path) -> None:
+    cli("run", TAVERN)
+    status = cli("status", "tavern", "--json").json()
+    assert status["finished"] and status["pending"] == []
+    state = cli("show", "tavern", "--json").json()["state"]
+    hp = {p["name"]: p["hp"] for p in state["participants"]}
+    # hand calculation from the file: Grimsby 14-3-2=9, Aldo 12-4=8, Knuckles 8-(3+4)=1, Bo 9
+    assert hp == {"Aldo": 8, "Bo": 9, "Grimsby": 9, "Knuckles": 1}
+    cli("fork", "tavern", "--round", "2", "--as", "tavern-b")
+    out = tmp_path / "t.jsonl"
+    cli("export", "tavern-b", "-o", str(out))
+    assert "ok: tavern-b" in cli("verify", str(out)).out
+    other = Cli(tmp_path / "other.db", REPO)
+    other("import", str(out))
+    assert other("show", "tavern-b", "--json").json()["state"] == cli("show", "tavern-b", "--json").json()["state"]
+
+
+def test_verify_names_the_line_of_a_tampered_file(cli: Cli, tmp_path: Path) -> None:
+    cli("run", "--quiet", TAVERN)
+    out = tmp_path / "t.jsonl"
+    cli("export", "tavern", "-o", str(out))
+    lines = out.read_text().splitlines()
+    lines[9] = lines[9].replace('"Aldo"', '"Bo"', 1)
+    out.write_text("\n".join(lines) + "\n")
+    result = cli("verify", str(out), ok=False)
+    assert result.code == ExitStatus.VERIFY_FAILED and f"{out}:10" in result.err
+
+
+def test_import_of_a_divergent_log_names_the_seq_and_both_hashes(cli: Cli, tmp_path: Path) -> None:
+    start_duel(cli)
+    a = tmp_path / "a.jsonl"
+    cli("export", "duel", "-o", str(a))
+    other = Cli(tmp_path / "other.db", REPO)
+    other("import", str(a))
+    other("freeform", "act", "duel", "Bo", "flees")
+    cli("freeform", "act", "duel", "Aldo", "charges")
+    cli("export", "duel", "-o", str(a))
+    result = other("import", str(a), ok=False)
+    assert result.code == ExitStatus.DIVERGED and "diverges at seq 5" in result.err
+
+
+def test_global_options_may_follow_the_command(cli: Cli, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.db"
+    cli("new", "x", "--ruleset", "freeform", "--db", str(elsewhere))
+    assert Cli(elsewhere, REPO)("list", "--json").json()[0]["name"] == "x"
+    cli("new", "y", "--ruleset", "freeform", "--as", "alice")
+    assert cli("log", "y", "--json").json()[0]["actor"] == "alice"
+
+
+def test_referee_seed_flow_from_the_cli(cli: Cli) -> None:
+    cli("new", "ref", "--ruleset", "freeform", "--dice", "referee")
+    cli("roll", "ref", "3d6", "--label", "r1/a")
+    pending = cli("verify", "ref", "--json").json()
+    assert pending["dice"]["pending"] == 1
+    cli("seed", "reveal", "ref")
+    done = cli("verify", "ref", "--json").json()
+    assert done["dice"]["verified"] == 1 and done["dice"]["pending"] == 0
