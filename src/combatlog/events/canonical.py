@@ -10,6 +10,7 @@ encoder with the ``rfc8785`` package.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 import msgspec
@@ -18,7 +19,7 @@ _ENCODER = msgspec.json.Encoder(order="sorted")
 _INSERTION_ORDER = msgspec.json.Encoder()
 MAX_SAFE_INT = 2**53 - 1
 # UTF-8 lead bytes of U+E000..U+FFFF and of characters beyond the BMP.
-_ORDER_SENSITIVE = tuple(bytes([b]) for b in (0xEE, 0xEF, 0xF0, 0xF1, 0xF2, 0xF3, 0xF4))
+_ORDER_SENSITIVE = re.compile(rb"[\xee-\xf4]")
 
 
 def canonical(value: Any) -> bytes:
@@ -26,7 +27,7 @@ def canonical(value: Any) -> bytes:
     orders differ only between keys holding U+E000..U+FFFF and keys beyond the BMP,
     so only output containing such characters takes the slow, re-sorting path."""
     out = _ENCODER.encode(value)
-    if any(lead in out for lead in _ORDER_SENSITIVE):
+    if not out.isascii() and _ORDER_SENSITIVE.search(out):
         out = _INSERTION_ORDER.encode(_utf16_sorted(msgspec.json.decode(out)))
     return out
 
