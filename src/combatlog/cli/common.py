@@ -41,8 +41,17 @@ class AppState:
             self._store = None
 
 
-# The trust layer sets this: (state, stream) -> a signer for state.actor, or None.
-SIGNER_FACTORY: Callable[[AppState, StreamMeta], Signer | None] | None = None
+def _trust_signer(state: AppState, stream: StreamMeta) -> Signer | None:
+    """The trust layer's signer for ``state.actor``: None when the combat pins no players;
+    refuses when the actor is not pinned or their secret key is not held here."""
+    from combatlog.trust.players import signer_for_stream
+
+    return signer_for_stream(state.store(), stream, state.actor)  # type: ignore[no-any-return]
+
+
+# (state, stream) -> a signer for state.actor, or None. Set here (not by cli/keys.py,
+# which the root app loads lazily) so that every write command is signed.
+SIGNER_FACTORY: Callable[[AppState, StreamMeta], Signer | None] | None = _trust_signer
 
 
 def app_state(ctx: typer.Context) -> AppState:
@@ -172,8 +181,8 @@ def run_command(
 
 def read_state(ctx: typer.Context, stream: str, *, at: int | None = None, round_no: int | None = None) -> tuple[StreamMeta, Folded]:
     """The folded state of ``stream`` at a seq, at the end of a round, or at its head."""
-    from combatlog.commands.handler import resolve_stream
     from combatlog.projections.fold import round_end, state_at
+    from combatlog.projections.streams import resolve_stream
 
     if at is not None and round_no is not None:
         raise InvalidCommand("give --at or --round, not both")

@@ -36,7 +36,7 @@ def export(
 
     Example: combatlog export duel -o duel.jsonl
     """
-    from combatlog.commands.handler import resolve_stream
+    from combatlog.projections.streams import resolve_stream
     from combatlog.exchange.bundle import export_file
 
     store = app_state(ctx).store()
@@ -107,7 +107,7 @@ def verify(
         store = st.store() if (st.db or _default_db_exists()) else None
         report = verify_file(path, store, strict_rules=strict, progress=_progress("verifying"))
     else:
-        from combatlog.commands.handler import resolve_stream
+        from combatlog.projections.streams import resolve_stream
 
         store = st.store()
         report = verify_stream(store, resolve_stream(store, target), strict_rules=strict,

@@ -10,9 +10,6 @@ line anew (for a file meant to be played more than once).
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-import shlex
 from pathlib import Path
 
 import typer
@@ -33,6 +30,10 @@ def run(
 
     Example: combatlog run docs/examples/freeform/tavern-brawl.cmds
     """
+    import hashlib
+    import secrets
+    import shlex
+
     import click
 
     from combatlog.cli.app import hoist, root_command

@@ -24,7 +24,7 @@ def log(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = jso
 
     Example: combatlog log duel
     """
-    from combatlog.commands.handler import resolve_stream
+    from combatlog.projections.streams import resolve_stream
     from combatlog.projections.views import timeline
 
     st = app_state(ctx)
@@ -109,7 +109,7 @@ def explain(
 
     Example: combatlog explain duel --round 2
     """
-    from combatlog.commands.handler import resolve_stream
+    from combatlog.projections.streams import resolve_stream
     from combatlog.projections.fold import state_at
     from combatlog.projections.views import round_range, walk
 
@@ -140,7 +140,7 @@ def replay(
 
     Example: combatlog replay duel --round 2 --step
     """
-    from combatlog.commands.handler import resolve_stream
+    from combatlog.projections.streams import resolve_stream
     from combatlog.projections.fold import state_at
     from combatlog.projections.views import round_range, walk
 
@@ -186,7 +186,7 @@ def dice(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = js
 
     Example: combatlog dice duel --json
     """
-    from combatlog.commands.handler import resolve_stream
+    from combatlog.projections.streams import resolve_stream
     from combatlog.projections.views import dice_ledger
 
     store = app_state(ctx).store()

@@ -89,5 +89,11 @@ def decode_payload(tag: str, schema: int, raw: bytes | msgspec.Raw) -> Event:
         step = _UPCASTERS.get((tag, version))
         if step is None:
             raise InvalidCommand(f"no upcaster for {tag} from schema {version}")
-        data = step(data)
-    return msgspec.convert(data, cls)
+        try:
+            data = step(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidCommand(f"cannot read {tag} schema {version}: {type(exc).__name__} {exc}") from None
+    try:
+        return msgspec.convert(data, cls)
+    except msgspec.ValidationError as exc:
+        raise InvalidCommand(f"cannot read {tag} schema {schema} as schema {cls.schema_version}: {exc}") from None
