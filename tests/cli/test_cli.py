@@ -164,3 +164,17 @@ def test_referee_seed_flow_from_the_cli(cli: Cli) -> None:
     cli("seed", "reveal", "ref")
     done = cli("verify", "ref", "--json").json()
     assert done["dice"]["verified"] == 1 and done["dice"]["pending"] == 0
+
+
+def test_shell_completion_offers_combat_names(cli: Cli) -> None:
+    cli("new", "duel", "--ruleset", "freeform")
+    cli("new", "dragon-fight", "--ruleset", "freeform")
+    cli("new", "ambush", "--ruleset", "freeform")
+    import subprocess
+
+    # typer's bash protocol: what `combatlog --install-completion bash` sets up
+    env = {**cli.env, "_COMBATLOG_COMPLETE": "complete_bash", "COMP_WORDS": "combatlog show d", "COMP_CWORD": "2"}
+    proc = subprocess.run([str(Path(cli.env.get("VIRTUAL_ENV", REPO / ".venv")) / "bin" / "combatlog")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    offered = set(proc.stdout.split())
+    assert offered == {"duel", "dragon-fight"}
