@@ -178,3 +178,30 @@ def test_shell_completion_offers_combat_names(cli: Cli) -> None:
                           capture_output=True, text=True, timeout=60)
     offered = set(proc.stdout.split())
     assert offered == {"duel", "dragon-fight"}
+
+
+def test_hoist_keeps_fork_names_and_root_option_values_apart() -> None:
+    from combatlog.cli.app import hoist
+
+    assert hoist(["--db", "x.db", "fork", "duel", "--round", "2", "--as", "whatif"]) == \
+        ["--db", "x.db", "fork", "duel", "--round", "2", "--as", "whatif"]
+    assert hoist(["--as", "bob", "freeform", "act", "duel", "Bo", "hits", "--db", "y.db"]) == \
+        ["--as", "bob", "--db", "y.db", "freeform", "act", "duel", "Bo", "hits"]
+    assert hoist(["new", "x", "--ruleset", "r", "--as=alice"]) == ["--as=alice", "new", "x", "--ruleset", "r"]
+    assert hoist(["--version"]) == ["--version"]
+
+
+def test_fork_with_db_before_the_command(cli: Cli, tmp_path: Path) -> None:
+    start_duel(cli)
+    result = cli("--db", str(cli.db), "fork", "duel", "--round", "1", "--as", "duel-b")
+    assert "forked: duel-b" in result.out
+
+
+def test_run_treats_hash_as_a_comment_only_at_a_word_start() -> None:
+    from combatlog.cli.runner import strip_comment
+
+    assert strip_comment("roll x 1d6 --label r1/reroll#1 # the re-roll") == "roll x 1d6 --label r1/reroll#1 "
+    assert strip_comment('note x "a # inside quotes" # out') == 'note x "a # inside quotes" '
+    assert strip_comment("# whole line") == ""
+    assert strip_comment(r'note x "say \"#1\"" # c') == r'note x "say \"#1\"" '
+    assert strip_comment(r"note x \#not-a-comment") == r"note x \#not-a-comment"

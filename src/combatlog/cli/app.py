@@ -137,6 +137,7 @@ def root_command() -> Any:
 
 
 _HOISTED = ("--db", "--as")
+_ROOT_VALUED = ("--db", "--as", "--command-id")  # root options that take a value
 
 
 def hoist(args: list[str]) -> list[str]:
@@ -144,30 +145,31 @@ def hoist(args: list[str]) -> list[str]:
 
     After ``fork``, ``--as`` names the new combat and stays where it is.
     """
-    command = next((a for a in args if not a.startswith("-")), "")
     front: list[str] = []
-    rest: list[str] = []
     i = 0
-    seen_command = False
+    while i < len(args) and args[i].startswith("-"):  # the root's own options, before the command
+        front.append(args[i])
+        if args[i] in _ROOT_VALUED and i + 1 < len(args):
+            front.append(args[i + 1])
+            i += 1
+        i += 1
+    if i >= len(args):
+        return front
+    command, rest = args[i], [args[i]]
+    i += 1
     while i < len(args):
         a = args[i]
-        if not seen_command and a == command:
-            seen_command = True
-            rest.append(a)
-        elif seen_command:
-            name = a.split("=", 1)[0]
-            if name in _HOISTED and not (name == "--as" and command == "fork"):
-                if "=" in a:
-                    front.append(a)
-                elif i + 1 < len(args):
-                    front += [a, args[i + 1]]
-                    i += 1
-                else:
-                    rest.append(a)
+        name = a.split("=", 1)[0]
+        if name in _HOISTED and not (name == "--as" and command == "fork"):
+            if "=" in a:
+                front.append(a)
+            elif i + 1 < len(args):
+                front += [a, args[i + 1]]
+                i += 1
             else:
                 rest.append(a)
         else:
-            front.append(a)
+            rest.append(a)
         i += 1
     return front + rest
 

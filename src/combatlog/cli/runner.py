@@ -52,7 +52,7 @@ def run(
         for lineno, line in enumerate(text.splitlines(), start=1):
             where = f"{file}:{lineno}"
             try:
-                args = shlex.split(line, comments=True)
+                args = shlex.split(strip_comment(line))
             except ValueError as exc:
                 raise InvalidCommand(f"cannot parse the line: {exc}", where=where) from None
             if not args:
@@ -79,3 +79,22 @@ def run(
                 raise InvalidCommand(exc.format_message(), where=where) from None
     finally:
         _DEPTH["n"] -= 1
+
+
+def strip_comment(line: str) -> str:
+    """Cut a ``#`` comment as bash does: only where ``#`` starts a word outside quotes,
+    so dice labels such as ``reroll#1`` need no quoting."""
+    quote, escaped = "", False
+    for i, ch in enumerate(line):
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
