@@ -1,0 +1,183 @@
+"""The « Argad ! » ruleset object: wiring of decide, evolve and the views."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from combatlog.dice.port import DicePort
+from combatlog.errors import CombatlogError, InvalidCommand
+from combatlog.events.base import Event
+from combatlog.events.core import CORE_EVENTS, CombatStarted
+from combatlog.rulesets.argad import tables as t
+from combatlog.rulesets.argad import views
+from combatlog.rulesets.argad.decide import _can_strike, decide
+from combatlog.rulesets.argad.events import (
+    ARGAD_EVENTS, CombatEnded, FigureAdded, FigureRemoved, Moved, PhaseStarted, RecoilPolicySet, ShotFired,
+    Struck, TurnEnded, TurnStarted,
+)
+from combatlog.rulesets.argad.evolve import evolve
+from combatlog.rulesets.argad.figures import build_figure
+from combatlog.rulesets.argad.melee import tier_of
+from combatlog.rulesets.argad.options import parse_options
+from combatlog.rulesets.argad.state import ArgadState
+from combatlog.rulesets.base import Pending, Ruleset, RulesetInfo, Step
+
+R_TURN = views.R_TURN
+
+
+class Argad(Ruleset[ArgadState]):
+    info = RulesetInfo(
+        name="argad", title="« Argad ! » fantasy skirmish (humanoid creatures)", version="1", citation="Argad",
+        sources=("seed 004_57ef412ef73b0d51.txt (Patrice Méallier, humanoid creatures supplement)",
+                 "reference/argad.md (generic rules facts, inferred melee rule)"),
+    )
+    event_types = CORE_EVENTS + ARGAD_EVENTS
+    state_type = ArgadState
+    data_files = t.DATA_FILES
+
+    def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """``{"figures": [...], "options": {...}}``; every figure checked, names unique."""
+        unknown = set(setup) - {"figures", "options", "title", "note"}
+        if unknown:
+            raise InvalidCommand(f"argad set-up: unknown key(s) {', '.join(sorted(unknown))}; "
+                                 "known: figures, options, title, note")
+        figures = setup.get("figures", [])
+        if not isinstance(figures, list):
+            raise InvalidCommand("argad set-up: 'figures' is a list of figure objects")
+        names: set[str] = set()
+        for entry in figures:
+            fig = build_figure(entry)
+            if fig.name in names:
+                raise InvalidCommand(f"argad set-up: two figures are named {fig.name}")
+            names.add(fig.name)
+        options = setup.get("options", {})
+        if not isinstance(options, dict):
+            raise InvalidCommand("argad set-up: 'options' is an object of name: value")
+        parse_options(options)
+        return setup
+
+    def initial_state(self, genesis: CombatStarted) -> ArgadState:
+        setup = genesis.setup or {}
+        options = parse_options(dict(genesis.options), setup.get("options", {}))
+        figures = {}
+        for entry in setup.get("figures", []):
+            fig = build_figure(entry)
+            figures[fig.name] = fig
+        return ArgadState(options=options, figures=figures)
+
+    def decide(self, state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
+        return decide(state, command, dice)
+
+    def evolve(self, state: ArgadState, event: Event, seq: int) -> ArgadState:
+        return evolve(state, event, seq)
+
+    # -- views ---------------------------------------------------------------------------
+    def round_of(self, state: ArgadState) -> int:
+        return state.number
+
+    def finished(self, state: ArgadState) -> bool:
+        if state.ended:
+            return True
+        sides = {f.side for f in state.figures.values() if f.active}
+        return state.turn is None and state.turns_done > 0 and len(sides) <= 1
+
+    def pending(self, state: ArgadState) -> list[Pending]:
+        if state.ended:
+            return []
+        turn = state.turn
+        if turn is None:
+            if self.finished(state):
+                return [Pending(who="gm", what="one side is left: end the combat", rule=R_TURN)]
+            return [Pending(who="gm", what=f"start game turn {state.turns_done + 1}", rule=R_TURN)]
+        out: list[Pending] = []
+        if turn.phase in ("movement", "shooting", "melee"):
+            for fig in state.figures.values():
+                tier = tier_of(state, fig)[0]
+                try:
+                    _can_strike(state, turn, fig, max(tier, turn.tier))
+                except CombatlogError:
+                    continue
+                if tier < turn.tier:
+                    continue
+                out.append(Pending(who=fig.name, what=f"may strike in melee ({t.TIERS[tier].replace('_', '-')} step)",
+                                   rule="Argad: Melee peculiarities"))
+        out.append(Pending(who="gm", what=f"end game turn {turn.number} (survival rolls)", rule=R_TURN))
+        return out
+
+    def check(self, state: ArgadState) -> list[str]:
+        problems = []
+        for fig in state.figures.values():
+            if not fig.dead and fig.wounds >= fig.wounds_die:
+                problems.append(f"{fig.name} is standing with {fig.wounds} wound(s) for {fig.wounds_die} life points")
+            if fig.dead and fig.dead_turn < 1:
+                problems.append(f"{fig.name} died outside a game turn")
+        turn = state.turn
+        if turn is not None:
+            if turn.phase not in ("movement", "shooting", "melee"):
+                problems.append(f"open turn in phase {turn.phase}")
+            seen: dict[str, int] = {}
+            last_tier = -1
+            for s in turn.strikes:
+                if s.tier < last_tier:
+                    problems.append(f"strike {s.seq} is out of the strike order")
+                last_tier = max(last_tier, s.tier)
+                for a in s.attackers:
+                    if a in seen and not (s.split and seen[a] == s.seq - 1):
+                        problems.append(f"{a} struck twice in turn {turn.number}")
+                    seen[a] = s.seq
+                    if state.figures[a].dead:
+                        problems.append(f"{a} struck though dead before this turn")
+            shooters = {x for s in turn.shots for x in s.shooters}
+            if shooters & set(seen):
+                problems.append("a figure shot and struck in the same turn")
+            if len(shooters) != sum(len(s.shooters) for s in turn.shots):
+                problems.append("a figure shot twice in one turn")
+        if state.turn and state.ended:
+            problems.append("a game turn is open after the combat ended")
+        return problems
+
+    def explain(self, before: ArgadState, event: Event, after: ArgadState, seq: int) -> Sequence[Step]:
+        return views.explain(before, event, after, seq)
+
+    def summarize(self, event: Event) -> str:
+        match event:
+            case TurnStarted():
+                return f"game turn {event.turn} begins"
+            case PhaseStarted():
+                return f"turn {event.turn}: {event.phase} phase"
+            case Moved():
+                return f"{event.figure} moves" + (" (charge)" if event.charge else "")
+            case ShotFired():
+                verb = "shoots" if len(event.shooters) == 1 else "shoot"
+                return f"{', '.join(event.shooters)} {verb} at {' + '.join(event.targets)}"
+            case Struck():
+                verb = "strikes" if len(event.attackers) == 1 else "strike"
+                return f"{', '.join(event.attackers)} {verb} {event.target}"
+            case TurnEnded():
+                return f"game turn {event.turn} ends"
+            case FigureAdded():
+                return f"{event.figure.get('name')} joins"
+            case FigureRemoved():
+                return f"{event.figure} leaves ({event.reason})"
+            case RecoilPolicySet():
+                return f"{event.figure} {'refuses' if event.refuse else 'accepts'} recoils"
+            case CombatEnded():
+                return f"combat ends: {event.outcome}"
+        return super().summarize(event)
+
+    def describe(self, state: ArgadState, viewer: str | None = None) -> dict[str, Any]:
+        out = views.describe(state)
+        if state.turn is None and state.last_turn is not None:
+            last = state.last_turn
+            out["last_turn_summary"] = {
+                "turn": last.number, "shots": [views.shot_json(s) for s in last.shots],
+                "strikes": [views.strike_json(s) for s in last.strikes],
+                "survival": [{"figure": n, "label": lb, "roll": r, "wounds": w, "died": d}
+                             for n, lb, r, w, d in last.survival],
+                "locations": [{"figure": n, "label": lb, "d12": d} for n, lb, d in last.locations],
+            }
+        return out
+
+    def render(self, state: ArgadState, viewer: str | None = None) -> str:
+        return views.render(state)
