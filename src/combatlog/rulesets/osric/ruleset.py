@@ -1,0 +1,93 @@
+"""The OSRIC ruleset object: wires set-up, decide, evolve and the views to the contract."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from combatlog.dice.port import DicePort
+from combatlog.events.base import Event
+from combatlog.events.core import CORE_EVENTS, CombatStarted
+from combatlog.rulesets.base import Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.osric import decide as d
+from combatlog.rulesets.osric import evolve as ev
+from combatlog.rulesets.osric import setup, tables, views
+from combatlog.rulesets.osric.events import OSRIC_EVENTS
+from combatlog.rulesets.osric.state import OsricState
+
+
+class Osric(Ruleset[OsricState]):
+    info = RulesetInfo(
+        name="osric", title="OSRIC", version="1", citation="OSRIC",
+        sources=("seed 003_c1c23058a12565ee.txt (OSRIC combat chapter)", "reference/osric.md",
+                 "OSRIC Chapter 1 weapon and armour tables (data/weapons.json)"),
+    )
+    event_types = CORE_EVENTS + OSRIC_EVENTS
+    state_type = OsricState
+    data_files = (tables.WEAPONS_FILE,)
+
+    def validate_setup(self, setup_: dict[str, Any]) -> dict[str, Any]:
+        return setup.validate_setup(setup_)
+
+    def initial_state(self, genesis: CombatStarted) -> OsricState:
+        return ev.initial_state(genesis)
+
+    def decide(self, state: OsricState, command: Any, dice: DicePort) -> list[Event]:
+        return d.decide(state, command, dice)
+
+    def evolve(self, state: OsricState, event: Event, seq: int) -> OsricState:
+        return ev.evolve(state, event, seq)
+
+    def round_of(self, state: OsricState) -> int:
+        return state.round
+
+    def finished(self, state: OsricState) -> bool:
+        return state.ended
+
+    def pending(self, state: OsricState) -> list[Pending]:
+        return views.pending(state)
+
+    def check(self, state: OsricState) -> list[str]:
+        problems = []
+        for name, live in state.live.items():
+            x = state.roster[name]
+            if live.hp > x.max_hp:
+                problems.append(f"{name} has {live.hp} hp, above its maximum {x.max_hp}")
+            if live.hp <= -10 and not live.dead:
+                problems.append(f"{name} is at {live.hp} hp but not dead")
+            if live.restrained_by and live.restrained_by not in state.roster:
+                problems.append(f"{name} is held by an unknown {live.restrained_by}")
+            cast = live.casting
+            if cast is not None and cast.complete < cast.start:
+                problems.append(f"{name}'s {cast.spell} completes before it begins")
+            if live.morale_checks > 2:
+                problems.append(f"{name} made {live.morale_checks} morale checks (at most 2)")
+        for a, b in state.engaged:
+            if a not in state.roster or b not in state.roster or state.roster[a].side == state.roster[b].side:
+                problems.append(f"bad engagement {a}-{b}")
+        if state.initiative and set(state.initiative) != set(state.sides):
+            problems.append("initiative is missing a side")
+        if state.ended and state.phase != "ended":
+            problems.append("ended combat in an open phase")
+        for side, decls in state.declared.items():
+            names = [x.who for x in decls]
+            if len(names) != len(set(names)) or any(state.roster[n].side != side for n in names):
+                problems.append(f"declarations of {side} are inconsistent")
+        return problems
+
+    def explain(self, before: OsricState, event: Event, after: OsricState, seq: int) -> Sequence[Step]:
+        if before is None or after is None:
+            return ()
+        new = after.log[len(before.log):]
+        return [Step(seq=seq, rule=x.rule, dice=x.dice,
+                     text=(f"[r{x.round} seg {x.segment}{'+' if x.late else ''}] " if x.segment else "") + x.text)
+                for x in new]
+
+    def summarize(self, event: Event) -> str:
+        return views.summarize(event) or super().summarize(event)
+
+    def describe(self, state: OsricState, viewer: str | None = None) -> dict[str, Any]:
+        return views.describe(state)
+
+    def render(self, state: OsricState, viewer: str | None = None) -> str:
+        return views.render(state)

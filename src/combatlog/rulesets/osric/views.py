@@ -1,0 +1,216 @@
+"""OSRIC views: the combatant table, the segment timeline, pending decisions, summaries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.events.base import Event
+from combatlog.rulesets.base import Pending
+from combatlog.rulesets.osric import events as e
+from combatlog.rulesets.osric import rules as r
+from combatlog.rulesets.osric.evolve import DECLARE, ROUND, SURPRISE, describe_declaration
+from combatlog.rulesets.osric.state import OsricState, segment_of, tick
+
+
+def status_of(s: OsricState, name: str) -> str:
+    live = s.live[name]
+    if live.dead:
+        return "dead"
+    if live.out:
+        return live.out
+    if live.hp <= 0:
+        return "unconscious" + ("" if live.aided else ", bleeding")
+    if live.restrained_by:
+        return f"grappled by {live.restrained_by}"
+    if live.morale in ("withdraw", "flee"):
+        return {"withdraw": "withdrawing", "flee": "routed"}[live.morale]
+    return "ok"
+
+
+def casting_of(s: OsricState, name: str) -> dict[str, Any] | None:
+    cast = s.live[name].casting
+    if cast is None:
+        return None
+    return {"spell": cast.spell, "segments": cast.casting, "status": cast.status, "round": cast.round,
+            "begun_segment": segment_of(cast.start, cast.round) if cast.casting else 0,
+            "goes_off": _when(cast.complete, cast.round) if cast.casting else ""}
+
+
+def _when(t: int, round_no: int) -> str:
+    seg = segment_of(t, round_no)
+    rnd, seg = (round_no + (seg - 1) // 10, (seg - 1) % 10 + 1) if round_no else (0, seg)
+    return f"round {rnd} segment {seg}" + (" (end)" if t % 4 == 2 else "")
+
+
+def combatant_rows(s: OsricState) -> list[dict[str, Any]]:
+    rows = []
+    for name, x in s.roster.items():
+        live = s.live[name]
+        d = s.declaration(name) if s.round and s.phase == "round" else None
+        rows.append({
+            "name": name, "side": x.side, "kind": x.kind,
+            "what": f"{x.cls} {x.level}" if x.kind == "character" else f"HD {x.hd}",
+            "hp": live.hp, "max_hp": x.max_hp, "ac": x.ac, "status": status_of(s, name),
+            "conditions": list(live.conditions), "engaged_with": s.opponents_engaged(name),
+            "declared": describe_declaration(d) if d else "", "casting": casting_of(s, name),
+            "morale": live.morale, "morale_checks": live.morale_checks, "scarred": live.scarred,
+            "surprised_segments": s.surprised.get(name, 0),
+        })
+    return rows
+
+
+def timeline(s: OsricState, round_no: int | None = None) -> list[dict[str, Any]]:
+    """The segment timeline: per round, the derived entries grouped by segment (0 = before the segments)."""
+    rounds: dict[int, dict[int, list[dict[str, Any]]]] = {}
+    for entry in s.log:
+        if round_no is not None and entry.round != round_no:
+            continue
+        seg = rounds.setdefault(entry.round, {}).setdefault(entry.segment, [])
+        seg.append({"seq": entry.seq, "text": entry.text, "rule": entry.rule, "dice": list(entry.dice),
+                    "late": entry.late})
+    return [{"round": rnd, "segments": [{"segment": sg, "entries": ents} for sg, ents in sorted(segs.items())]}
+            for rnd, segs in sorted(rounds.items())]
+
+
+def schedule(s: OsricState) -> list[dict[str, Any]]:
+    """Who acts in which segment this round (after initiative)."""
+    if s.phase != "round" or not s.initiative:
+        return []
+    out = []
+    for side in s.sides:
+        for d in s.declared.get(side, ()):
+            seg = segment_of(r.earliest_tick(s, d.who, 1), s.round)
+            out.append({"who": d.who, "segment": seg, "action": describe_declaration(d),
+                        "late": d.action == "hold"})
+    return sorted(out, key=lambda x: (x["segment"], x["late"], x["who"]))
+
+
+def describe(s: OsricState) -> dict[str, Any]:
+    seg = segment_of(s.cursor, s.round) if s.cursor >= tick(s.round, 1) else 0
+    return {
+        "ruleset": "osric", "title": s.title, "round": s.round, "phase": s.phase, "segment": seg,
+        "ended": s.ended, "outcome": s.outcome, "options": dict(s.options), "sides": list(s.sides),
+        "surprise": {"rolls": dict(s.surprise_rolls), "alert": list(s.surprise_alert), "segments": s.surprise_len},
+        "initiative": dict(s.initiative), "schedule": schedule(s),
+        "combatants": combatant_rows(s), "engaged": [list(p) for p in s.engaged],
+        "timeline": timeline(s),
+    }
+
+
+def render(s: OsricState) -> str:
+    lines = [render_table(s)]
+    for rnd in timeline(s, s.round):
+        lines.append(f"round {rnd['round']}" if rnd["round"] else "surprise segments")
+        for seg in rnd["segments"]:
+            tag = f"  seg {seg['segment']:>2}" if seg["segment"] else "  ------"
+            for ent in seg["entries"]:
+                lines.append(f"{tag}{'+' if ent['late'] else ' '} {ent['text']}")
+                tag = " " * len(tag)
+    return "\n".join(lines)
+
+
+def render_table(s: OsricState) -> str:
+    """The combatant table with a heading saying where the combat stands."""
+    head = s.title or "OSRIC combat"
+    if s.ended:
+        head += " - ended" + (f": {s.outcome}" if s.outcome else "")
+    elif s.phase == "surprise":
+        head += f" - surprise segment {segment_of(s.cursor, 0)} of {s.surprise_len}"
+    elif s.round:
+        head += f" - round {s.round}"
+        if s.initiative:
+            a, b = s.sides
+            seg = segment_of(s.cursor, s.round) if s.cursor >= tick(s.round, 1) else 0
+            head += f", segment {seg} ({a} acts in {s.initiative[b]}, {b} in {s.initiative[a]})"
+    lines = [head]
+    rows = combatant_rows(s)
+    w = max(len(x["name"]) for x in rows)
+    lines.append(f"  {'name':<{w}}  {'side':<8} {'what':<14} {'hp':>7}  AC  status / notes")
+    for x in rows:
+        notes = [x["status"]] + x["conditions"]
+        if x["engaged_with"]:
+            notes.append("engaged: " + ", ".join(x["engaged_with"]))
+        if x["casting"] and x["casting"]["status"] == "casting":
+            notes.append(f"casting {x['casting']['spell']} (goes off {x['casting']['goes_off']})")
+        if x["declared"] and not s.ended:
+            notes.append("declared: " + x["declared"].split(" ", 1)[1])
+        lines.append(f"  {x['name']:<{w}}  {x['side']:<8} {x['what']:<14} {x['hp']:>3}/{x['max_hp']:<3}  "
+                     f"{x['ac']:>2}  {'; '.join(notes)}")
+    return "\n".join(lines)
+
+
+def pending(s: OsricState) -> list[Pending]:
+    if s.ended:
+        return []
+    if s.phase == "setup":
+        return [Pending(who="gm", what="check surprise (osric surprise) or start round 1 (osric round)",
+                        rule=SURPRISE)]
+    if s.phase == "surprise":
+        seg = segment_of(s.cursor, 0)
+        who = [Pending(who=n, what=f"may act in surprise segment {seg} (next attack die "
+                                   f"r0/{n}/atk{s.live[n].rolls + 1})", rule=SURPRISE)
+               for n in s.roster if s.surprised.get(n, 0) < seg and s.standing(n) and s.live[n].routines == 0]
+        nxt = f"move to segment {seg + 1} (osric segment)" if seg < s.surprise_len else "start round 1 (osric round)"
+        return who + [Pending(who="gm", what=nxt, rule=SURPRISE)]
+    if s.phase == "between":
+        return [Pending(who="gm", what=f"start round {s.round + 1} (osric round) or end the combat", rule=ROUND)]
+    waiting = [x for x in s.sides if x not in s.declared]
+    if waiting:
+        return [Pending(who=x, what=f"declare spells and general actions for round {s.round} (osric declare)",
+                        rule=DECLARE) for x in waiting]
+    if not s.initiative:
+        return [Pending(who="gm", what=f"roll initiative for round {s.round} (osric initiative; dice "
+                                       + ", ".join(f"r{s.round}/initiative/{x}" for x in s.sides) + ")",
+                        rule=r.INITIATIVE)]
+    out = []
+    for row in schedule(s):
+        n = row["who"]
+        live = s.live[n]
+        if live.acted_tick >= tick(s.round, 1) or not s.standing(n) or row["action"].split(" ")[1] in (
+                "parry", "set", "none", "continue"):
+            continue
+        out.append(Pending(who=n, what=f"{row['action'].split(' ', 1)[1]} in segment {row['segment']}"
+                                       + (f" (next attack die r{s.round}/{n}/atk{live.rolls + 1})" if
+                                          row["action"].split(" ")[1] not in ("spell", "close", "retreat", "flee",
+                                                                              "other", "negotiate") else ""),
+                           rule=r.INITIATIVE))
+    return out + [Pending(who="gm", what=f"end round {s.round} (osric end-round) when every action is resolved",
+                          rule=ROUND)]
+
+
+def summarize(ev: Event) -> str | None:
+    match ev:
+        case e.SurpriseChecked():
+            return "surprise: " + ", ".join([f"{k} {v}" for k, v in ev.rolls.items()] + [f"{a} alert" for a in ev.alert])
+        case e.SegmentReached():
+            return f"timeline to segment {ev.segment}"
+        case e.RoundStarted():
+            return f"round {ev.round} begins"
+        case e.RoundEnded():
+            return f"round {ev.round} ends"
+        case e.ActionsDeclared():
+            return f"{ev.side} declares: " + "; ".join(describe_declaration(d) for d in ev.declarations)
+        case e.InitiativeRolled():
+            return "initiative: " + ", ".join(f"{k} {v}" for k, v in ev.rolls.items())
+        case e.AttackRolled():
+            dmg = f", damage dice {ev.damage}" if ev.damage_label else ""
+            return f"seg {ev.segment}: {ev.attacker} {ev.kind} {ev.form} at {ev.target}: d20 {ev.roll}{dmg}"
+        case e.CastingBegun():
+            return f"seg {ev.segment}: {ev.who} begins casting {ev.spell}"
+        case e.SpellDeclined():
+            return f"{ev.who} declines the spell"
+        case e.Charged():
+            return f"seg {ev.segment}: {ev.who} charges {ev.target}"
+        case e.Closed():
+            return f"seg {ev.segment}: {ev.who} closes with {ev.target}"
+        case e.Retreated():
+            return f"seg {ev.segment}: {ev.who} retreats"
+        case e.Fled():
+            return f"seg {ev.segment}: {ev.who} flees"
+        case e.DamageApplied():
+            return f"{ev.who} takes {ev.amount}" + (f" ({ev.source})" if ev.source else "")
+        case e.MoraleChecked():
+            return f"{ev.who} morale d100 {ev.roll}"
+        case e.CombatEnded():
+            return "combat ends" + (f": {ev.outcome}" if ev.outcome else "")
+    return None

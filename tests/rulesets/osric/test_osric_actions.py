@@ -1,0 +1,297 @@
+"""Combat actions and modifiers (seed 003 "combatActions"), damage and death, morale (reference 2.4)."""
+
+import pytest
+
+from combatlog.errors import IllegalCommand, InvalidCommand
+from combatlog.rulesets.osric import commands as c
+from combatlog.rulesets.osric.commands import parse_declaration as P
+from tests.rulesets.osric.osric_helpers import FIGHTER, MAGE, Fight, orc
+from tests.rulesets.osric.test_osric_timing import _round
+
+TAM = {"name": "Tam", "side": "party", "class": "fighter", "level": 1, "hp": 9, "armour": "mail", "shield": "medium",
+       "weapons": ["spear", "long sword"]}
+OGRE = {"name": "ogre", "side": "orcs", "hd": "4+1", "hp": 12, "ac": 5, "size": "L",
+        "attacks": [{"name": "club", "damage": "2d6"}]}
+
+
+def test_set_spear_against_a_charge_double_damage_then_charger_attacks() -> None:
+    # Seed "Set Weapon Against Charge": a set spear strikes the charger first for double damage;
+    # "Charge": the charger, if it survives, attacks at +2.
+    # Tam (B 20) vs ogre AC 5 needs 15: 16 hits; spear vs L is 1d8 -> 5, doubled 10: ogre 12 -> 2.
+    # Ogre (4+1 HD -> level 6, B 15) vs Tam AC 4 needs 11: 9 + 2 = 11 hits; 2d6 -> 3+3 = 6: Tam 9 -> 3.
+    f = Fight([TAM, OGRE])
+    _round(f, 2, 5, party_decl=("Tam=set",), orc_rest="charge")
+    out = f.dice(c.Charge(who="ogre", target="Tam"), {"r1/Tam/atk1": 16, "r1/Tam/atk1/dmg": 5,
+                                                        "r1/ogre/atk1": 9, "r1/ogre/atk1/dmg": (3, 3)})
+    kinds = [r.event.kind for r in out.events if r.event.__class__.__name__ == "AttackRolled"]
+    assert kinds == ["counter", "charge"]
+    assert f.hp("ogre") == 2 and f.hp("Tam") == 3
+    assert any("doubled to 10" in t for t in f.texts())
+    # the set weapon cannot attack on its own
+    with pytest.raises(IllegalCommand, match="declared set"):
+        f.dice(c.Attack(who="Tam"), {"r1/Tam/atk2": 20})
+
+
+def test_charger_slain_by_set_spear_does_not_attack() -> None:
+    # Seed "Charge": "Provided the charging character survives" it attacks. 8 doubled = 16 >= 12 hp.
+    f = Fight([TAM, OGRE])
+    _round(f, 2, 5, party_decl=("Tam=set",), orc_rest="charge")
+    out = f.dice(c.Charge(who="ogre", target="Tam"), {"r1/Tam/atk1": 16, "r1/Tam/atk1/dmg": 8})
+    assert f.state.live["ogre"].dead
+    assert [r.event.attacker for r in out.events if hasattr(r.event, "attacker")] == ["Tam"]
+
+
+def test_charge_once_per_ten_rounds_and_ac_penalty() -> None:
+    # Seed "Charge": once every 10 rounds; the charger gains no Dex bonus (none: AC 1 worse).
+    f = Fight([FIGHTER, orc(1, hp=30)])
+    _round(f, 5, 2, party_decl=("Brom=charge@orc1",))
+    f.dice(c.Charge(who="Brom", target="orc1"), {"r1/Brom/atk1": 1})
+    # orc1 (B 19) vs Brom AC 4 + 1 = 5 needs 14: a 14 hits only because of the charge penalty.
+    f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 14, "r1/orc1/atk1/dmg": 1})
+    assert f.hp("Brom") == 9
+    f.dice(c.Engage(a="Brom", b="orc1", off=True), {})
+    f.dice(c.EndRound(), {})
+    f.dice(c.StartRound(), {})
+    with pytest.raises(IllegalCommand, match="once every 10 rounds"):
+        f.dice(c.Declare(side="party", declarations=(P("Brom=charge"),)), {})
+
+
+def test_fleeing_gives_each_opponent_a_free_attack_at_plus_4() -> None:
+    # Seed "Fleeing from Combat": opponents make an immediate extra attack at +4.
+    # Brom (B 20, Str none) vs orc AC 6 needs 14: 10 + 4 = 14 hits; 1d8 -> 3: orc1 7 -> 4.
+    # Tam vs AC 6 needs 14: 9 + 4 = 13 misses. orc1 then flees the combat.
+    f = Fight([FIGHTER, TAM, orc(1, hp=7)], engaged=[["Brom", "orc1"], ["Tam", "orc1"]])
+    _round(f, 2, 5, party_decl=("Brom=melee", "Tam=melee"), orc_rest="flee")
+    out = f.dice(c.Flee(who="orc1"), {"r1/Brom/atk1": 10, "r1/Brom/atk1/dmg": 3, "r1/Tam/atk1": 9})
+    frees = [r.event for r in out.events if r.event.__class__.__name__ == "AttackRolled"]
+    assert [(x.attacker, x.kind, x.routine) for x in frees] == [("Brom", "free", 0), ("Tam", "free", 0)]
+    assert f.hp("orc1") == 4 and f.state.live["orc1"].out == "fled"
+    assert f.state.opponents_engaged("Brom") == []
+    # the free attack is outside the routines: Brom still has his own attack this round (none engaged now)
+    assert f.state.live["Brom"].routines == 0
+
+
+def test_missile_into_melee_random_target_among_all_participants() -> None:
+    # Seed "Missile Attacks": against opponents in melee the target is random among all participants,
+    # so the archer may hit an ally. Melee: Brom-orc1, Tam-orc1 -> participants Brom, Tam, orc1 (d3).
+    archer = {"name": "Ael", "side": "party", "class": "ranger", "level": 2, "hp": 9, "dex": 17,
+              "weapons": ["short bow"]}
+    f = Fight([FIGHTER, TAM, archer, orc(1)], engaged=[["Brom", "orc1"], ["Tam", "orc1"]])
+    _round(f, 4, 3, party_decl=("Brom=melee", "Tam=melee", "Ael=missile"))
+    # d3 = 1 -> Brom. Ael (B 19) vs Brom AC 4 needs 15: 13 + 2 (Dex) = 15 hits; 1d6 -> 4.
+    f.dice(c.Shoot(who="Ael", target="orc1", range=20), {"r1/Ael/atk1/target": 1, "r1/Ael/atk1": 13,
+                                                          "r1/Ael/atk1/dmg": 4})
+    assert f.hp("Brom") == 6
+    assert any("chosen at random among Brom, Tam, orc1" in t for t in f.texts())
+
+
+def test_melee_target_random_among_several_opponents() -> None:
+    # Seed "Melee Attack": facing multiple opponents the target is random; --target is refused.
+    f = Fight([FIGHTER, orc(1), orc(2)], engaged=[["Brom", "orc1"], ["Brom", "orc2"]])
+    _round(f, 4, 3)
+    with pytest.raises(IllegalCommand, match="target is random"):
+        f.dice(c.Attack(who="Brom", target="orc1"), {"r1/Brom/atk1": 20})
+    out = f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1/target": 2, "r1/Brom/atk1": 1})
+    assert out.events[-1].event.target == "orc2"
+
+
+def test_two_weapon_fighting_penalties_never_a_bonus() -> None:
+    # Seed "Two-Weapon Fighting": main -2, off hand -4, Dex missile adjustment on both, never a bonus.
+    # Dex 16 (+1): main -1, off -3. Brom (B 20) vs AC 6 needs 14: main 15 - 1 = 14 hits, off 16 - 3 = 13 misses.
+    f = Fight([{**FIGHTER, "dex": 16}, orc(1, hp=30)], engaged=[["Brom", "orc1"]])
+    _round(f, 4, 3)
+    f.dice(c.Attack(who="Brom", offhand="dagger"), {"r1/Brom/atk1": 15, "r1/Brom/atk1/dmg": 2, "r1/Brom/atk2": 16})
+    texts = f.texts()
+    assert any(t.startswith("-1 main hand") for t in texts) and any(t.startswith("-3 off hand") for t in texts)
+    assert f.hp("orc1") == 28
+    # Dex 18 (+3): main -2 + 3 would be a bonus, so 0; off hand -4 + 3 = -1.
+    g = Fight([{**FIGHTER, "dex": 18}, orc(1, hp=30)], engaged=[["Brom", "orc1"]])
+    _round(g, 4, 3)
+    g.dice(c.Attack(who="Brom", offhand="dagger"), {"r1/Brom/atk1": 1, "r1/Brom/atk2": 1})
+    assert not any("main hand" in t for t in g.texts()) and any(t.startswith("-1 off hand") for t in g.texts())
+    with pytest.raises(IllegalCommand, match="dagger or a hand axe"):
+        h = Fight([{**FIGHTER, "weapons": ["long sword", "short sword"]}, orc(1)], engaged=[["Brom", "orc1"]])
+        _round(h, 4, 3)
+        h.dice(c.Attack(who="Brom", offhand="short sword"), {})
+
+
+def test_grapple_restrains_and_overbear_knocks_prone() -> None:
+    # Seed "Grappling Attack": 1d2-1 damage and the target is restrained (cannot fight).
+    # Brom vs AC 6 needs 14: 14 hits; 1d2-1 with a 2 -> 1 damage.
+    f = Fight([FIGHTER, orc(1, hp=6)], engaged=[["Brom", "orc1"]])
+    _round(f, 4, 3, party_decl=("Brom=grapple",))
+    f.dice(c.Grapple(who="Brom"), {"r1/Brom/atk1": 14, "r1/Brom/atk1/dmg": 2})
+    assert f.hp("orc1") == 5 and f.state.live["orc1"].restrained_by == "Brom"
+    with pytest.raises(IllegalCommand, match="restrained"):
+        f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 20})
+    # Seed "Overbearing Attack": a grapple at the end of a charge; success leaves the target prone.
+    g = Fight([FIGHTER, orc(1, hp=6)])
+    _round(g, 4, 3, party_decl=("Brom=overbear",))
+    g.dice(c.Charge(who="Brom", target="orc1", overbear=True), {"r1/Brom/atk1": 12, "r1/Brom/atk1/dmg": 1})
+    assert "prone" in g.state.live["orc1"].conditions and g.hp("orc1") == 6  # 12 + 2 (charge) = 14 hits; 1-1 = 0
+
+
+def test_closing_bars_attacks_between_the_two_until_next_round() -> None:
+    # Seed "Closing into Combat": no attack for the closer that round, nor for the opponent on it.
+    f = Fight([FIGHTER, orc(1)])
+    _round(f, 4, 3, party_decl=("Brom=close@orc1",))
+    f.dice(c.Close(who="Brom", target="orc1"), {})
+    with pytest.raises(IllegalCommand, match="Brom closed with orc1"):
+        f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 20})
+    f.dice(c.StartRound(), {})
+    f.dice(c.Declare(side="party", declarations=(P("Brom=melee"),)), {})
+    f.dice(c.Declare(side="orcs", declarations=(), rest="melee"), {})
+    f.dice(c.RollInitiative(), {"r2/initiative/party": 4, "r2/initiative/orcs": 3})
+    f.dice(c.Attack(who="orc1"), {"r2/orc1/atk1": 1})  # allowed in the next round
+
+
+def test_parry_subtracts_the_parriers_to_hit_bonus() -> None:
+    # Seed "Parrying": forgo the attack and subtract one's to-hit bonus (Str 18/51: +2) from the roll.
+    # orc1 (B 19) vs Brom AC 4 needs 15: 16 - 2 = 14 misses.
+    f = Fight([{**FIGHTER, "str": "18/51"}, orc(1)], engaged=[["Brom", "orc1"]])
+    _round(f, 3, 4, party_decl=("Brom=parry",))
+    f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 16})
+    assert f.hp("Brom") == 10 and any("-2 Brom parries" == t for t in f.texts())
+    with pytest.raises(IllegalCommand, match="declared parry"):
+        f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 20})
+
+
+@pytest.mark.parametrize("flags, conds, ac, bonus", [
+    # Brom: mail 5, medium shield -1, Dex 16 -2 -> AC 2 (shield_ac 1, dex_ac -2).
+    ((), (), 2, 0),
+    (("rear",), (), 5, 2),            # seed "Rear Attack": no shield, no Dex, +2
+    (("flank",), (), 3, 0),           # seed "Flank Attack": no shield
+    ((), ("prone",), 5, 4),           # seed "Prone Opponent": no shield or Dex, +4
+    ((), ("stunned",), 5, 4),         # seed "Stunned Opponent": no shield or Dex, +4
+    ((), ("invisible",), 2, -4),      # seed "Invisible Opponent": -4
+    (("cover:50",), (), -2, 0),       # seed "Cover": 50% -> AC -4
+    (("concealment:half",), (), 0, 0),  # seed "Concealment": half -> AC -2
+])
+def test_modifiers(flags, conds, ac, bonus) -> None:
+    from combatlog.rulesets.osric.events import AttackRolled
+    from combatlog.rulesets.osric.rules import calc_attack
+
+    f = Fight([{**FIGHTER, "dex": 16}, orc(1)], engaged=[["Brom", "orc1"]])
+    for cond in conds:
+        f.dice(c.SetCondition(who="Brom", condition=cond), {})
+    _round(f, 4, 3)
+    ev = AttackRolled(segment=4, attacker="orc1", target="Brom", kind="melee", form="spear", routine=1, roll=10,
+                      label="x", flags=flags)
+    calc = calc_attack(f.state, ev)
+    assert (calc.ac, calc.bonus) == (ac, bonus)
+
+
+def test_invisible_cannot_be_attacked_from_rear_or_flank() -> None:
+    f = Fight([FIGHTER, orc(1)], engaged=[["Brom", "orc1"]])
+    f.dice(c.SetCondition(who="orc1", condition="invisible"), {})
+    _round(f, 4, 3)
+    with pytest.raises(IllegalCommand, match="invisible"):
+        f.dice(c.Attack(who="Brom", flags=("rear",)), {"r1/Brom/atk1": 20})
+
+
+def test_small_shield_counts_against_one_attacker_a_round() -> None:
+    # reference 2.2 / OSRIC armour notes: a small shield counts against 1 attacker per round.
+    # Brom with a small shield: AC 4. orc1 (first attacker) needs 15; orc2 meets AC 5: needs 14.
+    f = Fight([{**FIGHTER, "shield": "small"}, orc(1), orc(2)], engaged=[["Brom", "orc1"], ["Brom", "orc2"]])
+    _round(f, 4, 3)
+    f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 1})
+    f.dice(c.Attack(who="orc2"), {"r1/orc2/atk1": 1})
+    assert [t for t in f.texts() if "needs 1" in t and "against AC" in t] == [
+        "against AC 4 orc1 needs 15", "against AC 5 orc2 needs 14"]
+
+
+def test_damage_by_target_size() -> None:
+    # reference 2.4: a long sword does 1d8 to S/M and 1d12 to L: the ogre's damage die is a d12.
+    f = Fight([FIGHTER, OGRE], engaged=[["Brom", "ogre"]])
+    _round(f, 4, 3)
+    out = f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 20, "r1/Brom/atk1/dmg": 11})
+    rolled = [r.event for r in out.events if r.event.__class__.__name__ == "DiceRolled"]
+    assert rolled[-1].notation == "1d12" and f.hp("ogre") == 1
+
+
+def test_zero_hp_bleeding_aid_and_death() -> None:
+    # reference 2.4: 0 hp -> unconscious, losing 1 hp a round until -10 (dead); aid stops it;
+    # further damage kills. Brom 10 hp takes 12 -> -2: unconscious; round ends: -3; aided: stays -3.
+    f = Fight([FIGHTER, orc(1)], engaged=[["Brom", "orc1"]])
+    _round(f, 4, 3)
+    f.dice(c.Damage(who="Brom", amount="12", source="troll"), {})
+    assert f.hp("Brom") == -2 and not f.state.live["Brom"].dead
+    f.dice(c.EndRound(), {})  # Decision: bleeding starts the round after the fall
+    assert f.hp("Brom") == -2
+    f.dice(c.StartRound(), {})
+    f.dice(c.Declare(side="orcs", declarations=(), rest="none"), {})
+    f.dice(c.RollInitiative(), {"r2/initiative/party": 1, "r2/initiative/orcs": 1})
+    f.dice(c.EndRound(), {})
+    assert f.hp("Brom") == -3
+    f.dice(c.Aid(who="Brom", by="Tam"), {})
+    f.dice(c.StartRound(), {})
+    f.dice(c.Declare(side="orcs", declarations=(), rest="none"), {})
+    f.dice(c.RollInitiative(), {"r3/initiative/party": 1, "r3/initiative/orcs": 1})
+    f.dice(c.EndRound(), {})
+    assert f.hp("Brom") == -3
+    f.dice(c.Damage(who="Brom", amount="1"), {})
+    assert f.state.live["Brom"].dead
+
+
+def test_death_at_minus_ten() -> None:
+    f = Fight([FIGHTER, orc(1)])
+    f.dice(c.Damage(who="Brom", amount="20"), {})
+    assert f.state.live["Brom"].dead and f.hp("Brom") == -10
+
+
+@pytest.mark.parametrize("roll, result", [(55, ""), (56, "withdraw"), (80, "withdraw"), (81, "flee"),
+                                          (105 - 5, "flee"), (100, "flee")])
+def test_morale_results(roll: int, result: str) -> None:
+    # reference 2.4 Morale: 50% + 5% per HD (1 HD: 55%); fail by <= 25 withdraw, 26-50 flee, 51+ surrender.
+    # 56 fails by 1; 80 by 25; 81 by 26; 100 by 45.
+    f = Fight([FIGHTER, orc(1)])
+    f.dice(c.Morale(who=("orc1",)), {"r0/morale/orc1": roll})
+    assert f.state.live["orc1"].morale == result
+
+
+def test_morale_surrender_two_checks_and_no_pcs() -> None:
+    # -30% modifier: 25%; 77 fails by 52 -> surrender. Two passes -> fights to the death, no third check.
+    f = Fight([FIGHTER, orc(1), orc(2)])
+    f.dice(c.Morale(who=("orc1",), modifier=-30), {"r0/morale/orc1": 77})
+    assert f.state.live["orc1"].out == "surrendered"
+    f.dice(c.Morale(who=("orc2",)), {"r0/morale/orc2": 10})
+    f.dice(c.Morale(who=("orc2",)), {"r0/morale/orc2#2": 10})
+    assert f.state.live["orc2"].morale == "to_death"
+    with pytest.raises(IllegalCommand, match="two morale checks"):
+        f.dice(c.Morale(who=("orc2",)), {"r0/morale/orc2#3": 10})
+    with pytest.raises(IllegalCommand, match="PCs never check morale"):
+        f.dice(c.Morale(who=("Brom",)), {})
+
+
+def test_negotiation_is_a_logged_outcome_that_may_end_the_combat() -> None:
+    # Seed "Negotiation and Diplomacy".
+    f = Fight([MAGE, orc(1)])
+    f.dice(c.Negotiate(by="Halvaine", outcome="the orcs accept 20 gp and leave", ends=True), {})
+    assert f.state.ended and f.state.outcome.startswith("the orcs")
+
+
+def test_bad_input_appends_nothing() -> None:
+    f = Fight([FIGHTER, orc(1)])
+    before = len(f.state.log)
+    with pytest.raises(InvalidCommand):
+        f.dice(c.Damage(who="nobody", amount="3"), {})
+    with pytest.raises(IllegalCommand):
+        f.dice(c.Attack(who="Brom"), {})
+    with pytest.raises(InvalidCommand):
+        c.parse_declaration("Brom=dance")
+    assert len(f.state.log) == before
+
+
+def test_setup_validation() -> None:
+    from combatlog.rulesets.osric.setup import build_combatant, validate_setup
+
+    with pytest.raises(InvalidCommand, match="exactly two sides"):
+        validate_setup({"combatants": [FIGHTER]})
+    with pytest.raises(InvalidCommand, match="percentile"):
+        validate_setup({"combatants": [{**MAGE, "str": "18/50"}, orc(1)]})
+    with pytest.raises(InvalidCommand, match="spell_timing"):
+        validate_setup({"combatants": [FIGHTER, orc(1)], "options": {"spell_timing": "never"}})
+    # AC from armour, shield, Dex and magic (reference 2.4): plate 3, shield -1, +1 armour, Dex 17 -3 -> -2.
+    norm = validate_setup({"combatants": [{**FIGHTER, "armour": "plate", "armour_magic": 1, "dex": 17}, orc(1)]})
+    assert build_combatant(norm["combatants"][0]).ac == -2
+    assert norm["options"]["spell_timing"] == "first_segment"
