@@ -1,0 +1,296 @@
+"""``combatlog mr ...``: a Magic Realm combat round by round (luring to fatigue).
+
+The ruleset package is imported inside each command so start-up stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+from combatlog.cli.common import (
+    app_state, dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command,
+    stream_argument,
+)
+from combatlog.errors import InvalidCommand
+
+app = typer.Typer(help="Magic Realm combat: lure, assign, deploy, act, target, play, resolve, fatigue.",
+                  no_args_is_help=True)
+
+_DIRS = {"thrust": 1, "charge": 1, "swing": 2, "dodge": 2, "smash": 3, "duck": 3}
+
+
+def _box(value: Optional[str], what: str) -> int:
+    if not value:
+        return 0
+    v = value.strip().lower()
+    if v in _DIRS:
+        return _DIRS[v]
+    if v in ("1", "2", "3"):
+        return int(v)
+    raise InvalidCommand(f"{what} {value!r}: use 1/2/3 or thrust|swing|smash (charge|dodge|duck)")
+
+
+def _pairs(items: list[str], what: str, numeric: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            raise InvalidCommand(f"{what} {item!r}: expected KEY=VALUE")
+        out[key] = _box(value, what) if numeric else value
+    return out
+
+
+@app.command()
+def lure(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    character: str = typer.Argument(..., help="The character luring (or passing)."),
+    denizens: list[str] = typer.Argument(None, help="Denizens lured onto the character himself."),
+    by: list[str] = typer.Option([], "--by", metavar="DENIZEN=HIRELING", help="A denizen lured by a hireling."),
+    as_json: bool = json_option(),
+) -> None:
+    """Luring: assign unassigned denizens to yourself and one to each hireling (none = pass).
+
+    Example: combatlog mr lure cave amazon giant --by goblin-1=lancer-1
+    """
+    from combatlog.rulesets.magic_realm.commands import Lure
+
+    run_command(ctx, stream, Lure(character=character, denizens=tuple(denizens or ()),
+                                  hirelings=_pairs(by, "--by")), as_json=as_json)
+
+
+@app.command()
+def assign(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[str] = dice_scheme_option(),
+           face: list[str] = faces_option(), as_json: bool = json_option()) -> None:
+    """Random assignment of the denizens nobody lured (dice r<N>/assign/<denizen>).
+
+    Example: combatlog mr assign cave --dice manual --face r1/assign/goblin-2=2
+    """
+    from combatlog.rulesets.magic_realm.commands import Assign
+
+    run_command(ctx, stream, Assign(), dice=dice, faces=face, as_json=as_json)
+
+
+@app.command()
+def deploy(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    character: str = typer.Argument(...),
+    hireling: list[str] = typer.Option([], "--hireling", metavar="HIRELING=DENIZEN",
+                                       help="Deploy an unassigned hireling against a denizen."),
+    charge: str = typer.Option("", "--charge", help="Charge another character in the clearing."),
+    chit: str = typer.Option("", "--chit", help="The Move chit played to charge."),
+    as_json: bool = json_option(),
+) -> None:
+    """Deployment: send unassigned hirelings against denizens, and/or charge (nothing = pass).
+
+    Example: combatlog mr deploy cave amazon --hireling lancer-2=giant
+    """
+    from combatlog.rulesets.magic_realm.commands import Deploy
+
+    run_command(ctx, stream, Deploy(character=character, hirelings=_pairs(hireling, "--hireling"), charge=charge,
+                                    chit=chit), as_json=as_json)
+
+
+@app.command()
+def action(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    character: str = typer.Argument(...),
+    kind: str = typer.Argument(..., help="none, alert, run, fly, cast, activate, deactivate or abandon."),
+    chit: str = typer.Option("", "--chit", help="The chit played (Fight to alert, Move to run, Magic to cast)."),
+    item: list[str] = typer.Option([], "--item", help="Item to activate, deactivate or abandon (repeatable)."),
+    spell: str = typer.Option("", "--spell", help="The spell cast."),
+    horse: str = typer.Option("", "--horse", help="Run away on the horse: trot or gallop."),
+    as_json: bool = json_option(),
+) -> None:
+    """Encounter Step action: alert a weapon, run away, cast a spell, (de)activate or abandon items.
+
+    Example: combatlog mr action cave bk alert --chit F2
+    """
+    from combatlog.rulesets.magic_realm.commands import Act
+
+    run_command(ctx, stream, Act(character=character, kind=kind, chit=chit, items=tuple(item), spell=spell,
+                                 horse=horse), as_json=as_json)
+
+
+@app.command()
+def melee(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[str] = dice_scheme_option(),
+          face: list[str] = faces_option(), as_json: bool = json_option()) -> None:
+    """Start the Melee Step: native horses turn over, Attention chits are drawn (dice r<N>/attention/<k>).
+
+    Example: combatlog mr melee cave --dice manual --face r1/attention/1=2
+    """
+    from combatlog.rulesets.magic_realm.commands import StartMelee
+
+    run_command(ctx, stream, StartMelee(), dice=dice, faces=face, as_json=as_json)
+
+
+@app.command()
+def target(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    character: str = typer.Argument(...),
+    victim: str = typer.Argument("", help="His own target (omit to leave the Attention chit unplayed)."),
+    hireling: list[str] = typer.Option([], "--hireling", metavar="HIRELING=TARGET",
+                                       help="Target of a hireling defending its own sheet."),
+    position: list[str] = typer.Option([], "--position", metavar="PIECE=1|2|3",
+                                       help="Place a counter on a hireling's or denizen's sheet."),
+    spell_target: list[str] = typer.Option([], "--spell-target", help="A target of his spell (repeatable)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Target selection, in Attention-chit order, for the character and his hirelings.
+
+    Example: combatlog mr target cave amazon giant --hireling lancer-1=goblin-1
+    """
+    from combatlog.rulesets.magic_realm.commands import Target
+
+    run_command(ctx, stream, Target(character=character, target=victim, hirelings=_pairs(hireling, "--hireling"),
+                                    positions=_pairs(position, "--position", numeric=True),
+                                    spell_targets=tuple(spell_target)), as_json=as_json)
+
+
+@app.command()
+def play(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    character: str = typer.Argument(...),
+    attack: str = typer.Option("", "--attack", help="Attack circle: thrust, swing or smash (or 1-3)."),
+    fight: str = typer.Option("", "--fight", help="Fight chit (id like F3, or its label)."),
+    alert_only: str = typer.Option("", "--alert-only", help="Fight chit without a target: alert or unalert."),
+    maneuver: str = typer.Option("", "--maneuver", help="Maneuver square: charge, dodge or duck (or 1-3)."),
+    move: str = typer.Option("", "--move", help="Move chit for the maneuver."),
+    horse: str = typer.Option("", "--horse", help="Maneuver with the horse: trot or gallop side."),
+    shield: str = typer.Option("", "--shield", help="Red box the shield is played in (1-3 or a direction)."),
+    place: list[str] = typer.Option([], "--place", metavar="COUNTER=BOX",
+                                    help="Red box of a counter on his own sheet."),
+    hireling_box: list[str] = typer.Option([], "--hireling-box", metavar="HIRELING=BOX",
+                                           help="Red box of a hireling (or its horse) defending its own sheet."),
+    as_json: bool = json_option(),
+) -> None:
+    """Secret plays: attack circle and Fight chit, maneuver square and Move chit or horse, shield, placement.
+
+    Example: combatlog mr play cave bk --attack smash --fight F6 --maneuver dodge --move M3 --shield 1
+    """
+    from combatlog.rulesets.magic_realm.commands import Play
+
+    run_command(ctx, stream, Play(character=character, attack=_box(attack, "--attack"), fight=fight,
+                                  alert_only=alert_only, maneuver=_box(maneuver, "--maneuver"), move=move,
+                                  horse=horse, shield=_box(shield, "--shield"),
+                                  place=_pairs(place, "--place", numeric=True),
+                                  hirelings=_pairs(hireling_box, "--hireling-box", numeric=True)),
+                as_json=as_json)
+
+
+@app.command()
+def resolve(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[str] = dice_scheme_option(),
+            face: list[str] = faces_option(), as_json: bool = json_option()) -> None:
+    """Reposition, change tactics, resolve attacks and harm (dice r<N>/reposition/..., r<N>/tactics/...,
+    r<N>/missile/...).
+
+    Example: combatlog mr resolve cave --dice manual --face r1/reposition/amazon=4 --face r1/tactics/amazon/box1=1,2
+    """
+    from combatlog.rulesets.magic_realm.commands import Resolve
+
+    run_command(ctx, stream, Resolve(), dice=dice, faces=face, as_json=as_json)
+
+
+@app.command()
+def fatigue(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    character: str = typer.Argument(...),
+    chit: list[str] = typer.Option([], "--chit", help="A chit to fatigue (repeatable)."),
+    change: str = typer.Option("", "--change", help="A fatigued one-asterisk chit returned as change."),
+    wound: list[str] = typer.Option([], "--wound", help="A chit to wound (repeatable)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Fatigue Step: pay the asterisks owed (see `combatlog status` for the legal choices) and take wounds.
+
+    Example: combatlog mr fatigue cave bk --chit F1
+    """
+    from combatlog.rulesets.magic_realm.commands import Fatigue
+
+    run_command(ctx, stream, Fatigue(character=character, fatigue=tuple(chit), change=change, wounds=tuple(wound)),
+                as_json=as_json)
+
+
+def _view(ctx: typer.Context, stream: str, round_no: Optional[int], key: str) -> dict[str, Any]:
+    from combatlog.cli.views import viewer_of
+
+    _meta, folded = read_state(ctx, stream, round_no=round_no)
+    return folded.ruleset.describe(folded.state, viewer_of(app_state(ctx)))[key]  # type: ignore[no-any-return]
+
+
+@app.command()
+def sheets(ctx: typer.Context, stream: str = stream_argument(),
+           round_no: Optional[int] = typer.Option(None, "--round", help="At the end of this round."),
+           as_json: bool = json_option()) -> None:
+    """The melee sheets: red boxes, attack circles, maneuver squares, who is where and which side is up.
+
+    Example: combatlog mr sheets cave --round 2
+    """
+    data = _view(ctx, stream, round_no, "sheets")
+    if as_json:
+        print_json(data)
+        return
+    from combatlog.rulesets.magic_realm.data import BOXES, DIRS, MANEUVERS
+
+    for sheet in data:
+        echo(f"Melee Section of {sheet['owner']} ({sheet['kind']})")
+        for area, label, names in (("boxes", "red box", BOXES), ("circles", "attack circle", DIRS),
+                                   ("squares", "maneuver square", MANEUVERS)):
+            for i in ("1", "2", "3"):
+                echo(f"  {label} {i} {names[int(i)]:<17} {'; '.join(sheet[area].get(i, [])) or '-'}")
+        if sheet["unplaced"]:
+            echo(f"  not yet placed: {'; '.join(sheet['unplaced'])}")
+        if isinstance(sheet.get("plays"), str):
+            echo(f"  plays: {sheet['plays']}")
+        elif "attack" in sheet:
+            a, m = sheet["attack"], sheet["maneuver"]
+            echo(f"  attack: {a['direction'] or '-'} {a['fight']} {a['weapon']} {a['weapon_side']} -> "
+                 f"{a['target'] or '-'}" + (f" (cancelled: {a['cancelled']})" if a["cancelled"] else ""))
+            echo(f"  maneuver: {m['direction'] or '-'} {m['move'] or m['horse']}"
+                 + (f" (cancelled: {m['cancelled']})" if m["cancelled"] else ""))
+            if sheet["shield"]:
+                echo(f"  shield: box {sheet['shield']}")
+
+
+@app.command()
+def chits(ctx: typer.Context, stream: str = stream_argument(),
+          round_no: Optional[int] = typer.Option(None, "--round", help="At the end of this round."),
+          as_json: bool = json_option()) -> None:
+    """Each character's fatigue state: active, fatigued and wounded chits, asterisks owed.
+
+    Example: combatlog mr chits cave
+    """
+    data = _view(ctx, stream, round_no, "fatigue")
+    if as_json:
+        print_json(data)
+        return
+    for cid, f in data.items():
+        echo(f"{cid}: {'alive' if f['alive'] else 'DEAD ' + f['death']}"
+             f"{'' if f['in_clearing'] else ', not in the clearing'}")
+        for k in ("active", "fatigued", "wounded"):
+            echo(f"  {k:<9} {', '.join(f[k]) or '-'}")
+        echo(f"  asterisks owed {f['asterisks_owed']}, wounds to take {f['wounds_this_round']}")
+
+
+@app.command()
+def ledger(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
+    """The fame, notoriety and gold ledger: every bounty with its rule, and the totals.
+
+    Example: combatlog mr ledger cave
+    """
+    data = _view(ctx, stream, None, "ledger")
+    if as_json:
+        print_json(data)
+        return
+    for e in data["entries"]:
+        echo(f"round {e['round']}  {e['who']:<10} fame {e['fame']:>6}  notoriety {e['notoriety']:>6}  "
+             f"gold {e['gold']:>6}  {e['why']} ({e['rule']})")
+    echo("totals:")
+    for cid, t in data["totals"].items():
+        echo(f"  {cid:<10} fame {t['fame']}, notoriety {t['notoriety']}, gold {t['gold']}")

@@ -1,0 +1,71 @@
+"""Magic Realm commands (user input; unknown fields are refused)."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class _Command(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class Lure(_Command, frozen=True, kw_only=True):
+    character: str
+    denizens: tuple[str, ...] = ()  # lured onto the character himself
+    hirelings: dict[str, str] = {}  # denizen -> hireling that lures it (one per hireling)
+
+
+class Assign(_Command, frozen=True, kw_only=True):
+    """Random assignment (rolls dice)."""
+
+
+class Deploy(_Command, frozen=True, kw_only=True):
+    character: str
+    hirelings: dict[str, str] = {}
+    charge: str = ""
+    chit: str = ""
+
+
+class Act(_Command, frozen=True, kw_only=True):
+    character: str
+    kind: str  # none, alert, run, fly, cast, activate, deactivate, abandon
+    chit: str = ""
+    items: tuple[str, ...] = ()
+    spell: str = ""
+    horse: str = ""
+
+
+class StartMelee(_Command, frozen=True, kw_only=True):
+    """Start the Melee Step (rolls the Attention-chit order)."""
+
+
+class Target(_Command, frozen=True, kw_only=True):
+    character: str
+    target: str = ""
+    hirelings: dict[str, str] = {}
+    positions: dict[str, int] = {}
+    spell_targets: tuple[str, ...] = ()
+
+
+class Play(_Command, frozen=True, kw_only=True):
+    character: str
+    attack: int = 0
+    fight: str = ""
+    alert_only: str = ""
+    maneuver: int = 0
+    move: str = ""
+    horse: str = ""
+    shield: int = 0
+    place: dict[str, int] = {}
+    hirelings: dict[str, int] = {}
+
+
+class Resolve(_Command, frozen=True, kw_only=True):
+    """Roll repositioning, change tactics and missile dice and resolve the Melee Step."""
+
+
+class Fatigue(_Command, frozen=True, kw_only=True):
+    character: str
+    fatigue: tuple[str, ...] = ()
+    change: str = ""
+    wounds: tuple[str, ...] = ()

@@ -1,0 +1,188 @@
+"""``decide``: legality of each command, and the events it produces.
+
+Steps that need dice (random assignment, the Attention chits, the Melee Step
+resolution) are rehearsed here on a working copy with the dice port as the
+roller, so every die they need is drawn (and recorded) now; ``evolve`` then
+re-derives the same result from the recorded dice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.dice.port import DicePort
+from combatlog.errors import IllegalCommand, InvalidCommand
+from combatlog.events.base import Event
+from combatlog.rulesets.magic_realm import commands as c
+from combatlog.rulesets.magic_realm import events as e
+from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.data import letter
+from combatlog.rulesets.magic_realm.plays import check_actions, check_play, check_targets
+from combatlog.rulesets.magic_realm.rounds import (
+    assign_randomly, deciders, resolve, start_melee, unassigned_denizens,
+)
+from combatlog.rulesets.magic_realm.state import MRState
+from combatlog.rulesets.magic_realm.work import Work
+
+STEP_NAMES = {"lure": "luring", "deploy": "deployment", "actions": "actions", "targets": "target selection",
+              "plays": "attacks and maneuvers", "resolve": "resolution", "fatigue": "the Fatigue Step"}
+STEP_RULES = {"lure": "MR 001 Luring", "deploy": "MR 001 Deployment", "actions": "MR 001 Actions",
+              "targets": "MR 8.4.2", "plays": "MR 8.4.5", "resolve": "MR 8.4.6", "fatigue": "MR 001 Fatigue Step"}
+
+
+def _roller(dice: DicePort):  # type: ignore[no-untyped-def]
+    def roll(label: str, notation: str, purpose: str, by: str) -> tuple[int, ...]:
+        return dice.roll(label, notation, purpose=purpose, by=by or None).faces
+
+    return roll
+
+
+def need_step(state: MRState, step: str, what: str) -> None:
+    if state.step != step:
+        raise IllegalCommand(f"{what} belongs to {STEP_NAMES.get(step, step)}; the combat is at "
+                             f"{STEP_NAMES.get(state.step, state.step)} of round {state.round}",
+                             rule=STEP_RULES.get(step, "MR 001"))
+
+
+def need_turn(state: MRState, cid: str, step: str) -> None:
+    if cid not in state.characters:
+        raise InvalidCommand(f"no character {cid!r} (characters: {', '.join(state.characters)})")
+    waiting = deciders(state, step)
+    if cid not in waiting:
+        if step == "targets" and waiting:
+            raise IllegalCommand(f"it is {waiting[0]}'s turn to select targets (Attention chits: "
+                                 f"{', '.join(state.attention)})", rule="MR 8.4.2")
+        raise IllegalCommand(f"{cid} has nothing to decide in {STEP_NAMES.get(step, step)} now",
+                             rule=STEP_RULES.get(step, "MR 001"))
+
+
+def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
+    if state.ended:
+        raise IllegalCommand(f"the combat has ended ({state.end_reason})", rule="MR 001 Disengagement")
+    match command:
+        case c.Lure():
+            need_step(state, "lure", "luring")
+            need_turn(state, command.character, "lure")
+            return [e.Lured(character=command.character, lures=_lures(state, command))]
+        case c.Assign():
+            need_step(state, "lure", "random assignment")
+            if deciders(state, "lure"):
+                raise IllegalCommand(f"waiting for luring by {', '.join(deciders(state, 'lure'))}",
+                                     rule="MR 001 Luring")
+            assign_randomly(Work(state, 0, _roller(dice)))
+            return [e.DenizensAssigned(round=state.round)]
+        case c.Deploy():
+            need_step(state, "deploy", "deployment")
+            need_turn(state, command.character, "deploy")
+            _check_deploy(state, command)
+            return [e.Deployed(character=command.character, hirelings=dict(command.hirelings),
+                               charge=command.charge, chit=_chit_id(state, command.character, command.chit))]
+        case c.Act():
+            need_step(state, "actions", "an Encounter Step action")
+            need_turn(state, command.character, "actions")
+            check_actions(state, command)
+            return [e.ActionDeclared(character=command.character, kind=command.kind,
+                                     chit=_chit_id(state, command.character, command.chit), items=command.items,
+                                     spell=command.spell, horse=command.horse)]
+        case c.StartMelee():
+            need_step(state, "actions", "starting the Melee Step")
+            if deciders(state, "actions"):
+                raise IllegalCommand(f"waiting for the actions of {', '.join(deciders(state, 'actions'))}",
+                                     rule="MR 001 Actions")
+            start_melee(Work(state, 0, _roller(dice)))
+            return [e.MeleeStarted(round=state.round)]
+        case c.Target():
+            need_step(state, "targets", "target selection")
+            need_turn(state, command.character, "targets")
+            check_targets(state, command)
+            return [e.TargetsChosen(character=command.character, target=command.target,
+                                    hirelings=dict(command.hirelings), positions=dict(command.positions),
+                                    spell_targets=command.spell_targets)]
+        case c.Play():
+            need_step(state, "plays", "playing attacks and maneuvers")
+            need_turn(state, command.character, "plays")
+            fight, move = check_play(state, command)
+            return [e.PlaysMade(character=command.character, round=state.round, attack=command.attack, fight=fight,
+                                alert_only=command.alert_only, maneuver=command.maneuver, move=move,
+                                horse=command.horse, shield=command.shield, place=dict(command.place),
+                                hirelings=dict(command.hirelings))]
+        case c.Resolve():
+            need_step(state, "resolve", "resolving the Melee Step")
+            resolve(Work(state, 0, _roller(dice)))
+            return [e.MeleeResolved(round=state.round)]
+        case c.Fatigue():
+            need_step(state, "fatigue", "paying fatigue")
+            need_turn(state, command.character, "fatigue")
+            from combatlog.rulesets.magic_realm.plays import check_fatigue
+
+            fat, change, wounds = check_fatigue(state, command)
+            return [e.FatiguePaid(character=command.character, fatigue=fat, change=change, wounds=wounds)]
+    raise InvalidCommand(f"magic_realm does not know the command {type(command).__name__}")
+
+
+def _chit_id(state: MRState, cid: str, ref: str) -> str:
+    if not ref:
+        return ""
+    chit = state.characters[cid].chit(ref)
+    if chit is None:
+        chits = ", ".join(f"{x.id} {x.label}" for x in state.characters[cid].chits)
+        raise InvalidCommand(f"{cid} has no chit {ref!r} (a label that is not unique needs its id; chits: {chits})")
+    return chit.id
+
+
+def _lures(state: MRState, cmd: c.Lure) -> dict[str, str]:
+    """Luring: any number onto the character, one onto each hireling (MR 001 Luring)."""
+    free = set(unassigned_denizens(state))
+    char = state.characters[cmd.character]
+    out: dict[str, str] = {}
+    if cmd.denizens and not char.present:
+        raise IllegalCommand(f"{cmd.character} is not in the clearing and cannot lure", rule="MR 001 Luring")
+    for did in cmd.denizens:
+        if did not in free:
+            raise IllegalCommand(f"{did} is not an unassigned, uncontrolled denizen (free: "
+                                 f"{', '.join(sorted(free)) or 'none'})", rule="MR 001 Luring")
+        out[did] = cmd.character
+    mine = set(q.hirelings_of(state, cmd.character))
+    for did, hid in cmd.hirelings.items():
+        if hid not in mine:
+            raise InvalidCommand(f"{hid} is not a hireling of {cmd.character}")
+        if did not in free or did in out:
+            raise IllegalCommand(f"{did} cannot be lured (free: {', '.join(sorted(free)) or 'none'})",
+                                 rule="MR 001 Luring")
+        out[did] = hid
+    if len(set(cmd.hirelings.values())) != len(cmd.hirelings):
+        raise IllegalCommand("each minion lures at most one denizen", rule="MR 001 Luring")
+    return out
+
+
+def _check_deploy(state: MRState, cmd: c.Deploy) -> None:
+    """Deployment: unassigned hirelings to targets; a character in the clearing may charge (MR 001)."""
+    free = set(q.unassigned_hirelings(state, cmd.character))
+    for hid, did in cmd.hirelings.items():
+        if hid not in free:
+            raise IllegalCommand(f"{hid} is not an unassigned hireling of {cmd.character} (unassigned: "
+                                 f"{', '.join(sorted(free)) or 'none'})", rule="MR 001 Deployment")
+        d = state.denizens.get(did)
+        if d is None or not d.alive or d.parent or q.is_hireling(d):
+            raise IllegalCommand(f"{did} is not an uncontrolled monster or native that can be attacked",
+                                 rule="MR 8.4.7 / MR 001 Deployment")
+        if did in state.pinned and state.pinned[did] != cmd.character:
+            pass  # attacking a red-side-up monster is allowed; only luring it away is not
+    if cmd.charge:
+        char = state.characters[cmd.character]
+        if not char.present:
+            raise IllegalCommand("only a character in the clearing can charge", rule="MR 001 Deployment")
+        if cmd.charge not in q.in_clearing(state) or cmd.charge == cmd.character:
+            raise IllegalCommand(f"{cmd.charge} is not another character in the clearing", rule="MR 001 Deployment")
+        if q.red_on_sheet(state, cmd.character):
+            raise IllegalCommand("a character held by a red-side-up Tremendous monster cannot charge",
+                                 rule="MR 8.4.7")
+        chit = char.chit(cmd.chit) if cmd.chit else None
+        # Decision: a charge is made by playing a Move chit, which counts as played this round.
+        if chit is None or chit.action not in ("MOVE", "DUCK") or chit.status != "active":
+            raise IllegalCommand("a charge needs an active Move chit (--chit)", rule="MR 001 Deployment")
+        if chit.strength < q.items_weight(char):
+            raise IllegalCommand(f"{chit.label} is weaker than his heaviest item ({letter(q.items_weight(char))})",
+                                 rule="MR 8.4.5 strength restrictions")
+    elif cmd.chit:
+        raise InvalidCommand("--chit goes with --charge")

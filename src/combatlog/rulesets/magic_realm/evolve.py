@@ -1,0 +1,178 @@
+"""``evolve``: fold one event into the state, deriving every consequence."""
+
+from __future__ import annotations
+
+import msgspec
+
+from combatlog.events.base import Event
+from combatlog.events.core import DiceRolled
+from combatlog.rulesets.magic_realm import events as e
+from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.rounds import (
+    advance, apply_fatigue, assign_randomly, resolve, start_melee,
+)
+from combatlog.rulesets.magic_realm.state import Action, MRState, Plays, SpellCast
+from combatlog.rulesets.magic_realm.work import Work
+
+replace = msgspec.structs.replace
+
+
+def evolve(state: MRState, event: Event, seq: int) -> MRState:
+    if isinstance(event, DiceRolled):
+        return replace(state, rolls={**state.rolls, event.label: tuple(event.faces)}, last_round=state.round)
+    if not isinstance(event, e.MR_EVENTS):
+        return replace(state, last_round=state.round)  # other core events change nothing here
+    w = Work(state, seq)
+    w.set(last_round=state.round)  # an event that ends a round still belongs to it
+    match event:
+        case e.Lured():
+            assigned = dict(state.assigned)
+            for did, lurer in sorted(event.lures.items()):
+                assigned[did] = lurer
+                w.step("MR 001 Luring", f"{event.character} lures {q.name(state, did)} onto {q.name(state, lurer)}")
+            w.set(assigned=assigned, lured={**state.lured, **event.lures}, done=state.done + (event.character,))
+        case e.DenizensAssigned():
+            assign_randomly(w)
+        case e.Deployed():
+            _deploy(w, event)
+        case e.ActionDeclared():
+            _action(w, event)
+        case e.MeleeStarted():
+            start_melee(w)
+        case e.TargetsChosen():
+            _targets(w, event)
+        case e.PlaysMade():
+            plays = Plays(attack=event.attack, fight=event.fight, alert_only=event.alert_only,
+                          maneuver=event.maneuver, move=event.move, horse=event.horse, shield=event.shield,
+                          place=dict(event.place), hirelings=dict(event.hirelings))
+            flips = dict(state.weapon_flip)
+            if event.fight and not event.attack:
+                flips[event.character] = event.alert_only or "alert"
+            w.set(plays={**state.plays, event.character: plays}, done=state.done + (event.character,),
+                  weapon_flip=flips)
+            w.step("MR 8.4.5", f"{event.character} has played (secret until every side has played)")
+        case e.MeleeResolved():
+            resolve(w)
+            return w.freeze()
+        case e.FatiguePaid():
+            from combatlog.rulesets.magic_realm.fatigue import options, owed
+
+            c = state.characters[event.character]
+            need, types = owed(c, state.used.get(c.id, ()))
+            match = next((o for o in options(c, need, types)
+                          if sorted(o.fatigue) == sorted(event.fatigue) and o.change == event.change), None)
+            apply_fatigue(w, c.id, event.fatigue, event.change, event.wounds, match.shortfall if match else 0)
+    advance(w)
+    return w.freeze()
+
+
+def _use(w: Work, cid: str, chit: str) -> None:
+    if chit:
+        used = dict(w.get("used"))
+        used[cid] = used.get(cid, ()) + (chit,)
+        w.set(used=used)
+
+
+def _deploy(w: Work, ev: e.Deployed) -> None:
+    st = w.view()
+    deployed = dict(st.deployed)
+    order = list(st.deploy_order)
+    for hid, did in sorted(ev.hirelings.items()):
+        deployed[hid] = did
+        order.append(hid)
+        w.step("MR 001 Deployment", f"{ev.character} deploys {q.name(st, hid)} to attack {q.name(st, did)}")
+    charges = dict(st.charges)
+    if ev.charge:
+        charges[ev.character] = ev.charge
+        _use(w, ev.character, ev.chit)
+        w.step("MR 001 Deployment", f"{ev.character} charges {ev.charge} (Move chit {ev.chit}): no action this round, "
+               "and he can only attack that character")
+    w.set(deployed=deployed, deploy_order=tuple(order), charges=charges, done=st.done + (ev.character,))
+
+
+def _action(w: Work, ev: e.ActionDeclared) -> None:
+    st = w.view()
+    cid = ev.character
+    c = w.chars[cid]
+    rule = "MR 001 Actions"
+    _use(w, cid, ev.chit)
+    if ev.kind == "alert":
+        weapon = c.weapon
+        w.char(cid, weapons=tuple(replace(x, alert=True) if x.active else x for x in c.weapons))
+        w.step(rule, f"{c.name} plays {ev.chit} to alert his {weapon.name if weapon else 'weapon'}")
+    elif ev.kind == "run":
+        w.char(cid, present=False)
+        assigned = {d: t for d, t in st.assigned.items() if t != cid}
+        w.set(assigned=assigned)
+        how = f"horse ({ev.horse})" if ev.horse else f"Move chit {ev.chit}"
+        w.step(rule, f"{c.name} runs away with his {how}: he leaves the clearing; denizens attacking him become "
+               "unassigned")
+    elif ev.kind == "cast":
+        chit = c.chit(ev.chit)
+        w.set(spells=st.spells + (SpellCast(caster=cid, spell=ev.spell, chit=ev.chit,
+                                            time=chit.time if chit else 0),), active_round=True)
+        w.step(rule, f"{c.name} casts {ev.spell} with {ev.chit} (completion time {chit.time if chit else 0})")
+    elif ev.kind in ("activate", "deactivate"):
+        on = ev.kind == "activate"
+        name = ev.items[0].lower()
+        w.char(cid, weapons=tuple(replace(x, active=on) if x.name.lower() == name else x for x in c.weapons),
+               armor=tuple(replace(x, active=on) if x.name.lower() == name else x for x in c.armor))
+        w.step(rule, f"{c.name} {ev.kind}s his {ev.items[0]}")
+    elif ev.kind == "abandon":
+        names = {n.lower() for n in ev.items}
+        w.char(cid, weapons=tuple(x for x in c.weapons if x.name.lower() not in names),
+               armor=tuple(x for x in c.armor if x.name.lower() not in names))
+        w.step(rule, f"{c.name} abandons {', '.join(ev.items)}")
+    else:
+        w.step(rule, f"{c.name} takes no action")
+    w.set(actions={**st.actions, cid: Action(kind=ev.kind, chit=ev.chit, item=ev.items, spell=ev.spell)},
+          done=w.view().done + (cid,))
+
+
+def _targets(w: Work, ev: e.TargetsChosen) -> None:
+    """Target selection, unhiding and treachery (MR 8.4.2)."""
+    from combatlog.rulesets.magic_realm.bounty import treachery_loss
+
+    st = w.view()
+    cid = ev.character
+    targets = dict(st.targets)
+    named = []
+    target = ev.target or (ev.spell_targets[0] if ev.spell_targets else "")
+    if target:
+        targets[cid] = target
+        named.append(target)
+        w.step("MR 8.4.2", f"{cid} puts his Attention chit on {q.name(st, target)}")
+    elif st.characters[cid].present:
+        w.step("MR 8.4.2", f"{cid} leaves his Attention chit unplayed: he cannot attack this round")
+    for hid, tid in sorted(ev.hirelings.items()):
+        targets[hid] = tid
+        named.append(tid)
+        w.step("MR 8.4.2", f"{cid} has {hid} attack {q.name(st, tid)}")
+    if ev.spell_targets:
+        spells = tuple(replace(s, targets=ev.spell_targets) if s.caster == cid and s.status == "cast" else s
+                       for s in st.spells)
+        w.set(spells=spells)
+        named.extend(ev.spell_targets)
+        w.step("MR 8.4.2", f"{cid}'s spell is aimed at {', '.join(ev.spell_targets)}")
+    if named and st.characters[cid].hidden:
+        w.char(cid, hidden=False)
+        w.step("MR 8.4.2", f"{cid} specifies a target and is unhidden")
+    for t in named:
+        if t in w.chars and w.chars[t].hidden:
+            w.char(t, hidden=False)
+            w.step("MR 8.4.2", f"{t} is named as a target and is unhidden")
+    rebels = sorted({h for t in named if t in w.dens and w.dens[t].owner == cid and not w.dens[t].rebel
+                     for h in q.hirelings_of(w.view(), cid) if w.dens[h].stats.group == w.dens[t].stats.group})
+    if rebels:
+        for h in rebels:
+            w.den(h, owner="", rebel=True)
+            if h in targets and h not in named:
+                targets.pop(h, None)
+        w.step("MR 8.4.2", f"treachery: {cid} targets his own hireling: {', '.join(rebels)} rebel and become "
+               "unhired")
+        treachery_loss(w, cid, rebels)
+        assigned = {d: t for d, t in w.get("assigned").items() if t not in rebels}
+        deployed = {h: d for h, d in w.get("deployed").items() if h not in rebels}
+        w.set(assigned=assigned, deployed=deployed,
+              deploy_order=tuple(h for h in w.get("deploy_order") if h not in rebels))
+    w.set(targets=targets, positions={**st.positions, **ev.positions}, done=st.done + (cid,))

@@ -1,0 +1,321 @@
+"""Validation of the players' choices: actions (MR 001), targets (MR 8.4.2), the
+secret plays (MR 8.4.5) and fatigue (MR 001 Fatigue Step).
+
+Impossible input (an unknown or already-used chit, a wrong box) is an error;
+a play that the rules cancel (effort limit, strength) is accepted and cancelled
+when the plays are revealed (MR 8.4.5 'illegal plays are cancelled').
+"""
+
+from __future__ import annotations
+
+from combatlog.errors import IllegalCommand, InvalidCommand
+from combatlog.rulesets.magic_realm import commands as c
+from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.data import letter
+from combatlog.rulesets.magic_realm.state import Character, Chit, MRState
+
+ONE_USE = "MR 8.4.5 one use"
+
+
+def _chit(state: MRState, cid: str, ref: str, actions: tuple[str, ...], rule: str) -> Chit:
+    char = state.characters[cid]
+    chit = char.chit(ref)
+    if chit is None:
+        chits = ", ".join(f"{x.id} {x.label}" for x in char.chits)
+        raise InvalidCommand(f"{cid} has no chit {ref!r} (use the id when labels repeat; chits: {chits})")
+    if chit.action not in actions:
+        raise IllegalCommand(f"{chit.id} {chit.label} is not a {'/'.join(actions)} chit", rule=rule)
+    if chit.status != "active":
+        raise IllegalCommand(f"{chit.id} {chit.label} is {chit.status}", rule=rule)
+    if chit.id in state.used.get(cid, ()):
+        raise IllegalCommand(f"{chit.id} {chit.label} was already played this round", rule=ONE_USE)
+    return chit
+
+
+def _item(char: Character, name: str) -> tuple[str, int]:
+    for i, w in enumerate(char.weapons):
+        if w.name.lower() == name.lower():
+            return "weapon", i
+    for i, a in enumerate(char.armor):
+        if a.name.lower() == name.lower() and a.condition != "destroyed":
+            return "armor", i
+    items = [w.name for w in char.weapons] + [a.name for a in char.armor if a.condition != "destroyed"]
+    raise InvalidCommand(f"{char.name} has no item {name!r} (items: {', '.join(items) or 'none'})")
+
+
+def check_actions(state: MRState, cmd: c.Act) -> None:
+    """One action per character who did not charge (MR 001 Actions)."""
+    char = state.characters[cmd.character]
+    rule = "MR 001 Actions"
+    kind = cmd.kind
+    if kind == "none":
+        return
+    if kind == "alert":
+        if char.weapon is None:
+            raise IllegalCommand("no active weapon to alert", rule=rule)
+        chit = _chit(state, cmd.character, cmd.chit, ("FIGHT", "BERSERK"), rule)
+        if chit.strength < char.weapon.weight:
+            raise IllegalCommand(f"{chit.label} is weaker than the {char.weapon.name} "
+                                 f"({letter(char.weapon.weight)})", rule="MR 8.4.5 strength restrictions")
+        return
+    if kind in ("run", "fly"):
+        if q.red_on_sheet(state, cmd.character):
+            raise IllegalCommand("a red-side-up Tremendous monster holds him: no running or flying away",
+                                 rule="MR 8.4.7")
+        if kind == "fly":
+            raise IllegalCommand("he has no Fly chit (Fly chits come from spells and treasures not modelled here)",
+                                 rule=rule)
+        if cmd.horse:
+            if char.horse is None or not char.horse.alive or cmd.horse not in ("trot", "gallop"):
+                raise IllegalCommand("no living horse to run with (--horse trot|gallop)", rule=rule)
+            return
+        chit = _chit(state, cmd.character, cmd.chit, ("MOVE",), rule)
+        if chit.strength < q.items_weight(char):
+            raise IllegalCommand(f"{chit.label} is weaker than his heaviest item "
+                                 f"({letter(q.items_weight(char))})", rule="MR 8.4.5 strength restrictions")
+        return
+    if kind == "cast":
+        from combatlog.rulesets.magic_realm.spells import MODELLED, spell_def
+
+        if cmd.spell not in MODELLED:
+            raise IllegalCommand(f"{cmd.spell!r}: only these spells are modelled: {', '.join(MODELLED)}",
+                                 rule="MR 8.4.4")
+        if cmd.spell not in char.spells:
+            raise IllegalCommand(f"{char.name} has not recorded {cmd.spell} (setup: spells)", rule=rule)
+        d = spell_def(cmd.spell)
+        chit = _chit(state, cmd.character, cmd.chit, ("MAGIC",), rule)
+        if chit.magic_type != d.magic_type:
+            raise IllegalCommand(f"{cmd.spell} needs a MAGIC {d.magic_type} chit, not {chit.label}", rule=rule)
+        colours = [x.strip() for x in state.clearing.get("color_magic", "").split(",") if x.strip()]
+        if (d.color == "any" and not colours) or (d.color != "any" and d.color not in colours):
+            raise IllegalCommand(f"{cmd.spell} needs {d.color} magic; the clearing has "
+                                 f"{', '.join(colours) or 'none'} (setup: clearing.color_magic)", rule=rule)
+        need = {"Lightning Bolt": "mountain", "Roof Collapses": "cave"}.get(cmd.spell)
+        if need and state.clearing.get("type") != need:
+            raise IllegalCommand(f"{cmd.spell} can only be cast in a {need} clearing", rule="MR spells")
+        return
+    if kind in ("activate", "deactivate", "abandon"):
+        if not cmd.items or (kind != "abandon" and len(cmd.items) != 1):
+            raise IllegalCommand(f"{kind} needs {'one item' if kind != 'abandon' else 'items'}", rule=rule)
+        for name in cmd.items:
+            what, i = _item(char, name)
+            if kind == "activate" and what == "weapon" and char.weapon is not None:
+                raise IllegalCommand("only one weapon can be active; deactivate the other first",
+                                     rule="MR 8.4.5 weapons")
+        return
+    raise InvalidCommand(f"unknown action {kind!r}: none, alert, run, fly, cast, activate, deactivate, abandon")
+
+
+def _attackable(state: MRState, pid: str) -> bool:
+    if pid in state.characters:
+        return q.alive(state, pid)
+    d = state.denizens.get(pid)
+    return d is not None and d.alive and not d.parent
+
+
+def check_targets(state: MRState, cmd: c.Target) -> None:
+    """Target selection for the character and his hirelings (MR 8.4.2)."""
+    char = state.characters[cmd.character]
+    rule = "MR 8.4.2"
+    where = q.sheets(state)
+    from combatlog.rulesets.magic_realm.spells import spell_def
+
+    cast = next((s for s in state.spells if s.caster == cmd.character and s.status == "cast"), None)
+    if cast is not None:
+        d = spell_def(cast.spell)
+        if d.target == "clearing":
+            if cmd.spell_targets:
+                raise InvalidCommand(f"{cast.spell} targets the whole clearing; name no targets")
+        elif not cmd.spell_targets:
+            raise IllegalCommand(f"{cast.spell} needs its targets (--spell-target)", rule=rule)
+        if d.target == "attacker" and len(cmd.spell_targets) > 1:
+            raise IllegalCommand(f"{cast.spell} has a single target", rule="MR spells")
+        for t in cmd.spell_targets:
+            if not _attackable(state, t) or t == cmd.character:
+                raise IllegalCommand(f"{t} is not a character, native or monster in the clearing the spell can "
+                                     "target", rule=rule)
+            _hidden_ok(state, char, t)
+    elif cmd.spell_targets:
+        raise IllegalCommand(f"{cmd.character} cast no spell this round", rule=rule)
+    if cmd.target:
+        if not char.present:
+            raise IllegalCommand("a character who is not in the clearing picks no target for himself", rule=rule)
+        if not _attackable(state, cmd.target) or cmd.target == cmd.character:
+            raise IllegalCommand(f"{cmd.target} is not a character or denizen in the clearing he can attack "
+                                 "(heads and clubs cannot be attacked)", rule="MR 8.4.2 / MR 8.4.7")
+        if cmd.character in state.charges and cmd.target != state.charges[cmd.character]:
+            raise IllegalCommand(f"he charged {state.charges[cmd.character]}: that is the only target he can "
+                                 "attack", rule=rule)
+        _hidden_ok(state, char, cmd.target)
+        if cast is not None and cmd.spell_targets and cmd.target not in cmd.spell_targets:
+            raise IllegalCommand("a spellcaster puts his Attention chit on one of his spell's targets", rule=rule)
+    mine = q.hirelings_of(state, cmd.character)
+    for hid in mine:
+        if where.get(hid) != hid:
+            continue
+        attackers = [p for p in q.on_sheet(state, hid, where) if p in state.denizens and not state.denizens[p].parent]
+        if hid not in cmd.hirelings:
+            raise IllegalCommand(f"{hid} is attacked on its own sheet and must choose a target among "
+                                 f"{', '.join(attackers)}", rule=rule)
+    for hid, tid in cmd.hirelings.items():
+        if hid not in mine or where.get(hid) != hid:
+            raise IllegalCommand(f"{hid} is not a hireling of {cmd.character} on its own sheet", rule=rule)
+        attackers = q.on_sheet(state, hid, where)
+        if tid not in attackers or (tid in state.denizens and state.denizens[tid].parent):
+            raise IllegalCommand(f"{hid} must target one of the attackers on its sheet: {', '.join(attackers)}",
+                                 rule=rule)
+    movable = _positionable(state, cmd.character, where)
+    for pid, box in cmd.positions.items():
+        if pid not in movable:
+            raise IllegalCommand(f"{cmd.character} cannot position {pid} (he can position: "
+                                 f"{', '.join(sorted(movable)) or 'nothing'})", rule=rule)
+        if box not in (1, 2, 3):
+            raise InvalidCommand("positions are 1, 2 or 3")
+
+
+def _positionable(state: MRState, cid: str, where: dict[str, str]) -> set[str]:
+    out: set[str] = set()
+    for hid in q.hirelings_of(state, cid):
+        sheet = where.get(hid)
+        if sheet == hid:
+            out.update(p for p in q.on_sheet(state, hid, where) if not state.denizens[p].parent)
+        elif sheet in state.denizens and q.sheet_kind(state, sheet) == "denizen":
+            out.add(hid)
+    for pid in list(out):
+        d = state.denizens[pid]
+        if d.horse is not None and d.horse.alive:
+            out.add(d.horse.id)
+    return out
+
+
+def _hidden_ok(state: MRState, char: Character, target: str) -> None:
+    t = state.characters.get(target)
+    if t is not None and t.hidden and not char.found_hidden:
+        raise IllegalCommand(f"{target} is hidden and {char.name} has not found hidden enemies today",
+                             rule="MR 8.4.2")
+
+
+def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
+    """The secret plays (MR 8.4.5); returns the chit ids."""
+    char = state.characters[cmd.character]
+    rule = "MR 8.4.5"
+    for v, what in ((cmd.attack, "attack circle"), (cmd.maneuver, "maneuver square"), (cmd.shield, "shield box")):
+        if v not in (0, 1, 2, 3):
+            raise InvalidCommand(f"{what} is 1, 2 or 3 (thrust/charge, swing/dodge, smash/duck)")
+    from combatlog.rulesets.magic_realm.spells import working_spell
+
+    spell = working_spell(state, cmd.character)
+    fight = move = ""
+    if not char.present and (cmd.attack or cmd.fight or cmd.maneuver or cmd.move or cmd.horse or cmd.shield):
+        raise IllegalCommand("he is not in the clearing: he only places his hirelings", rule=rule)
+    if cmd.fight:
+        if spell is not None:
+            raise IllegalCommand(f"his {spell.spell} came to life this round: no weapon or Fight chit attack",
+                                 rule=rule)
+        fight = _chit(state, cmd.character, cmd.fight, ("FIGHT", "BERSERK"), rule).id
+        if cmd.attack and not state.targets.get(cmd.character):
+            raise IllegalCommand("he selected no target this round", rule="MR 8.4.2")
+        if not cmd.attack and cmd.alert_only not in ("", "alert", "unalert"):
+            raise InvalidCommand("--alert-only is alert or unalert")
+    elif cmd.attack and spell is None:
+        raise IllegalCommand("an attack needs a Fight chit (or an Attack spell that came to life)", rule=rule)
+    if cmd.move and cmd.horse:
+        raise IllegalCommand("one maneuver: a Move chit or the horse", rule=rule)
+    if cmd.move:
+        if not cmd.maneuver:
+            raise InvalidCommand("a Move chit goes in a maneuver square (--maneuver 1|2|3)")
+        chit = _chit(state, cmd.character, cmd.move, ("MOVE", "DUCK"), rule)
+        if chit.action == "DUCK" and cmd.maneuver != 3:
+            raise IllegalCommand(f"{chit.label} can only be played in the Duck square", rule=rule)
+        if chit.id == fight:
+            raise IllegalCommand("a chit can be played once per round", rule=ONE_USE)
+        move = chit.id
+    elif cmd.horse:
+        if char.horse is None or not char.horse.alive or cmd.horse not in ("trot", "gallop"):
+            raise IllegalCommand("no living horse to maneuver with (--horse trot|gallop)", rule=rule)
+        if q.red_on_sheet(state, cmd.character):
+            raise IllegalCommand("a red-side-up Tremendous monster holds him: he cannot play a horse",
+                                 rule="MR 8.4.7")
+        if not cmd.maneuver:
+            raise InvalidCommand("the horse goes in a maneuver square (--maneuver 1|2|3)")
+    elif cmd.maneuver:
+        raise InvalidCommand("a maneuver needs a Move chit (--move) or the horse (--horse)")
+    shield = [a for a in char.armor if a.kind == "shield" and a.active and a.condition != "destroyed"]
+    if shield and char.present and not cmd.shield:
+        raise IllegalCommand(f"his {shield[0].name} is active: he must play it in a box (--shield 1|2|3)", rule=rule)
+    if cmd.shield and not shield:
+        raise InvalidCommand("he has no active shield")
+    _check_place(state, cmd)
+    return fight, move
+
+
+def _check_place(state: MRState, cmd: c.Play) -> None:
+    """Counters on his section go in the red boxes, as many boxes filled as possible,
+    a monster apart from its head or club (MR 8.4.2, 8.4.7)."""
+    from combatlog.rulesets.magic_realm.melee import _fill
+    from combatlog.rulesets.magic_realm.work import Work
+
+    where = q.sheets(state)
+    mine = q.on_sheet(state, cmd.character, where) if state.characters[cmd.character].present else []
+    horses = {state.denizens[p].horse.id for p in mine if state.denizens[p].horse is not None}  # type: ignore[union-attr]
+    for pid, box in cmd.place.items():
+        if pid not in mine and pid not in horses:
+            raise IllegalCommand(f"{pid} is not on {cmd.character}'s sheet (there: {', '.join(mine) or 'nothing'})",
+                                 rule="MR 8.4.5")
+        if box not in (1, 2, 3):
+            raise InvalidCommand("red boxes are 1, 2 or 3")
+    final = _fill(mine, dict(cmd.place), Work(state, 0))
+    counters = [p for p in mine]
+    used = {final[p] for p in counters}
+    if len(used) < min(3, len(counters)):
+        raise IllegalCommand(f"fill as many red boxes as possible: {len(counters)} counters use only "
+                             f"{len(used)} box(es)", rule="MR 001 Attacks/Maneuvers")
+    for p in counters:
+        parent = state.denizens[p].parent
+        if parent and parent in final and final[parent] == final[p]:
+            raise IllegalCommand(f"{p} cannot share a red box with {parent}", rule="MR 8.4.7")
+    mine_h = [h for h in q.hirelings_of(state, cmd.character) if where.get(h) == h]
+    allowed = set(mine_h) | {state.denizens[h].horse.id for h in mine_h  # type: ignore[union-attr]
+                             if state.denizens[h].horse is not None}
+    for key, box in cmd.hirelings.items():
+        if key not in allowed:
+            raise IllegalCommand(f"{key} is not a hireling (or its horse) defending its own sheet "
+                                 f"({', '.join(sorted(allowed)) or 'none'})", rule="MR 8.4.5")
+        if box not in (1, 2, 3):
+            raise InvalidCommand("red boxes are 1, 2 or 3")
+
+
+def check_fatigue(state: MRState, cmd: c.Fatigue) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    """The player's fatigue and wounds must be one of the legal choices (MR 001 Fatigue Step)."""
+    import msgspec
+
+    from combatlog.rulesets.magic_realm.fatigue import RULE, check_wounds, options, owed
+
+    char = state.characters[cmd.character]
+    ids = lambda refs: tuple(_any_chit(char, r) for r in refs)  # noqa: E731
+    fat, wounds = ids(cmd.fatigue), ids(cmd.wounds)
+    change = _any_chit(char, cmd.change) if cmd.change else ""
+    need, types = owed(char, state.used.get(cmd.character, ()))
+    opts = options(char, need, types)
+    match = next((o for o in opts if sorted(o.fatigue) == sorted(fat) and o.change == change), None)
+    if match is None:
+        listed = "; ".join(o.text(char) for o in opts[:12])
+        raise IllegalCommand(f"{char.name} owes {need} asterisk(s); legal choices: {listed}", rule=RULE)
+    after = list(char.chits)
+    for k, ch in enumerate(after):
+        if ch.id in fat:
+            after[k] = msgspec.structs.replace(ch, status="fatigued")
+        if ch.id == change:
+            after[k] = msgspec.structs.replace(ch, status="active")
+    why = check_wounds(char, tuple(after), char.wounds, match.shortfall, wounds)
+    if why:
+        raise IllegalCommand(why, rule=RULE)
+    return fat, change, wounds
+
+
+def _any_chit(char: Character, ref: str) -> str:
+    chit = char.chit(ref)
+    if chit is None:
+        raise InvalidCommand(f"{char.name} has no chit {ref!r} (chits: "
+                             f"{', '.join(f'{x.id} {x.label}' for x in char.chits)})")
+    return chit.id

@@ -1,0 +1,327 @@
+"""The round's derived transitions: random assignment, the start of the Melee
+Step, the reveal of the plays, the resolution, the Fatigue Step and the end of
+the round (disengagement and the end of combat). Called by ``evolve``.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.bounty import credit
+from combatlog.rulesets.magic_realm.data import letter
+from combatlog.rulesets.magic_realm.fatigue import RULE as FATIGUE_RULE
+from combatlog.rulesets.magic_realm.fatigue import dies_of_wounds, owed
+from combatlog.rulesets.magic_realm.state import Melee, Plays
+from combatlog.rulesets.magic_realm.work import Work
+
+replace = msgspec.structs.replace
+END_RULE = "MR 001 Disengagement / MR tables: End of combat"
+
+
+# -- who must decide in each step -------------------------------------------------------
+
+
+def unassigned_denizens(st) -> list[str]:  # type: ignore[no-untyped-def]
+    where = q.sheets(st)
+    return sorted(d.id for d in st.denizens.values()
+                  if d.alive and not d.owner and not d.parent and not d.rebel and d.id not in where
+                  and d.id not in st.pinned)
+
+
+def deciders(st, step: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """Characters who still owe a decision in ``step``."""
+    done = set(st.done)
+    if step == "lure":
+        who = q.participants(st) if unassigned_denizens(st) else []
+    elif step == "deploy":
+        present = q.in_clearing(st)
+        who = [c for c in q.participants(st)
+               if q.unassigned_hirelings(st, c) or (c in present and len(present) > 1 and not q.red_on_sheet(st, c))]
+    elif step == "actions":
+        who = [c for c in q.in_clearing(st) if c not in st.charges]
+    elif step == "targets":
+        who = [c for c in st.attention if q.alive_char(st, c)]
+        return [c for c in who if c not in done][:1]  # one at a time, in Attention order
+    elif step == "plays":
+        who = q.participants(st)
+    elif step == "fatigue":
+        who = [c for c, n in st.owed.items() if n or st.characters[c].wounds]
+    else:
+        who = []
+    return [c for c in who if c not in done]
+
+
+def advance(w: Work) -> None:
+    """Move on to the next step when nobody owes a decision in this one."""
+    for _ in range(8):
+        st = w.view()
+        step = st.step
+        if st.ended or deciders(st, step):
+            return
+        if step == "lure":
+            if unassigned_denizens(st):
+                return  # waits for `mr assign` (dice)
+            w.step("MR 001 Random assignment", "no unassigned denizens: nothing to assign")
+            w.set(step="deploy", done=())
+        elif step == "deploy":
+            w.set(step="actions", done=())
+        elif step in ("actions", "resolve"):
+            return  # waits for `mr melee` / `mr resolve` (dice)
+        elif step == "targets":
+            from combatlog.rulesets.magic_realm.spells import energize
+
+            energize(w)
+            w.set(step="plays", done=())
+        elif step == "plays":
+            reveal(w)
+            w.set(step="resolve", done=())
+        elif step == "fatigue":
+            end_round(w)
+        else:
+            return
+
+
+# -- random assignment (MR 001) ------------------------------------------------------------
+
+
+def assign_randomly(w: Work) -> None:
+    st = w.view()
+    targets = sorted([c for c in q.in_clearing(st) if not st.characters[c].hidden]
+                     + [h for c in q.in_clearing(st) for h in q.hirelings_of(st, c)])
+    assigned = dict(st.assigned)
+    for did in unassigned_denizens(st):
+        if not targets:
+            w.step("MR 001 Random assignment", f"{did}: no unhidden character or minion to attack")
+            continue
+        if len(targets) == 1:
+            pick, dice = targets[0], ()
+        else:
+            label = f"r{st.round}/assign/{did}"
+            face = w.roll(label, f"1d{len(targets)}", f"random assignment of {did}", "")[0]
+            pick, dice = targets[face - 1], (label,)
+        assigned[did] = pick
+        w.step("MR 001 Random assignment", f"{q.name(st, did)} is assigned to attack {q.name(st, pick)}"
+               + (f" (one die over {', '.join(targets)})" if dice else ""), dice)
+    w.set(assigned=assigned, step="deploy", done=())
+
+
+# -- the start of the Melee Step (MR 8.4.1, 8.4.2) -----------------------------------------------
+
+
+def start_melee(w: Work) -> None:
+    st = w.view()
+    for d in list(w.dens.values()):
+        if d.horse is None or not d.alive or not d.horse.alive:
+            continue
+        if q.is_hireling(d):
+            side = "gallop" if d.horse.side == "trot" else "trot"
+        else:
+            side = "gallop"
+        if side != d.horse.side:
+            w.den(d.id, horse=replace(d.horse, side=side))
+    w.step("MR 8.4.1", "native horses of unhired natives turn dark (galloping) side up; hired natives' horses "
+           "turn over")
+    where = q.sheets(w.view())
+    for owner in sorted(set(where.values())):
+        if owner in w.dens and not q.is_hireling(w.dens[owner]) and where.get(owner) == owner:
+            top = q.stack_top(w.view(), owner, where)
+            if top:
+                w.step("MR 8.4.2", f"{owner} on its own sheet attacks {top}, the attacker most recently put there")
+    pool = sorted(q.participants(st))
+    order: list[str] = []
+    dice: list[str] = []
+    i = 0
+    while pool:
+        if len(pool) == 1:
+            order.append(pool.pop())
+            break
+        i += 1
+        label = f"r{st.round}/attention/{i}"
+        face = w.roll(label, f"1d{len(pool)}", "Attention chit drawn", "")[0]
+        order.append(pool.pop(face - 1))
+        dice.append(label)
+    w.step("MR 8.4.2", "Attention chits drawn: " + (", ".join(order) or "none"), tuple(dice))
+    w.set(attention=tuple(order), step="targets", done=())
+
+
+# -- the reveal (MR 8.4.5) ---------------------------------------------------------------
+
+
+def reveal(w: Work) -> None:
+    """All sides have played: show the plays and cancel the illegal ones (MR 8.4.5)."""
+    st = w.view()
+    used = {k: tuple(v) for k, v in st.used.items()}
+    cancelled = dict(st.cancelled)
+    first = "maneuver" if st.options.get("effort_order", "maneuver_first") == "maneuver_first" else "attack"
+    for cid in q.participants(st):
+        c = w.chars[cid]
+        p = st.plays.get(cid, Plays())
+        parts = []
+        if p.attack and p.fight:
+            parts.append(f"attack {p.attack} with {p.fight} {c.chit(p.fight).label}")  # type: ignore[union-attr]
+        elif p.fight:
+            parts.append(f"Fight chit {p.fight} to {p.alert_only or 'alert'} the weapon")
+        if p.maneuver:
+            parts.append(f"maneuver {p.maneuver} with " + (f"horse ({p.horse})" if p.horse else
+                                                           f"{p.move} {c.chit(p.move).label}"))  # type: ignore[union-attr]
+        if p.shield:
+            parts.append(f"shield in box {p.shield}")
+        w.step("MR 8.4.5", f"{c.name} reveals: " + ("; ".join(parts) or "no attack, no maneuver"))
+        order = [("maneuver", p.move), ("attack", p.fight)]
+        if first == "attack":
+            order.reverse()
+        effort = q.effort_used(st, cid)
+        for kind, ref in order:
+            if not ref:
+                continue
+            chit = c.chit(ref)
+            if chit is None:
+                continue
+            why = ""
+            weapon = c.weapon
+            if kind == "attack" and weapon is not None and chit.strength < weapon.weight:
+                why = f"{chit.label} is weaker than the {weapon.name} ({letter(weapon.weight)})"
+            if kind == "maneuver" and chit.strength < q.items_weight(c):
+                why = f"{chit.label} is weaker than the heaviest item carried ({letter(q.items_weight(c))})"
+            effort += chit.asterisks
+            if not why and effort > 2:
+                why = f"effort limit: {effort} asterisks this round (more than two)"
+            used[cid] = used.get(cid, ()) + (chit.id,)
+            if why:
+                cancelled[f"{cid}/{kind}"] = why
+                w.step("MR 8.4.5", f"{c.name}'s {kind} with {chit.label} is cancelled: {why}; the chit still counts")
+    w.set(used=used, cancelled=cancelled)
+
+
+# -- resolution (MR 8.4.6-8.4.9) ---------------------------------------------------------------
+
+
+def resolve(w: Work) -> None:
+    from combatlog.rulesets.magic_realm.harm import inflict
+    from combatlog.rulesets.magic_realm.melee import (
+        build_attacks, decide_hits, initial_positions, record, reposition_and_tactics,
+    )
+    from combatlog.rulesets.magic_realm.spells import attack_spells
+
+    where = q.sheets(w.view())
+    pos = initial_positions(w, where)
+    reposition_and_tactics(w, pos, where)
+    attacks = build_attacks(w, pos, where) + attack_spells(w, pos)
+    decide_hits(w, attacks, pos)
+    results, tremendous, kills = inflict(w, attacks)
+    credit(w, kills)
+    w.set(melee=record(pos, attacks, results, tremendous), round_kills=tuple(kills))
+    st = w.view()
+    due: dict[str, int] = {}
+    for cid in sorted(set(q.participants(st)) | {c for c in st.characters if st.characters[c].wounds}):
+        c = w.chars[cid]
+        if not c.alive:
+            continue
+        n, _types = owed(c, st.used.get(cid, ()))
+        due[cid] = n
+        if n or c.wounds:
+            w.step(FATIGUE_RULE, f"{c.name} owes {n} asterisk(s) of fatigue and takes {c.wounds} wound(s)")
+        if n:
+            w.set(active_round=True)
+    w.set(owed=due, step="fatigue", done=())
+    advance(w)
+
+
+def apply_fatigue(w: Work, cid: str, fatigue: tuple[str, ...], change: str, wounds: tuple[str, ...],
+                  shortfall: int) -> None:
+    c = w.chars[cid]
+    chits = {ch.id: ch for ch in c.chits}
+    for i in fatigue:
+        chits[i] = replace(chits[i], status="fatigued")
+    if change:
+        chits[change] = replace(chits[change], status="active")
+    for i in wounds:
+        chits[i] = replace(chits[i], status="wounded")
+    after = tuple(chits[ch.id] for ch in c.chits)
+    total = c.wounds + shortfall
+    text = f"{c.name} fatigues {', '.join(fatigue) or 'nothing'}" + (f", makes change with {change}" if change else "")
+    if wounds:
+        text += f", wounds {', '.join(wounds)}"
+    w.step(FATIGUE_RULE, text)
+    if total and dies_of_wounds(c.chits, total):
+        w.char(cid, chits=tuple(replace(ch, status="wounded") for ch in after), alive=False,
+               death=f"wounded to death in round {w.view().round}")
+        w.step(FATIGUE_RULE, f"{c.name} has more wounds than unwounded chits: wounded to death")
+        killer = c.last_harmed_by
+        if killer:
+            credit(w, [(cid, killer, -1)])
+    else:
+        w.char(cid, chits=after, wounds=0)
+    w.set(done=w.view().done + (cid,))
+
+
+def end_round(w: Work) -> None:
+    """Fatigue Step end, Tremendous monsters, disengagement and the end-of-combat test."""
+    st = w.view()
+    pinned = dict(st.pinned)
+    melee = st.melee or Melee()
+    for mon, tgt in sorted(melee.hit_by_tremendous.items()):
+        if q.alive(st, mon) and q.alive(st, tgt) and mon not in pinned:
+            pinned[mon] = tgt
+            w.den(mon, side="dark")
+            w.step("MR 8.4.7", f"{mon} hit {tgt}, who lives: it turns red side up and holds {tgt}")
+    for mon, tgt in list(pinned.items()):
+        if not q.alive(w.view(), mon) or not q.alive(w.view(), tgt):
+            del pinned[mon]
+            if q.alive(w.view(), mon):
+                w.den(mon, side="light")
+                w.step("MR 8.4.7", f"{mon}'s target is gone: it turns red side down")
+    st = w.view()
+    kept = {d: t for d, t in st.assigned.items()
+            if q.alive(st, d) and t in st.characters and q.alive(st, t)}
+    kept.update(pinned)
+    dropped = sorted(d for d in st.assigned if d not in kept and q.alive(st, d))
+    if dropped:
+        w.step("MR 001 Disengagement", "become unassigned: " + ", ".join(dropped))
+    for cid, how in st.weapon_flip.items():
+        if cid in w.chars and w.chars[cid].weapon is not None:
+            from combatlog.rulesets.magic_realm.harm import flip_weapon
+
+            flip_weapon(w, cid, how == "alert", "Fight chit played without a target")
+    for cid in list(w.chars):
+        if w.chars[cid].wounds:
+            w.char(cid, wounds=0)
+    from combatlog.rulesets.magic_realm.spells import end_of_round
+
+    end_of_round(w)
+    st = w.view()
+    if st.melee is not None:
+        from combatlog.rulesets.magic_realm.state import LastMelee
+
+        w.set(last_melee=LastMelee(round=st.round, melee=st.melee, plays=dict(st.plays), targets=dict(st.targets),
+                                   cancelled=dict(st.cancelled)))
+    active = st.active_round
+    quiet = 0 if active else st.quiet_rounds + 1
+    w.step(END_RULE, f"round {st.round} " + ("had harm, fatigue or spells" if active else
+                                             f"had no harm, fatigue or spells ({quiet} in a row)"))
+    w.set(pinned=pinned, assigned=kept, deployed={}, deploy_order=(), charges={}, lured={}, actions={}, done=(),
+          attention=(), targets={}, positions={}, plays={}, owed={}, used={}, cancelled={}, weapon_flip={},
+          active_round=False, quiet_rounds=quiet, round_kills=())
+    st = w.view()
+    fighting = [c for c in q.participants(st)]
+    if not fighting:
+        w.set(ended=True, end_reason="no character takes part any more", step="over")
+    elif quiet >= 2 and not pinned:
+        w.set(ended=True, end_reason="two consecutive rounds without harm, fatigue or spells", step="over")
+    elif quiet >= 2:
+        w.step(END_RULE, "combat cannot end while a Tremendous monster is red side up")
+    if w.view().ended:
+        w.step(END_RULE, f"combat ends: {w.view().end_reason}")
+        return
+    start_round(w, st.round + 1)
+
+
+def start_round(w: Work, number: int) -> None:
+    """Encounter Step: unhired native horses turn walking side up (MR 001)."""
+    for d in list(w.dens.values()):
+        if d.horse is not None and d.horse.alive and not q.is_hireling(d) and d.horse.side != "trot":
+            w.den(d.id, horse=replace(d.horse, side="trot"))
+    w.set(round=number, step="lure", done=(), melee=None, rolls={})
+    w.step("MR 001 Encounter Step", f"round {number} begins: unhired native horses turn walking side up")
+    advance(w)

@@ -1,0 +1,208 @@
+"""The Magic Realm ruleset object: the contract's hooks wired to the modules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from combatlog.dice.port import DicePort
+from combatlog.events.base import Event
+from combatlog.events.core import CORE_EVENTS, CombatStarted
+from combatlog.rulesets.base import Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.magic_realm import events as e
+from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.data import DATA_FILES
+from combatlog.rulesets.magic_realm.state import MRState, frac
+
+
+class MagicRealm(Ruleset[MRState]):
+    info = RulesetInfo(
+        name="magic_realm", title="Magic Realm (3rd edition) combat", version="1", citation="MR",
+        sources=("seed 000: MR 8.4 Melee Step", "seed 001: A Round of Combat",
+                 "data/tables.md and data/*.json (RealmSpeak-derived facts)"),
+    )
+    event_types = CORE_EVENTS + e.MR_EVENTS
+    state_type = MRState
+    data_files = DATA_FILES
+
+    def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
+        from combatlog.rulesets.magic_realm.setup import validate
+
+        return validate(setup)
+
+    def initial_state(self, genesis: CombatStarted) -> MRState:
+        from combatlog.rulesets.magic_realm.rounds import advance
+        from combatlog.rulesets.magic_realm.setup import build
+        from combatlog.rulesets.magic_realm.work import Work
+
+        from combatlog.rulesets.magic_realm.setup import DEFAULT_OPTIONS
+
+        state = build(genesis.setup)
+        opts = {**DEFAULT_OPTIONS, **state.options,
+                **{k: v for k, v in genesis.options.items() if k in DEFAULT_OPTIONS}}
+        state = msgspec.structs.replace(state, name=genesis.name, options=opts)
+        assigned = dict(genesis.setup.get("assigned") or {})
+        state = msgspec.structs.replace(state, assigned=assigned)
+        w = Work(state, 1)
+        w.step("MR 001 Encounter Step", "round 1 begins")
+        advance(w)
+        return w.freeze()
+
+    def decide(self, state: MRState, command: Any, dice: DicePort) -> list[Event]:
+        from combatlog.rulesets.magic_realm.decide import decide
+
+        return decide(state, command, dice)
+
+    def evolve(self, state: MRState, event: Event, seq: int) -> MRState:
+        from combatlog.rulesets.magic_realm.evolve import evolve
+
+        return evolve(state, event, seq)
+
+    # -- views ---------------------------------------------------------------------
+    def round_of(self, state: MRState) -> int:
+        return state.last_round
+
+    def finished(self, state: MRState) -> bool:
+        return state.ended
+
+    def pending(self, state: MRState) -> list[Pending]:
+        from combatlog.rulesets.magic_realm.decide import STEP_RULES
+        from combatlog.rulesets.magic_realm.fatigue import options, owed
+        from combatlog.rulesets.magic_realm.rounds import deciders
+
+        if state.ended:
+            return []
+        rule = STEP_RULES.get(state.step, "MR 001")
+        who = deciders(state, state.step)
+        player = lambda cid: f"{state.characters[cid].player} ({cid})"  # noqa: E731
+        what = {"lure": "lure denizens or pass: mr lure", "deploy": "deploy hirelings / charge or pass: mr deploy",
+                "actions": "declare an action (or none): mr action", "targets": "select targets: mr target",
+                "plays": "play attack, maneuver, armor and place counters (secret): mr play"}
+        if state.step == "fatigue":
+            out = []
+            for cid in who:
+                c = state.characters[cid]
+                need, types = owed(c, state.used.get(cid, ()))
+                opts = tuple(o.text(c) for o in options(c, need, types))[:20]
+                out.append(Pending(who=player(cid), rule=rule, options=opts,
+                                   what=f"pay {need} asterisk(s) of fatigue and take {c.wounds} wound(s): mr fatigue"))
+            return out
+        if who:
+            return [Pending(who=player(cid), what=what[state.step], rule=rule) for cid in who]
+        anyone = {"lure": ("random assignment: mr assign", "MR 001 Random assignment"),
+                  "actions": ("start the Melee Step (Attention chits): mr melee", "MR 8.4.2"),
+                  "resolve": ("reposition, change tactics and resolve: mr resolve", "MR 8.4.6")}
+        if state.step in anyone:
+            text, r = anyone[state.step]
+            return [Pending(who="anyone", what=text, rule=r)]
+        return []
+
+    def check(self, state: MRState) -> list[str]:
+        problems = []
+        for c in state.characters.values():
+            ids = [ch.id for ch in c.chits]
+            if len(set(ids)) != len(ids):
+                problems.append(f"{c.id}: duplicate chit ids")
+            for ch in c.chits:
+                if ch.status not in ("active", "fatigued", "wounded"):
+                    problems.append(f"{c.id}: chit {ch.id} has status {ch.status}")
+            for v in (c.fame, c.notoriety, c.gold):
+                if v[1] <= 0:
+                    problems.append(f"{c.id}: bad fraction {v}")
+            if frac(c.gold) < 0:
+                problems.append(f"{c.id}: negative gold")
+            if sum(1 for w in c.weapons if w.active) > 1:
+                problems.append(f"{c.id}: more than one active weapon (MR 8.4.5)")
+            if not c.alive and c.wounds:
+                problems.append(f"{c.id}: dead with wounds pending")
+            plays = state.plays.get(c.id)
+            void = set()
+            if plays is not None and state.cancelled.get(f"{c.id}/attack"):
+                void.add(plays.fight)
+            if plays is not None and state.cancelled.get(f"{c.id}/maneuver"):
+                void.add(plays.move)
+            used = state.used.get(c.id, ())
+            effective = sum(ch.asterisks for ch in c.chits if ch.id in used and ch.id not in void)
+            if effective > 2:
+                problems.append(f"{c.id}: {effective} effort asterisks in effect this round (MR 8.4.5 limit 2)")
+            if len(set(used)) != len(used):
+                problems.append(f"{c.id}: a chit was played twice this round (MR 8.4.5 one use)")
+        for did, tid in state.assigned.items():
+            d = state.denizens.get(did)
+            if d is None:
+                problems.append(f"assigned unknown denizen {did}")
+            elif q.is_hireling(d):
+                problems.append(f"hireling {did} is assigned like an uncontrolled denizen")
+        for mon, tgt in state.pinned.items():
+            d = state.denizens.get(mon)
+            if d is None or not d.stats.tremendous or d.side != "dark":
+                problems.append(f"{mon} pins {tgt} but is not a red-side-up Tremendous monster")
+        if state.ended != (state.step == "over"):
+            problems.append("ended and step disagree")
+        if state.step not in ("lure", "deploy", "actions", "targets", "plays", "resolve", "fatigue", "over"):
+            problems.append(f"unknown step {state.step}")
+        for pid in q.sheets(state):
+            if not q.alive(state, pid):
+                problems.append(f"{pid} is on a sheet but not in the fight")
+        return problems
+
+    def explain(self, before: MRState, event: Event, after: MRState, seq: int) -> Sequence[Step]:
+        if before is None:
+            return ()
+        new = after.steps[len(before.steps):] if len(after.steps) >= len(before.steps) else after.steps
+        return [Step(seq=seq, rule=s.rule, text=s.text, dice=s.dice) for s in new]
+
+    def summarize(self, event: Event) -> str:
+        match event:
+            case e.Lured():
+                return f"{event.character} lures " + (", ".join(f"{d}->{t}" for d, t in event.lures.items()) or
+                                                      "nothing")
+            case e.DenizensAssigned():
+                return f"random assignment, round {event.round}"
+            case e.Deployed():
+                parts = [f"{h}->{d}" for h, d in event.hirelings.items()]
+                if event.charge:
+                    parts.append(f"charges {event.charge}")
+                return f"{event.character} deploys: " + (", ".join(parts) or "nothing")
+            case e.ActionDeclared():
+                extra = " ".join(x for x in (event.spell, event.chit, " ".join(event.items), event.horse) if x)
+                return f"{event.character} action: {event.kind} {extra}".rstrip()
+            case e.MeleeStarted():
+                return f"Melee Step of round {event.round} begins"
+            case e.TargetsChosen():
+                return f"{event.character} targets {event.target or '-'}" + (
+                    f", hirelings {dict(event.hirelings)}" if event.hirelings else "")
+            case e.PlaysMade():
+                return f"{event.character} plays (round {event.round})"
+            case e.MeleeResolved():
+                return f"Melee Step of round {event.round} resolved"
+            case e.FatiguePaid():
+                return f"{event.character} fatigues {', '.join(event.fatigue) or '-'}" + (
+                    f", change {event.change}" if event.change else "") + (
+                    f", wounds {', '.join(event.wounds)}" if event.wounds else "")
+        return super().summarize(event)
+
+    def conceals(self, event: Event, state: MRState, viewer: str | None) -> bool:
+        """A side's plays are secret from the other players until every side has played (MR 8.4.5)."""
+        if viewer is None or not isinstance(event, e.PlaysMade):
+            return False
+        c = state.characters.get(event.character)
+        if c is None or c.player == viewer:
+            return False
+        return state.step == "plays" and event.round == state.round
+
+    def _pending_json(self, state: MRState) -> list[dict[str, Any]]:
+        return [{"who": p.who, "what": p.what, "rule": p.rule, "options": list(p.options)}
+                for p in self.pending(state)]
+
+    def describe(self, state: MRState, viewer: str | None = None) -> dict[str, Any]:
+        from combatlog.rulesets.magic_realm.views import describe
+
+        return describe(state, viewer, self._pending_json(state))
+
+    def render(self, state: MRState, viewer: str | None = None) -> str:
+        from combatlog.rulesets.magic_realm.views import render
+
+        return render(state, viewer, self._pending_json(state))

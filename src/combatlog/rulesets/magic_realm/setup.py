@@ -1,0 +1,216 @@
+"""Set-up: the clearing, the characters at a development level, hirelings, denizens.
+
+The genesis ``setup`` names pieces from the data (``data/*.json``); pieces
+not in the data may be supplied under ``pieces`` in the same shape as the
+data files. Validation resolves every name here so a bad set-up fails before
+anything is recorded.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from combatlog.errors import InvalidCommand
+from combatlog.rulesets.magic_realm.data import (
+    Catalog, DataError, DenizenDef, HorseDef, armor_from, catalog, horse_from, monster_from, native_from,
+    weapon_from,
+)
+from combatlog.rulesets.magic_realm.state import Armor, Character, Chit, Denizen, Horse, MRState, Weapon
+
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+_PREFIX = {"MOVE": "M", "FIGHT": "F", "MAGIC": "X", "DUCK": "D", "BERSERK": "B"}
+OPTIONS = {
+    # Decision: the seeds do not print the random-assignment procedure; each unassigned
+    # denizen is given to one of the eligible targets by one die over that list.
+    "random_assignment": ("uniform",),
+    # Decision: which of two plays exceeding the effort limit is cancelled (MR 8.4.5 example:
+    # the White Knight's Move H4** forbids his Fight T5*, so the maneuver is counted first).
+    "effort_order": ("maneuver_first", "attack_first"),
+}
+DEFAULT_OPTIONS = {"random_assignment": "uniform", "effort_order": "maneuver_first"}
+
+
+def _merged_catalog(setup: dict[str, Any]) -> Catalog:
+    """The data plus any pieces the set-up supplies (MR issue: pieces as data files)."""
+    base = catalog()
+    extra = setup.get("pieces") or {}
+    if not isinstance(extra, dict):
+        raise InvalidCommand("setup.pieces must be an object with monsters/natives/weapons/armor/horses lists")
+    try:
+        monsters = dict(base.monsters) | {m["name"]: monster_from(m, "setup.pieces") for m in extra.get("monsters", ())}
+        natives = dict(base.natives) | {
+            m["name"]: native_from(m, m.get("group", "custom"), "setup.pieces") for m in extra.get("natives", ())}
+        weapons = dict(base.weapons) | {w["name"]: weapon_from(w, "setup.pieces") for w in extra.get("weapons", ())}
+        armor = dict(base.armor) | {a["name"]: armor_from(a, "setup.pieces") for a in extra.get("armor", ())}
+        horses = dict(base.horses) | {h["name"]: horse_from(h, "setup.pieces") for h in extra.get("horses", ())}
+    except (KeyError, TypeError, DataError) as exc:
+        raise InvalidCommand(f"setup.pieces: malformed piece ({exc})") from None
+    return msgspec.structs.replace(base, monsters=monsters, natives=natives, weapons=weapons, armor=armor,
+                                   horses=horses)
+
+
+def _pick(table: dict[str, Any], name: Any, what: str) -> Any:
+    if not isinstance(name, str) or name not in table:
+        close = [k for k in table if isinstance(name, str) and name.lower() in k.lower()][:6]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise InvalidCommand(f"unknown {what} {name!r}{hint}")
+    return table[name]
+
+
+def _horse(defn: HorseDef, hid: str, side: str = "trot") -> Horse:
+    return Horse(id=hid, name=defn.name, kind=defn.kind, vulnerability=defn.vulnerability, armored=defn.armored,
+                 trot_time=defn.trot_time, trot_strength=defn.trot_strength, gallop_time=defn.gallop_time,
+                 gallop_strength=defn.gallop_strength, price=defn.price, side=side)
+
+
+def _check_id(value: Any, seen: set[str], where: str) -> str:
+    if not isinstance(value, str) or not _ID.match(value):
+        raise InvalidCommand(f"{where}: id {value!r} must be 1-40 lowercase letters, digits or '-'")
+    if value in seen:
+        raise InvalidCommand(f"{where}: id {value!r} is used twice")
+    seen.add(value)
+    return value
+
+
+def _int(entry: dict[str, Any], key: str, default: int, where: str, lo: int = -10_000) -> int:
+    value = entry.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < lo:
+        raise InvalidCommand(f"{where}.{key} must be a whole number (>= {lo})")
+    return value
+
+
+def _character(entry: dict[str, Any], cat: Catalog, seen: set[str], i: int) -> tuple[Character, list[Denizen]]:
+    where = f"setup.characters[{i}]"
+    cid = _check_id(entry.get("id"), seen, where)
+    defn = _pick(cat.characters, entry.get("character"), "character")
+    level = _int(entry, "level", 4, where, 1)
+    if level > 4:
+        raise InvalidCommand(f"{where}.level: development levels are 1 to 4")
+    variant = entry.get("variant", "great")
+    chits: list[Chit] = []
+    counters: dict[str, int] = {}
+    for c in defn.chits:
+        if c.level > level or c.optional_rule == "add":
+            continue  # Wizard: the optional extra chit is not in the standard set
+        if c.restricted_to and not c.restricted_to.startswith(f"{variant} "):
+            continue  # Elf: chits belonging to the other variant
+        prefix = _PREFIX[c.action]
+        counters[prefix] = counters.get(prefix, 0) + 1
+        chits.append(Chit(id=f"{prefix}{counters[prefix]}", label=c.label, action=c.action, strength=c.strength,
+                          magic_type=c.magic_type, time=c.time, asterisks=c.asterisks))
+    status = entry.get("chits", {})
+    if not isinstance(status, dict):
+        raise InvalidCommand(f"{where}.chits maps chit ids to 'fatigued' or 'wounded'")
+    for ref, st in status.items():
+        idx = next((k for k, c in enumerate(chits) if c.id == ref), None)
+        if idx is None or st not in ("active", "fatigued", "wounded"):
+            raise InvalidCommand(f"{where}.chits: {ref!r}={st!r} (chits: {', '.join(c.id for c in chits)})")
+        chits[idx] = msgspec.structs.replace(chits[idx], status=st)
+    stage = next(lv for lv in defn.levels if lv["level"] == level)
+    weapon_name = entry.get("weapon", stage["weapon"])
+    weapons: list[Weapon] = []
+    names = ([weapon_name] if weapon_name else []) + list(entry.get("extra_weapons", ()))
+    for k, name in enumerate(names):
+        w = _pick(cat.weapons, name, "weapon")
+        weapons.append(Weapon(name=w.name, weight=w.weight, length=w.length, missile=w.missile,
+                              unalerted=w.unalerted, alerted=w.alerted,
+                              alert=bool(entry.get("weapon_alerted", False)) if k == 0 else False, active=k == 0))
+    armor = []
+    for name in entry.get("armor", stage["armor"]):
+        a = _pick(cat.armor, name, "armor")
+        armor.append(Armor(name=a.name, kind=a.kind, protects=a.protects, weight=a.weight,
+                           vulnerability=a.vulnerability, layer=a.layer, gold_destroyed=a.gold_destroyed))
+    horse = None
+    if entry.get("horse"):
+        horse = _horse(_pick(cat.horses, entry["horse"], "horse"), f"{cid}-horse")
+    advantages = tuple(a for lv in defn.levels if lv["level"] <= level for a in lv["advantage_names"])
+    spells = tuple(entry.get("spells", ()))
+    for s in spells:
+        _pick(cat.spells, s, "spell")
+    char = Character(
+        id=cid, name=defn.name, player=str(entry.get("player") or cid), level=level,
+        vulnerability=defn.vulnerability, chits=tuple(chits), weapons=tuple(weapons), armor=tuple(armor),
+        horse=horse, advantages=advantages, spells=spells,
+        fame=(_int(entry, "fame", 0, where), 1), notoriety=(_int(entry, "notoriety", 0, where), 1),
+        gold=(_int(entry, "gold", 0, where, 0), 1), hidden=bool(entry.get("hidden", False)),
+        found_hidden=bool(entry.get("found_hidden", False)),
+    )
+    hirelings = []
+    for j, h in enumerate(entry.get("hirelings", ())):
+        hirelings.extend(_denizen(h, cat, seen, f"{where}.hirelings[{j}]", owner=cid))
+    return char, hirelings
+
+
+def _denizen(entry: dict[str, Any], cat: Catalog, seen: set[str], where: str, owner: str = "") -> list[Denizen]:
+    if not isinstance(entry, dict):
+        raise InvalidCommand(f"{where} must be an object with id and monster or native")
+    did = _check_id(entry.get("id"), seen, where)
+    side = entry.get("side", "light")
+    if side not in ("light", "dark"):
+        raise InvalidCommand(f"{where}.side is light or dark")
+    if "monster" in entry:
+        if owner:
+            raise InvalidCommand(f"{where}: hirelings are natives (controlled monsters are not modelled)")
+        defn: DenizenDef = _pick(cat.monsters, entry["monster"], "monster")
+    elif "native" in entry:
+        defn = _pick(cat.natives, entry["native"], "native")
+    else:
+        raise InvalidCommand(f"{where} needs 'monster' or 'native'")
+    if defn.tremendous and side == "dark":
+        raise InvalidCommand(f"{where}: a Tremendous monster starts red side down (MR 8.4.7)")
+    out = []
+    horse = None
+    if defn.horse is not None and entry.get("horse", True):
+        horse = _horse(defn.horse, f"{did}-horse")
+        seen.add(horse.id)
+    out.append(Denizen(id=did, stats=defn, side=side, owner=owner, horse=horse))
+    for part in defn.parts:
+        suffix = "club" if "club" in part.name.lower() else "head"
+        pid = _check_id(f"{did}-{suffix}", seen, where)
+        out.append(Denizen(id=pid, stats=part, parent=did, side=entry.get("part_side", "light")))
+    return out
+
+
+def validate(setup: dict[str, Any]) -> dict[str, Any]:
+    """Check the set-up by building the state once; return it with defaults filled in."""
+    opts = dict(DEFAULT_OPTIONS)
+    opts.update(setup.get("options") or {})
+    for k, v in opts.items():
+        if k not in OPTIONS or v not in OPTIONS[k]:
+            choices = "; ".join(f"{n}: {', '.join(c)}" for n, c in OPTIONS.items())
+            raise InvalidCommand(f"setup.options.{k}={v!r} is not an option ({choices})")
+    out = dict(setup)
+    out["options"] = opts
+    state = build(out)
+    if not state.characters:
+        raise InvalidCommand("setup.characters: at least one character takes part in a combat")
+    return out
+
+
+def build(setup: dict[str, Any]) -> MRState:
+    cat = _merged_catalog(setup)
+    seen: set[str] = set()
+    chars: dict[str, Character] = {}
+    dens: dict[str, Denizen] = {}
+    raw_chars = setup.get("characters") or []
+    raw_dens = setup.get("denizens") or []
+    if not isinstance(raw_chars, list) or not isinstance(raw_dens, list):
+        raise InvalidCommand("setup.characters and setup.denizens are lists")
+    for i, entry in enumerate(raw_chars):
+        if not isinstance(entry, dict):
+            raise InvalidCommand(f"setup.characters[{i}] must be an object")
+        char, hirelings = _character(entry, cat, seen, i)
+        chars[char.id] = char
+        dens.update({d.id: d for d in hirelings})
+    for i, entry in enumerate(raw_dens):
+        dens.update({d.id: d for d in _denizen(entry, cat, seen, f"setup.denizens[{i}]")})
+    clearing = setup.get("clearing") or {}
+    return MRState(
+        options=dict(setup.get("options") or DEFAULT_OPTIONS),
+        clearing={k: str(v) for k, v in clearing.items()},
+        first_round_of_day=bool(setup.get("first_round_of_day", True)),
+        characters=chars, denizens=dens, round=1, step="lure",
+    )

@@ -1,0 +1,64 @@
+"""A mutable working copy of the state used while one event is folded.
+
+``evolve`` stays pure: it copies the state into a ``Work``, lets the rule
+functions change the copy and record their steps, and freezes the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from combatlog.rulesets.magic_realm.state import Character, Denizen, LedgerEntry, MRState, StepRec
+
+replace = msgspec.structs.replace
+
+# (label, notation, purpose, by) -> faces
+Roller = Callable[[str, str, str, str], tuple[int, ...]]
+
+
+class Work:
+    def __init__(self, state: MRState, seq: int, roll: Roller | None = None) -> None:
+        self.state = state
+        self.seq = seq
+        self.chars: dict[str, Character] = dict(state.characters)
+        self.dens: dict[str, Denizen] = dict(state.denizens)
+        self.steps: list[StepRec] = []
+        self.ledger: list[LedgerEntry] = []
+        self.changes: dict[str, Any] = {}
+        self._roll = roll
+
+    def step(self, rule: str, text: str, dice: tuple[str, ...] = ()) -> None:
+        self.steps.append(StepRec(seq=self.seq, rule=rule, text=text, dice=dice))
+
+    def roll(self, label: str, notation: str, purpose: str, by: str = "") -> tuple[int, ...]:
+        if self._roll is not None:
+            return self._roll(label, notation, purpose, by)
+        faces = self.state.rolls.get(label)
+        if faces is None:  # evolve only folds what decide rolled, so this is a broken log
+            raise KeyError(f"the log lacks the roll {label!r}")
+        return faces
+
+    def char(self, cid: str, **changes: Any) -> Character:
+        self.chars[cid] = replace(self.chars[cid], **changes)
+        return self.chars[cid]
+
+    def den(self, did: str, **changes: Any) -> Denizen:
+        self.dens[did] = replace(self.dens[did], **changes)
+        return self.dens[did]
+
+    def set(self, **changes: Any) -> None:
+        self.changes.update(changes)
+
+    def get(self, key: str) -> Any:
+        return self.changes[key] if key in self.changes else getattr(self.state, key)
+
+    def view(self) -> MRState:
+        """The state as it stands now (for queries in the middle of a fold)."""
+        return replace(self.state, characters=self.chars, denizens=self.dens, **self.changes)
+
+    def freeze(self) -> MRState:
+        out = self.view()
+        return replace(out, steps=out.steps + tuple(self.steps), ledger=out.ledger + tuple(self.ledger))

@@ -1,0 +1,153 @@
+"""Round machinery: spells (MR 8.4.3-8.4.4), fatigue choices, bounties, end of combat, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.errors import IllegalCommand, InvalidCommand
+from combatlog.rulesets.magic_realm import commands as c
+from combatlog.rulesets.magic_realm.fatigue import options
+from tests.rulesets.magic_realm.mr_helpers import Game, char
+
+DUEL = {
+    "clearing": {"color_magic": "purple"},
+    "first_round_of_day": False,
+    "characters": [char("sorc", "Sorceror", spells=["Fiery Blast"]),
+                   char("wking", "Witch King", spells=["Fiery Blast"])],
+    "denizens": [],
+}
+
+
+def _cast_both(g: Game, sorc_chit: str, wk_chit: str) -> None:
+    g.do(c.Deploy(character="sorc"))
+    g.do(c.Deploy(character="wking"))
+    g.do(c.Act(character="sorc", kind="cast", spell="Fiery Blast", chit=sorc_chit))
+    g.do(c.Act(character="wking", kind="cast", spell="Fiery Blast", chit=wk_chit))
+    g.do(c.StartMelee(), {"r1/attention/1": (1,)})  # pool [sorc, wking]: sorc first
+    g.do(c.Target(character="sorc", spell_targets=("wking",)))
+    g.do(c.Target(character="wking", spell_targets=("sorc",)))
+
+
+def test_8_4_3_faster_spell_cancels_slower_spell_of_its_target() -> None:
+    # MR 8.4.3: the Sorceror's Fiery Blast with MAGIC IV3* (time 3) aims at the Witch King, who casts
+    # with MAGIC IV4* (time 4): 3 < 4, the Witch King's spell is cancelled; his chit fatigues.
+    g = Game(DUEL)
+    sorc = g.state.characters["sorc"]
+    fast = next(ch.id for ch in sorc.chits if ch.label == "MAGIC IV3*")
+    slow = next(ch.id for ch in g.state.characters["wking"].chits if ch.label == "MAGIC IV4*")
+    _cast_both(g, fast, slow)
+    spells = {s.caster: s for s in g.state.spells}
+    assert spells["sorc"].status == "working"
+    assert spells["wking"].status == "cancelled"
+    assert next(ch for ch in g.state.characters["wking"].chits if ch.id == slow).status == "fatigued"
+
+
+def test_8_4_3_equal_times_do_not_cancel() -> None:
+    # MR 8.4.3: "If the times are equal ... the target's spell is not cancelled."
+    g = Game(DUEL)
+    a = next(ch.id for ch in g.state.characters["sorc"].chits if ch.label == "MAGIC IV4*")
+    b = next(ch.id for ch in g.state.characters["wking"].chits if ch.label == "MAGIC IV4*")
+    _cast_both(g, a, b)
+    assert {s.status for s in g.state.spells} == {"working"}
+
+
+def test_8_4_4_attack_spell_attacks_like_a_weapon() -> None:
+    # MR 8.4.4: Fiery Blast (L***, missile, length 13) cast with MAGIC IV3* attacks at time 3.
+    # Target: an Axe Goblin assigned to the Sorceror, light side move 3: 3 is not < 3, so it must
+    # intercept: the spell is placed in the Thrust circle, the goblin in box 1 (Charge). Missile roll
+    # [3, 1]: high 3, change 0: L*** applied T >= M: killed. The Sorceror cannot also attack with a
+    # weapon (MR 8.4.5).
+    setup = {"clearing": {"color_magic": "purple"}, "first_round_of_day": False,
+             "characters": [char("sorc", "Sorceror", spells=["Fiery Blast"])],
+             "denizens": [{"id": "goblin", "monster": "Axe Goblin"}], "assigned": {"goblin": "sorc"}}
+    g = Game(setup)
+    fast = next(ch.id for ch in g.state.characters["sorc"].chits if ch.label == "MAGIC IV3*")
+    g.do(c.Act(character="sorc", kind="cast", spell="Fiery Blast", chit=fast))
+    g.do(c.StartMelee())
+    g.do(c.Target(character="sorc", spell_targets=("goblin",)))
+    with pytest.raises(IllegalCommand, match="came to life"):
+        g.do(c.Play(character="sorc", attack=1, fight="F1"))
+    g.do(c.Play(character="sorc", attack=1, place={"goblin": 1}))
+    g.do(c.Resolve(), {"r1/reposition/sorc": (4,), "r1/tactics/sorc/box1": (1, 1),
+                       "r1/missile/sorc/goblin": (3, 1)})
+    assert not g.state.denizens["goblin"].alive
+    assert "intercepts" in g.text() and "killed" in g.text()
+
+
+def test_uncast_spells_are_refused_clearly() -> None:
+    # Only the four Attack spells are modelled (docs/magic_realm.md); others are an error, not a stub.
+    g = Game({**DUEL, "characters": [char("sorc", "Sorceror", spells=["Fiery Blast", "Peace"])]})
+    with pytest.raises(IllegalCommand, match="only these spells are modelled"):
+        g.do(c.Act(character="sorc", kind="cast", spell="Peace", chit="X1"))
+
+
+def test_fatigue_making_change_is_offered_only_when_it_is_needed() -> None:
+    # MR tables, Fatigue Step: owing 1 asterisk with a FIGHT * chit active, the exact payment is offered;
+    # with only FIGHT ** chits active and a fatigued FIGHT * chit, the ** chit pays with change.
+    g = Game({"characters": [char("bk", "Black Knight", chits={"F1": "fatigued", "F3": "fatigued",
+                                                                "F4": "fatigued"})], "denizens": []})
+    bk = g.state.characters["bk"]
+    opts = options(bk, 1, ("FIGHT",))
+    # Active FIGHT chits with asterisks: F6 H4**, F7 M3**; fatigued one-asterisk FIGHT: F1 H5*, F3/F4 M4*.
+    assert all(o.change for o in opts)
+    assert {tuple(o.fatigue) for o in opts} == {("F6",), ("F7",)}
+
+
+def test_end_of_combat_after_two_quiet_rounds() -> None:
+    # MR tables, End of combat: two consecutive rounds without harm, fatigue or spells end the combat.
+    g = Game({"characters": [char("wk", "White Knight")], "denizens": []})
+    for rnd in (1, 2):
+        g.do(c.Act(character="wk", kind="none"))
+        g.do(c.StartMelee())
+        g.do(c.Target(character="wk"))
+        g.do(c.Play(character="wk"))
+        g.do(c.Resolve())
+    assert g.state.ended and "two consecutive rounds" in g.state.end_reason
+    with pytest.raises(IllegalCommand, match="ended"):
+        g.do(c.StartMelee())
+
+
+def test_wrong_turn_and_unknown_chit_append_nothing() -> None:
+    g = Game({"characters": [char("wk", "White Knight"), char("bk", "Black Knight")], "denizens": []})
+    before = g.folded.core.head_seq
+    with pytest.raises(IllegalCommand):
+        g.do(c.Play(character="wk"))  # wrong step
+    g.do(c.Deploy(character="wk"))
+    g.do(c.Deploy(character="bk"))
+    with pytest.raises(InvalidCommand):
+        g.do(c.Act(character="wk", kind="alert", chit="F99"))
+    with pytest.raises(IllegalCommand, match="weaker"):
+        g.do(c.Act(character="bk", kind="run", chit="M1"))  # MOVE M5 vs Heavy armor (MR 8.4.5)
+    assert g.folded.core.head_seq == before + 2
+
+
+def test_treachery_rebels_and_fame_loss() -> None:
+    # MR 8.4.2 treachery: targeting his own hired native makes that native's hired group rebel and
+    # costs fame equal to each rebel's notoriety bounty: two Lancers, notoriety 4 each: -8 fame.
+    setup = {"characters": [char("am", "Amazon", fame=10, hirelings=[{"id": "l1", "native": "Lancer 1"},
+                                                                     {"id": "l2", "native": "Lancer 2"}])],
+             "denizens": []}
+    g = Game(setup)
+    g.do(c.Deploy(character="am"))
+    g.do(c.Act(character="am", kind="none"))
+    g.do(c.StartMelee())
+    g.do(c.Target(character="am", target="l1"))
+    st = g.state
+    assert st.denizens["l1"].rebel and st.denizens["l2"].rebel
+    assert st.characters["am"].fame == (2, 1)
+
+
+def test_kill_multiplier_orders_kills_by_notoriety() -> None:
+    # MR tables, bounties: several kills by one character in one combat are ordered from the highest
+    # notoriety; the n-th kill's fame and notoriety are multiplied by n.
+    from combatlog.rulesets.magic_realm.bounty import credit
+    from combatlog.rulesets.magic_realm.work import Work
+
+    g = Game({"characters": [char("wk", "White Knight")],
+              "denizens": [{"id": "gob", "monster": "Axe Goblin"}, {"id": "bat", "monster": "Giant Bat"}]})
+    w = Work(g.state, 99)
+    credit(w, [("gob", "wk", 0), ("bat", "wk", 0)])
+    # Giant Bat (fame 3, notoriety 3) first: x1 -> 3/3; Axe Goblin (1, 1) second: x2 -> 2/2. Totals 5/5.
+    st = w.freeze()
+    assert st.characters["wk"].fame == (5, 1) and st.characters["wk"].notoriety == (5, 1)
+    assert st.kills == {"wk": 2}
