@@ -1,0 +1,210 @@
+"""The Classic Fantasy Imperative ruleset object: decide, evolve, explain.
+
+``decide`` and ``evolve`` share one apply function per event type; ``decide``
+runs it with a roller that draws dice, ``evolve`` and ``explain`` with one that
+reads the recorded faces, so a replay derives exactly what was decided.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from combatlog.dice.port import DicePort
+from combatlog.errors import IllegalCommand, InvalidCommand
+from combatlog.events.base import Event
+from combatlog.events.core import CORE_EVENTS, CombatStarted, DiceRolled
+from combatlog.rulesets.base import Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.classic_fantasy import commands as c
+from combatlog.rulesets.classic_fantasy import setup as setup_mod
+from combatlog.rulesets.classic_fantasy import tables as t
+from combatlog.rulesets.classic_fantasy.actions import apply_action
+from combatlog.rulesets.classic_fantasy.events import (
+    CFI_EVENTS, ActionTaken, AttackDeclared, CombatEnded, DefenceDeclared, EffectsChosen, ExchangeResolved,
+    LuckSpent, RoundStarted,
+)
+from combatlog.rulesets.classic_fantasy.exchange import (
+    apply_attack, apply_defence, apply_effects, apply_luck, reaction_problem,
+)
+from combatlog.rulesets.classic_fantasy.outcome import apply_resolved
+from combatlog.rulesets.classic_fantasy.rounds import apply_round_start
+from combatlog.rulesets.classic_fantasy.rules import Drawing, Replaying, Steps, cite, who
+from combatlog.rulesets.classic_fantasy.state import CFIState
+from combatlog.rulesets.classic_fantasy import views
+
+replace = msgspec.structs.replace
+DATA = Path(__file__).parent / "data"
+
+
+def _ended(state: CFIState, ev: CombatEnded, roller: Any, steps: Steps) -> CFIState:
+    if state.ended:
+        raise IllegalCommand("the combat has already ended", rule=cite("Running Combat"))
+    if state.exchange is not None:
+        raise IllegalCommand("finish the open exchange first", rule=cite("Attacks and Parries"))
+    steps.add(cite("Running Combat"), f"the combat ends: {ev.outcome or 'no outcome given'}")
+    return replace(state, ended=True, in_round=False, turn="", outcome=ev.outcome)
+
+
+APPLY: dict[type[Event], Callable[..., CFIState]] = {
+    RoundStarted: apply_round_start, AttackDeclared: apply_attack, DefenceDeclared: apply_defence,
+    LuckSpent: apply_luck, EffectsChosen: apply_effects, ExchangeResolved: apply_resolved,
+    ActionTaken: apply_action, CombatEnded: _ended,
+}
+
+
+def tidy(state: CFIState, steps: Steps) -> CFIState:
+    """Decision (CFI Ch.8 Engagement): someone dead, unconscious or incapacitated no longer holds
+    anyone Engaged, so a foe may walk away from a fallen enemy."""
+    out = {n for n, x in state.combatants.items() if x.fallen and x.engaged}
+    if not out:
+        return state
+    combatants = dict(state.combatants)
+    for n, x in combatants.items():
+        keep = tuple(e for e in x.engaged if e not in out and n not in out)
+        if keep != x.engaged:
+            combatants[n] = replace(x, engaged=keep)
+    steps.add(cite("Engagement"), f"{', '.join(sorted(out))} no longer engage(s) anyone")
+    return replace(state, combatants=combatants)
+
+
+def apply_event(state: CFIState, event: Event, roller: Any, steps: Steps) -> CFIState:
+    return tidy(APPLY[type(event)](state, event, roller, steps), steps)
+
+
+class ClassicFantasy(Ruleset[CFIState]):
+    info = RulesetInfo(
+        name="classic_fantasy", title="Classic Fantasy Imperative (Mythras)", version="1", citation="CFI",
+        sources=("seed 002_6d17a5a910762645.txt: CFI Chapter 8 Combat",
+                 "reference/classic_fantasy.md: skills, Differential Rolls, locations, DM, wounds, fatigue, weapons"),
+    )
+    event_types = CORE_EVENTS + CFI_EVENTS
+    state_type = CFIState
+    data_files = (DATA / "equipment.json", DATA / "locations.json")
+
+    # -- set-up ------------------------------------------------------------------------------
+    def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
+        return setup_mod.validate(setup)
+
+    def initial_state(self, genesis: CombatStarted) -> CFIState:
+        setup = setup_mod.validate(dict(genesis.setup), {k: v for k, v in genesis.options.items()
+                                                         if k in setup_mod.OPTIONS})
+        combatants = {spec["name"]: setup_mod.build(spec) for spec in setup["combatants"]}
+        return CFIState(options=setup["options"], combatants=combatants)
+
+    # -- decide ------------------------------------------------------------------------------
+    def decide(self, state: CFIState, command: Any, dice: DicePort) -> list[Event]:
+        out: list[Event] = []
+        if state.ended and not isinstance(command, c.EndCombat):
+            raise IllegalCommand("the combat has ended", rule=cite("Running Combat"))
+        match command:
+            case c.StartRound():
+                if state.in_round and state.turn and not command.force:
+                    raise IllegalCommand(f"{state.turn} still has a Turn; Action Points remain (use --force to "
+                                         "end the Round anyway)", rule=cite("Running Combat"))
+                self._emit(state, RoundStarted(round=state.round + 1, reroll=command.reroll,
+                                               surprised=tuple(command.surprised)), dice, out)
+            case c.Attack():
+                ev = AttackDeclared(attacker=command.attacker, target=command.target, weapon=command.weapon.lower(),
+                                    charge=command.charge, moving=command.moving, situations=command.situations,
+                                    grade=command.grade, cap=command.cap, range=command.range, crowd=command.crowd,
+                                    bystanders=command.bystanders, stationary=command.stationary,
+                                    blind_strike=command.blind_strike, mount_dm=command.mount_dm)
+                state = self._emit(state, ev, dice, out)
+                ex = state.exchange
+                assert ex is not None
+                problem = reaction_problem(state, state.combatants[ex.target])
+                if problem:
+                    state = self._emit(state, DefenceDeclared(defender=ex.target, kind="none", forced=True), dice, out)
+                self._close(state, dice, out)
+            case c.Defend():
+                if command.kind not in ("parry", "evade", "none"):
+                    raise InvalidCommand("defend: parry, evade or none")
+                state = self._emit(state, DefenceDeclared(defender=command.defender, kind=command.kind,
+                                                          weapon=command.weapon.lower(), situations=command.situations,
+                                                          grade=command.grade, cap=command.cap), dice, out)
+                self._close(state, dice, out)
+            case c.UseLuck():
+                state = self._emit(state, LuckSpent(who=command.who, roll=command.roll), dice, out)
+                self._close(state, dice, out)
+            case c.ChooseEffects():
+                state = self._emit(state, EffectsChosen(by=command.who, effects=tuple(command.effects),
+                                                        params=dict(command.params)), dice, out)
+                self._close(state, dice, out)
+            case c.Act():
+                who(state, command.who)
+                self._emit(state, ActionTaken(who=command.who, action=command.action, target=command.target,
+                                              detail=dict(command.detail)), dice, out)
+            case c.EndCombat():
+                self._emit(state, CombatEnded(outcome=command.outcome), dice, out)
+            case _:
+                raise InvalidCommand(f"classic_fantasy does not know the command {type(command).__name__}")
+        return out
+
+    def _emit(self, state: CFIState, event: Event, port: DicePort, out: list[Event]) -> CFIState:
+        """Apply ``event`` with live dice; append the dice it drew, then the event naming them."""
+        before = len(port.drawn)
+        roller = Drawing(port)
+        new_state = apply_event(state, event, roller, Steps())
+        if hasattr(event, "dice"):
+            event = replace(event, dice=tuple(roller.labels))  # type: ignore[arg-type]
+        out.extend(port.drawn[before:])
+        out.append(event)
+        return replace(new_state, dice={})
+
+    def _close(self, state: CFIState, port: DicePort, out: list[Event]) -> None:
+        if state.exchange is not None and state.exchange.stage == "resolve":
+            self._emit(state, ExchangeResolved(), port, out)
+
+    # -- evolve ------------------------------------------------------------------------------
+    def evolve(self, state: CFIState, event: Event, seq: int) -> CFIState:
+        if type(event) is DiceRolled:
+            return replace(state, dice={**state.dice, event.label: tuple(event.faces)})
+        if type(event) not in APPLY:
+            return state  # other core events change nothing here
+        new_state = apply_event(state, event, Replaying(state.dice), Steps())
+        return replace(new_state, dice={})
+
+    # -- views -------------------------------------------------------------------------------
+    def explain(self, before: CFIState, event: Event, after: CFIState, seq: int) -> Sequence[Step]:
+        if type(event) not in APPLY:
+            return ()
+        steps = Steps()
+        try:
+            apply_event(before, event, Replaying(before.dice), steps)
+        except Exception as exc:  # an explain must never break a view
+            return [Step(seq=seq, rule="CFI", text=f"cannot re-derive: {exc}")]
+        return [Step(seq=seq, rule=rule, text=text, dice=dice) for rule, text, dice in steps.items]
+
+    def round_of(self, state: CFIState) -> int:
+        return state.round
+
+    def finished(self, state: CFIState) -> bool:
+        return state.ended
+
+    def pending(self, state: CFIState) -> list[Pending]:
+        return views.pending(state)
+
+    def check(self, state: CFIState) -> list[str]:
+        return views.check(state)
+
+    def describe(self, state: CFIState, viewer: str | None = None) -> dict[str, Any]:
+        return views.describe(state, viewer)
+
+    def render(self, state: CFIState, viewer: str | None = None) -> str:
+        return views.render(state, viewer)
+
+    def summarize(self, event: Event) -> str:
+        return views.summarize(event) or super().summarize(event)
+
+    def conceals(self, event: Event, state: CFIState, viewer: str | None) -> bool:
+        """CFI Ch.8 Prepare Counter: the counter is noted down in secret."""
+        if isinstance(event, EffectsChosen) and viewer is not None and viewer != event.by:
+            return any("counter" in e.lower() for e in event.effects)
+        return False
+
+
+def grade_name(g: str) -> str:
+    return t.GRADE_NAMES.get(g, g)
