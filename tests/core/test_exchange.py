@@ -141,9 +141,10 @@ def test_a_referee_die_that_does_not_match_the_seed_is_named(played, tmp_path: P
     out, prev = [], envs[0].prev
     for env in envs:
         data = msgspec.json.decode(env.data)
-        if data.get("label") == "r1/init":
-            data["faces"] = [6, 6]
-            data["total"] = 12
+        if data.get("label") == "r1/init":  # forge a different first die, keeping the total consistent
+            first = data["faces"][0] % 6 + 1
+            data["faces"] = [first, data["faces"][1]]
+            data["total"] = sum(data["faces"])
         env = msgspec.structs.replace(env, prev=prev, data=msgspec.Raw(canonical(data)))
         env = msgspec.structs.replace(env, hash=env.computed_hash())
         out.append(encode_envelope(env))
@@ -153,9 +154,6 @@ def test_a_referee_die_that_does_not_match_the_seed_is_named(played, tmp_path: P
     header = msgspec.structs.replace(header, check=_header_check(header))
     bad = tmp_path / "forged.jsonl"
     _rewrite(bad, [canonical(header), *out])
-    original = msgspec.json.decode(decode_envelope(lines[5]).data)
-    if original.get("faces") == [6, 6]:
-        pytest.skip("the real roll was already 6,6")
     with pytest.raises(VerificationFailed, match="r1/init.*does not match the revealed seed"):
         verify_file(bad)
 

@@ -123,12 +123,21 @@ def _load_lazy(name: str) -> click.Command | None:
     if module is None:
         return None
     if hasattr(module, "app"):
-        group: click.Command = typer.main.get_group(module.app)
-        return group
-    single = typer.Typer()
-    single.command(name)(module.command)
-    command: click.Command = typer.main.get_command(single)
+        command: click.Command = typer.main.get_group(module.app)
+    else:
+        single = typer.Typer(add_completion=False)
+        single.command(name)(module.command)
+        command = typer.main.get_command(single)
+    _plain_help(command)
     return command
+
+
+def _plain_help(command: click.Command) -> None:
+    """One help style everywhere (the root's plain one): no rich boxes in sub-groups."""
+    if hasattr(command, "rich_markup_mode"):
+        command.rich_markup_mode = None
+    for sub in getattr(command, "commands", {}).values():
+        _plain_help(sub)
 
 
 @lru_cache(maxsize=1)
