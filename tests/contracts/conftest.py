@@ -15,6 +15,11 @@ from combatlog.store.base import EventStore
 
 BACKENDS: dict[str, Callable[[Path], EventStore]] = {}
 
+try:  # the PostgreSQL factory is a fixture (it needs the session's server); import it so it is found by name
+    from tests.postgres.server import pg_server, postgres_store_factory  # noqa: F401
+except ImportError:
+    pass
+
 
 def _memory(_: Path) -> EventStore:
     from combatlog.store.memory import MemoryStore
