@@ -33,10 +33,10 @@ while True:
     head = store.head(sid)
     prev, rows = head.hash, []
     for i in range(%d):
-        env = seal(stream=sid, seq=head.seq + 1 + i, prev=prev, event=Noted(text=f"b{n}e{i}" * 20), actor="gm", command_id=f"b{n}")
+        env = seal(stream=sid, seq=head.seq + 1 + i, prev=prev, event=Noted(text=f"b{n}e{i}" * 20), actor="gm", command_id=f"batch-{n}")
         rows.append(NewRow(env.seq, env.type, env.hash, encode_envelope(env)))
         prev = env.hash
-    store.append(sid, rows, expected_version=head.seq, command_id=f"b{n}")
+    store.append(sid, rows, expected_version=head.seq, command_id=f"batch-{n}")
     n += 1
 """ % BATCH
 
@@ -59,7 +59,7 @@ def test_sigkill_mid_append_leaves_whole_batches_that_verify(tmp_path: Path) -> 
         assert head > 1 + BATCH, "the writer should have committed several batches"
         assert (head - 1) % BATCH == 0, f"a partial batch survived: head {head}"
         assert verify_stream(store, meta).head_seq == head
-        spans = store.conn.execute("SELECT last_seq - first_seq + 1 FROM commands WHERE command_id LIKE 'b%'").fetchall()
+        spans = store.conn.execute("SELECT last_seq - first_seq + 1 FROM commands WHERE command_id LIKE 'batch-%'").fetchall()
         assert {s[0] for s in spans} == {BATCH}
         store.close()
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from combatlog.cli.common import app_state, echo, json_option, print_json, stream_argument
+from combatlog.cli.common import app_state, echo, json_option, print_json, signer_for, stream_argument
 from combatlog.errors import InvalidCommand
 
 
@@ -112,7 +112,7 @@ def fork(
     meta = resolve_stream(store, stream)
     seq = at if at is not None else round_end(state_at(store, meta), round_no)  # type: ignore[arg-type]
     outcome = fork_stream(store, meta.id, at_seq=seq, name=new_name, actor=st.actor, reason=reason,
-                          command_id=st.command_id)
+                          command_id=st.command_id, signer=signer_for(st, meta))
     if as_json:
         print_json({"id": outcome.stream.id, "name": outcome.stream.name, "parent": meta.id, "fork_seq": seq})
         return

@@ -10,6 +10,7 @@ batch atomically against the version that was folded.
 from __future__ import annotations
 
 import secrets
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -19,7 +20,7 @@ from combatlog import ENGINE_VERSION
 from combatlog.commands.core import AddNote, CommitSeed, CoreCommand, RevealSeed, RollDice
 from combatlog.dice.derive import seed_commitment
 from combatlog.dice.port import DicePort
-from combatlog.errors import AmbiguousCommand, CombatlogError, IllegalCommand, InvalidCommand, NotFound
+from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.canonical import MAX_SAFE_INT
 from combatlog.events.core import CombatStarted, Forked, Noted, Player, SeedCommitted, SeedRevealed
@@ -27,6 +28,7 @@ from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, encode_e
 from combatlog.projections.fold import SNAPSHOT_EVERY, CoreTrack, Folded, empty, save_snapshot, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import Step
+from combatlog.projections.streams import resolve_stream  # noqa: F401  (re-exported)
 from combatlog.store.base import EventStore, NewRow, StreamMeta
 
 Signer = Callable[[Envelope], Envelope]
@@ -47,24 +49,6 @@ class Outcome(msgspec.Struct, kw_only=True):
 
 
 # -- streams ----------------------------------------------------------------------
-
-
-def resolve_stream(store: EventStore, ref: str) -> StreamMeta:
-    """A stream by id, by name, or by a unique id prefix of at least 4 characters."""
-    meta = store.get_stream(ref)
-    if meta is not None:
-        return meta
-    streams = store.list_streams()
-    named = [m for m in streams if m.name == ref]
-    if len(named) == 1:
-        return named[0]
-    if len(ref) >= 4:
-        prefixed = [m for m in streams if m.id.startswith(ref)]
-        if len(prefixed) == 1:
-            return prefixed[0]
-        if len(prefixed) > 1:
-            raise AmbiguousCommand(f"{ref!r} matches {len(prefixed)} streams: {', '.join(m.id for m in prefixed)}")
-    raise NotFound(f"no combat {ref!r} in this log (see: combatlog list)")
 
 
 def new_stream_id() -> str:
@@ -99,6 +83,20 @@ def _referee_key(store: EventStore, core: CoreTrack) -> tuple[int, bytes]:
 
 KEY_SOURCES["referee"] = _referee_key
 
+# Core commands decided outside this module (the trust layer's sealed orders and
+# acknowledgements): command type -> f(store, folded, command, dice, actor) -> events.
+CORE_DECIDERS: dict[type, Callable[[EventStore, Folded, Any, DicePort, str], list[Event]]] = {}
+
+# Checks run on every sealed batch before it is appended (the trust layer: signatures,
+# sealed orders, joint dice): f(store, folded state before the batch, envelopes). They
+# raise a CombatlogError to refuse the append, so the write path refuses what verify would.
+PRE_APPEND: list[Callable[[EventStore, Folded, list[Envelope]], None]] = []
+
+
+def _pre_append(store: EventStore, folded: Folded, envelopes: list[Envelope]) -> None:
+    for check in PRE_APPEND:
+        check(store, folded, envelopes)
+
 
 def dice_port(
     store: EventStore, folded: Folded, *, actor: str, scheme: str | None = None,
@@ -116,6 +114,9 @@ def dice_port(
 
 
 def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: DicePort, actor: str) -> list[Event]:
+    decider = CORE_DECIDERS.get(type(command))
+    if decider is not None:
+        return decider(store, folded, command, dice, actor)
     if isinstance(command, RollDice):
         dice.roll(command.label, command.notation, purpose=command.purpose, by=command.by or None)
         return []
@@ -209,6 +210,7 @@ def execute(
         raise InvalidCommand("the command records nothing")
     envelopes = _seal_all(meta.id, events, start_seq=head_seq + 1, prev=head_hash, actor=actor,
                           command_id=cid, signer=signer)
+    _pre_append(store, folded, envelopes)
     recorded, steps = _rehearse(folded, envelopes)
     result = store.append(meta.id, _rows(envelopes), expected_version=head_seq, command_id=cid)
     if result.duplicate:  # the same command id landed meanwhile
@@ -263,6 +265,7 @@ def create_combat(
         events += decide_core(store, folded, CommitSeed(), port, actor)
     envelopes = _seal_all(stream_id, events, start_seq=1, prev=GENESIS_PREV, actor=actor, command_id=cid,
                           signer=signer)
+    _pre_append(store, folded, envelopes)
     recorded, steps = _rehearse(folded, envelopes)
     meta = StreamMeta(id=stream_id, name=name, ruleset=ruleset.info.name, created_at=envelopes[0].recorded_at)
     result = store.create_stream(meta, _rows(envelopes), command_id=cid)
@@ -286,9 +289,16 @@ def fork_stream(
                    parent_hash=folded.core.head_hash, reason=reason)
     envelopes = _seal_all(stream_id, [event], start_seq=at_seq + 1, prev=folded.core.head_hash, actor=actor,
                           command_id=cid, signer=signer)
+    _pre_append(store, folded, envelopes)
     recorded, steps = _rehearse(folded, envelopes)
     meta = StreamMeta(id=stream_id, name=name, ruleset=parent.ruleset, created_at=envelopes[0].recorded_at,
                       parent=parent.id, fork_seq=at_seq)
     result = store.create_stream(meta, _rows(envelopes), command_id=cid)
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, events=recorded,
                    steps=steps, folded=folded)
+
+
+# The trust layer registers the joint key source, its core commands and its checks.
+from combatlog.trust.hooks import install_handler as _install  # noqa: E402
+
+_install(sys.modules[__name__])

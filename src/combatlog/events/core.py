@@ -82,3 +82,54 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     CombatStarted, Forked, DiceRolled, SeedCommitted, SeedRevealed, Noted,
 )
 register(*CORE_EVENTS)
+
+
+# -- the trust layer's events (combatlog.trust; docs/trust.md) ----------------------
+# Registered here so that every read path decodes them, but kept out of
+# CORE_EVENTS so that adding them changed no ruleset's rules digest.
+
+
+class OrdersCommitted(Event, frozen=True, kw_only=True, tag="core.orders_committed"):
+    """A player seals orders for a step: only the commitment enters the log.
+
+    commitment = SHA-256("combatlog-orders/v1\n" || JCS({"nonce": nonce, "orders": orders})).
+    ``required`` is who must commit in this step before anyone may reveal; every
+    commit of a step records the same list.
+    """
+
+    step: str
+    player: str
+    commitment: str
+    required: tuple[str, ...]
+
+
+class OrdersRevealed(Event, frozen=True, kw_only=True, tag="core.orders_revealed"):
+    """The sealed orders and their nonce (64 hex digits), checked against the commit."""
+
+    step: str
+    player: str
+    orders: dict[str, Any]
+    nonce: str
+
+
+class Acknowledged(Event, frozen=True, kw_only=True, tag="core.acknowledged"):
+    """A player countersigns the log up to ``upto`` (the event whose hash is ``hash``)."""
+
+    player: str
+    upto: int
+    hash: str
+
+
+class DecisionMarked(Event, frozen=True, kw_only=True, tag="core.decision_marked"):
+    """A choice made after the newest joint dice seed became known (a decision point).
+
+    In strict mode no joint die may be drawn from that seed afterwards; in
+    friendly mode such dice are allowed and flagged by ``verify``.
+    """
+
+    player: str
+    what: str
+
+
+TRUST_EVENTS: tuple[type[Event], ...] = (OrdersCommitted, OrdersRevealed, Acknowledged, DecisionMarked)
+register(*TRUST_EVENTS)

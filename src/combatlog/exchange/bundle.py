@@ -13,6 +13,7 @@ both hashes.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -22,13 +23,20 @@ from combatlog import ENGINE_VERSION
 from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
 from combatlog.events.canonical import canonical, is_canonical, sha256_hex
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport
-from combatlog.projections.fold import Folded, lineage, state_at
+from combatlog.events.envelope import Recorded
+from combatlog.projections.fold import Folded, history, lineage, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.store.base import EventStore, ImportBatch, NewRow, StreamMeta
 
 FORMAT = "combatlog-export"
 FORMAT_VERSION = 1
 Progress = Callable[[int, int], None]
+Prior = Callable[[], Iterable[Recorded]]
+
+# Called when an imported event differs from ours at the same seq, before the import is
+# refused as diverged: f(store, our stream, seq, our envelope bytes, theirs, file). The
+# trust layer raises its equivocation evidence here (one author signed both events).
+DIVERGENCE_CHECKS: list[Callable[[EventStore, StreamMeta, int, bytes, bytes, Path], None]] = []
 
 
 class Header(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -58,8 +66,15 @@ class ImportReport(msgspec.Struct, kw_only=True):
     verify: VerifyReport
 
 
-def _header_check(header: Header) -> str:
-    return sha256_hex(b"combatlog-header/v1\n", canonical(msgspec.structs.replace(header, check="")))
+def _header_check(header: Header | dict[str, object]) -> str:
+    """SHA-256 over the header's JSON object without ``check``, exactly as written.
+
+    Computed on the generic object (not a decoded struct), so that a renamed or
+    added key is caught even where a decoder would fall back to a default.
+    """
+    fields = dict(msgspec.to_builtins(header)) if isinstance(header, Header) else dict(header)
+    fields.pop("check", None)
+    return sha256_hex(b"combatlog-header/v1\n", canonical(fields))
 
 
 def segments_of(store: EventStore, meta: StreamMeta) -> list[Segment]:
@@ -120,7 +135,7 @@ def read_file(path: Path) -> tuple[Header, list[bytes]]:
         raise VerificationFailed(f"not a combatlog export header: {exc}", where=where) from None
     if header.format != FORMAT or header.version != FORMAT_VERSION:
         raise VerificationFailed(f"format {header.format} v{header.version} is not {FORMAT} v{FORMAT_VERSION}", where=where)
-    if header.check != _header_check(header):
+    if header.check != _header_check(msgspec.json.decode(lines[0])):
         raise VerificationFailed("the header's check digest does not match (header altered)", where=where)
     if len(lines) - 1 != header.count:
         raise VerificationFailed(f"the header announces {header.count} events, the file holds {len(lines) - 1} "
@@ -143,9 +158,18 @@ def _base_from_store(store: EventStore, header: Header, path: Path) -> Folded | 
     return base
 
 
+def _prior(store: EventStore, header: Header) -> Prior | None:
+    """The events before an incremental bundle, for checks that need the whole history."""
+    meta = store.get_stream(header.stream) if header.since else None
+    if meta is None:
+        return None
+    return lambda: history(store, meta, 1, header.since)
+
+
 def verify_lines(header: Header, lines: list[bytes], path: Path, *, base: Folded | None,
-                 strict_rules: bool = True, progress: Progress | None = None) -> VerifyReport:
-    verifier = ChainVerifier(header.segments, base=base, strict_rules=strict_rules)
+                 strict_rules: bool = True, progress: Progress | None = None,
+                 prior: Prior | None = None) -> VerifyReport:
+    verifier = ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior)
     total = len(lines)
     for i, line in enumerate(lines, start=2):
         verifier.feed(line, f"{path}:{i}")
@@ -164,7 +188,25 @@ def verify_file(path: Path, store: EventStore | None = None, *, strict_rules: bo
     base = _base_from_store(store, header, path) if store is not None else None
     if header.since and base is None:
         raise InvalidCommand(f"{path} is an incremental bundle; verify it against a log with --db")
-    return verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress)
+    report = verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress,
+                          prior=_prior(store, header) if base is not None and store is not None else None)
+    if store is not None:
+        _compare_with_local(store, lines, path)
+    return report
+
+
+def _compare_with_local(store: EventStore, lines: list[bytes], path: Path) -> None:
+    """A file that is sound by itself may still differ from the log here: say so (and who equivocated)."""
+    for line in lines:
+        env = msgspec.json.decode(line, type=_Slim)
+        local = store.get_stream(env.stream)
+        if local is None:
+            continue
+        rows = store.read_stream(env.stream, env.seq, env.seq)
+        if rows and rows[0].hash != env.hash:
+            for check in DIVERGENCE_CHECKS:
+                check(store, local, env.seq, rows[0].body, line, path)
+            raise Diverged(local.name, env.seq, rows[0].hash, env.hash)
 
 
 def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = True,
@@ -184,7 +226,8 @@ def import_file(store: EventStore, path: Path, *, name: str | None = None, stric
                 progress: Progress | None = None) -> ImportReport:
     header, lines = read_file(path)
     base = _base_from_store(store, header, path)
-    report = verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress)
+    report = verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress,
+                          prior=_prior(store, header) if base is not None else None)
     load_ruleset(header.ruleset)  # payload types registered for the comparisons below
     batches: list[ImportBatch] = []
     appended: dict[str, int] = {}
@@ -215,10 +258,12 @@ def import_file(store: EventStore, path: Path, *, name: str | None = None, stric
                            f"fork of {seg.parent}@{seg.fork_seq}")
         local_head = store.head(seg.id).seq
         if rows:
-            ours = {r.seq: r.hash for r in store.read_stream(seg.id, rows[0][0], min(rows[-1][0], local_head))}
-            for seq, theirs, _body, _t, _c in rows:
-                if seq in ours and ours[seq] != theirs:
-                    raise Diverged(local.name, seq, ours[seq], theirs)
+            ours = {r.seq: r for r in store.read_stream(seg.id, rows[0][0], min(rows[-1][0], local_head))}
+            for seq, theirs, body, _t, _c in rows:
+                if seq in ours and ours[seq].hash != theirs:
+                    for check in DIVERGENCE_CHECKS:
+                        check(store, local, seq, ours[seq].body, body, path)
+                    raise Diverged(local.name, seq, ours[seq].hash, theirs)
         tail = [r for r in rows if r[0] > local_head]
         if tail:
             if tail[0][0] != local_head + 1:
@@ -240,3 +285,9 @@ class _Slim(msgspec.Struct):
     hash: str
     type: str
     command_id: str
+
+
+# The trust layer reports equivocation evidence on divergence.
+from combatlog.trust.hooks import install_bundle as _install  # noqa: E402
+
+_install(sys.modules[__name__])

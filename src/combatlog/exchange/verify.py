@@ -11,8 +11,9 @@ invariants. The trust layer adds signature checks through ``EXTRA_CHECKS``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import msgspec
 
@@ -25,7 +26,7 @@ from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
 
 
-class Segment(msgspec.Struct, frozen=True, kw_only=True):
+class Segment(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Which stream holds which seqs of a history (a fork's parent prefix, then the fork)."""
 
     id: str
@@ -58,15 +59,20 @@ class VerifyReport(msgspec.Struct, kw_only=True):
     signatures: int = 0
     rules_digest_matches: bool = True
     notes: list[str] = []
+    acknowledged: dict[str, int] = {}  # pinned player -> last seq they signed or acknowledged
 
 
 # Extra per-event checks (the trust layer's signatures): f(verifier, recorded, where).
 EXTRA_CHECKS: list[Callable[[ChainVerifier, Recorded, str], None]] = []
+# Dice schemes checked elsewhere (the trust layer's "joint"): f(verifier, die, seq, where).
+SCHEME_CHECKS: dict[str, Callable[[ChainVerifier, DiceRolled, int, str], None]] = {}
+# Run when the last event is in, before the report is made: f(verifier).
+FINISH_CHECKS: list[Callable[[ChainVerifier], None]] = []
 
 
 class ChainVerifier:
     def __init__(self, segments: list[Segment], *, base: Folded | None = None,
-                 strict_rules: bool = True) -> None:
+                 strict_rules: bool = True, prior: Callable[[], Iterable[Recorded]] | None = None) -> None:
         self.segments = segments
         self.ruleset = load_ruleset(segments[-1].ruleset)
         self.folded = base if base is not None else empty(self.ruleset)
@@ -79,6 +85,10 @@ class ChainVerifier:
         self.signatures = 0
         self.notes: list[str] = []
         self.rules_ok = True
+        # With a base: the events before it, for checks that keep their own state (trust).
+        self.prior = prior
+        self.extra: dict[str, Any] = {}  # state kept by EXTRA_CHECKS between events
+        self.acknowledged: dict[str, int] = {}
         # commit seq -> [(seq, label, count, sides, faces)] waiting for the reveal
         self._awaiting: dict[int, list[tuple[int, str, int, int, tuple[int, ...]]]] = {}
 
@@ -168,6 +178,8 @@ class ChainVerifier:
             self.tally.manual += 1
         elif ev.scheme == "local":
             self.tally.local += 1
+        elif ev.scheme in SCHEME_CHECKS:
+            SCHEME_CHECKS[ev.scheme](self, ev, seq, where)
         elif ev.scheme in ("referee", "joint"):
             info = core.seeds.get(ev.seed_ref)
             if info is None or info.scheme != ev.scheme:
@@ -201,6 +213,8 @@ class ChainVerifier:
             self.tally.verified += 1
 
     def finish(self, where: str = "end") -> VerifyReport:
+        for hook in FINISH_CHECKS:
+            hook(self)
         problems = self.ruleset.check(self.folded.state) if self.folded.state is not None else []
         if problems:
             self.fail(where, "the final state breaks the rules' invariants: " + "; ".join(problems))
@@ -212,7 +226,7 @@ class ChainVerifier:
             ok=True, stream=last.id, name=core.name or last.name, ruleset=self.ruleset.info.name,
             events=self.count, first_seq=self.first_seq, head_seq=core.head_seq, head_hash=core.head_hash,
             dice=self.tally, pending_dice=pending, signatures=self.signatures,
-            rules_digest_matches=self.rules_ok, notes=self.notes,
+            rules_digest_matches=self.rules_ok, notes=self.notes, acknowledged=self.acknowledged,
         )
 
 
@@ -233,3 +247,7 @@ def report_text(report: VerifyReport) -> str:
     return "\n".join(lines)
 
 
+# The trust layer registers its signature, sealed-orders and joint-dice checks.
+from combatlog.trust.hooks import install_verify as _install  # noqa: E402
+
+_install(sys.modules[__name__])

@@ -150,5 +150,15 @@ def core_summary(event: Event) -> str:
         case core.Noted():
             about = f" [{', '.join(event.about)}]" if event.about else ""
             return f"note: {event.text}{about}"
+        case core.OrdersCommitted():
+            return f"{event.player} seals orders for step {event.step} ({event.commitment[:12]}...)"
+        case core.OrdersRevealed():
+            from combatlog.events.canonical import canonical
+
+            return f"{event.player} reveals step {event.step}: {canonical(event.orders).decode()}"
+        case core.Acknowledged():
+            return f"{event.player} acknowledges the log up to #{event.upto} ({event.hash[:12]}...)"
+        case core.DecisionMarked():
+            return f"decision point: {event.player}: {event.what}"
     fields = {k: v for k, v in msgspec.structs.asdict(event).items() if v not in ((), {}, "", None)}
     return f"{tag_of(type(event))} " + " ".join(f"{k}={v}" for k, v in fields.items())

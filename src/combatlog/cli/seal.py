@@ -1,0 +1,129 @@
+"""``combatlog seal ...``: sealed orders (commit, then reveal), decision points, status."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from combatlog.cli.common import app_state, echo, json_option, print_json, run_command, stream_argument
+from combatlog.errors import InvalidCommand, NotFound
+
+app = typer.Typer(help="Sealed orders: commit (only a hash enters the log), then reveal once everyone has "
+                       "committed. Their nonces seed the joint dice.", no_args_is_help=True)
+
+
+def _read_orders(orders: Optional[str], orders_json: Optional[str]) -> dict[str, Any]:
+    import msgspec
+
+    if orders and orders_json:
+        raise InvalidCommand("give --orders FILE or --orders-json TEXT, not both")
+    if orders:
+        try:
+            raw = sys.stdin.buffer.read() if orders == "-" else Path(orders).read_bytes()
+        except OSError as exc:
+            raise NotFound(f"cannot read {orders}: {exc.strerror}") from None
+    elif orders_json:
+        raw = orders_json.encode()
+    else:
+        return {}
+    try:
+        value = msgspec.json.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise InvalidCommand(f"the orders are not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise InvalidCommand("the orders must be a JSON object, e.g. {\"attack\": \"thrust\"}")
+    return value
+
+
+@app.command("commit")
+def commit(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    step: str = typer.Option(..., "--step", help="The step these orders are for, e.g. r1 or r3/melee."),
+    orders: Optional[str] = typer.Option(None, "--orders", help="A JSON file with the orders (- for stdin); "
+                                                                 "none: an empty order, just a dice nonce."),
+    orders_json: Optional[str] = typer.Option(None, "--orders-json", help="The orders as JSON text."),
+    require: list[str] = typer.Option([], "--require", help="Who must commit to this step (repeatable; "
+                                                            "default: every pinned player)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Seal your orders for a step: the log gets a hash; orders and nonce stay on this machine.
+
+    Example: combatlog seal commit duel --step r1 --orders my-orders.json --as alice
+    """
+    from combatlog.trust.commands import CommitOrders
+
+    command = CommitOrders(step=step, orders=_read_orders(orders, orders_json), required=tuple(require))
+    run_command(ctx, stream, command, as_json=as_json)
+
+
+@app.command("reveal")
+def reveal(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    step: str = typer.Option("", "--step", help="The step to reveal (default: the only one awaiting you)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Reveal the orders you sealed, once every required player has committed.
+
+    Example: combatlog seal reveal duel --step r1 --as alice
+    """
+    from combatlog.trust.commands import RevealOrders
+
+    run_command(ctx, stream, RevealOrders(step=step), as_json=as_json)
+
+
+@app.command("decision")
+def decision(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    what: str = typer.Argument(..., help="What was chosen, in words."),
+    player: str = typer.Option("", "--player", help="Who chose (default: the actor)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Mark a decision point: a choice made after the joint dice seed was known.
+
+    Strict mode then needs a fresh commit-reveal before the next joint die; friendly mode flags later dice.
+
+    Example: combatlog seal decision duel "Bo presses the attack" --as bob
+    """
+    from combatlog.trust.commands import MarkDecision
+
+    run_command(ctx, stream, MarkDecision(what=what, player=player), as_json=as_json)
+
+
+@app.command("status")
+def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
+    """Sealed steps (who committed, who revealed), the joint seed and acknowledgements.
+
+    Example: combatlog seal status duel
+    """
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.projections.fold import state_at
+    from combatlog.trust.sealed import status as seal_status
+
+    store = app_state(ctx).store()
+    meta = resolve_stream(store, stream)
+    data = seal_status(store, state_at(store, meta))
+    if as_json:
+        print_json(data)
+        return
+    for name, fp in data["players"].items():
+        echo(f"player {name}: {fp}")
+    echo(f"joint dice: {data['joint_dice_mode']} mode; "
+         + (f"seed from step {data['joint_seed']['step']} (seq {data['joint_seed']['seq']})"
+            if data["joint_seed"] else "no seed yet"))
+    for s in data["steps"]:
+        if s["completed_at"]:
+            state = f"complete at #{s['completed_at']}"
+        elif s["waiting_commits"]:
+            state = f"waiting for commits from {', '.join(s['waiting_commits'])}"
+        else:
+            state = f"waiting for reveals from {', '.join(s['waiting_reveals'])}"
+        echo(f"step {s['step']}: {state}")
+    for name, seq in data["acknowledged"].items():
+        tail = "" if seq >= data["head_seq"] else f" (not #{seq + 1}-#{data['head_seq']})"
+        echo(f"{name} has signed or acknowledged up to #{seq}{tail}")

@@ -1,0 +1,99 @@
+"""The trust layer's API for rulesets (documented in docs/trust.md, "For ruleset authors").
+
+Everything here is pure: a ruleset may import this module from ``decide``,
+``evolve`` or its views (it imports no store, handler or CLI).
+
+Sealed orders
+    A ruleset's CLI turns a secret play into ``CommitOrders(step=..., orders={...})``
+    and later ``RevealOrders(step=...)``, passed to ``run_command`` like any command.
+    The engine keeps the orders and nonce in the local secrets, appends
+    ``OrdersCommitted`` (a hash) and then ``OrdersRevealed`` (the orders), and
+    checks commit/reveal order and the hash on write and in ``verify``.
+    The ruleset's ``evolve`` reads ``OrdersRevealed.orders`` for the steps it owns
+    (name them ``r<round>/<phase>``, e.g. ``r3/melee``); ``track_sealed`` keeps the
+    per-step picture in the ruleset's state.
+
+    Optional ruleset hooks (plain methods on the ruleset object):
+    ``sealed_required(state, step) -> tuple[str, ...]``: who must commit to a step
+    (default: every pinned player); ``check_orders(state, step, player, orders)``:
+    raise ``IllegalCommand`` to refuse a commit whose orders could never be legal
+    (checked on the committing machine only; the log never sees them before the
+    reveal, so ``evolve`` must still treat an illegal revealed order by the rules).
+
+Joint dice
+    With the ``joint`` scheme, ``dice.roll(label, "2d6")`` derives faces from the
+    newest completed seed step (a step every pinned player committed to and
+    revealed). Nothing else changes for the ruleset.
+
+Decision points
+    When a player chooses after the seed is known and a later die depends on that
+    choice, return ``decision_point(player, what)`` among the command's events,
+    *before* the dice it precedes (place the ``Roll.event`` objects yourself to
+    control the order). Strict mode (the default, genesis option
+    ``joint_dice=strict``) then refuses further joint dice until a fresh seed step
+    completes; friendly mode (``joint_dice=friendly``) allows them and ``verify``
+    flags each one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from combatlog.events.base import Event
+from combatlog.events.core import Acknowledged, DecisionMarked, OrdersCommitted, OrdersRevealed
+from combatlog.trust.commands import Acknowledge, CommitOrders, MarkDecision, RevealOrders
+from combatlog.trust.crypto import commitment, joint_seed, new_nonce
+
+__all__ = [
+    "Acknowledge", "Acknowledged", "CommitOrders", "DecisionMarked", "MarkDecision", "OrdersCommitted",
+    "OrdersRevealed", "RevealOrders", "SealedStep", "commitment", "decision_point", "joint_seed",
+    "new_nonce", "track_sealed",
+]
+
+
+def decision_point(player: str, what: str) -> DecisionMarked:
+    """The event marking that ``player`` chose ``what`` after the joint seed was known."""
+    return DecisionMarked(player=player, what=what)
+
+
+class SealedStep(msgspec.Struct, frozen=True, kw_only=True):
+    """One sealed step as a ruleset's state can keep it (see ``track_sealed``)."""
+
+    step: str
+    required: tuple[str, ...]
+    committed: tuple[str, ...] = ()
+    orders: dict[str, dict[str, Any]] = {}  # revealed orders by player
+
+    @property
+    def all_committed(self) -> bool:
+        return all(p in self.committed for p in self.required)
+
+    @property
+    def complete(self) -> bool:
+        return all(p in self.orders for p in self.required)
+
+    def waiting(self) -> list[tuple[str, str]]:
+        """(player, "commit" | "reveal") for everyone the step is waiting for."""
+        if not self.all_committed:
+            return [(p, "commit") for p in self.required if p not in self.committed]
+        return [(p, "reveal") for p in self.required if p not in self.orders]
+
+
+def track_sealed(steps: dict[str, SealedStep], event: Event) -> dict[str, SealedStep]:
+    """Pure: ``steps`` after ``event`` (the same dict for events that are not sealed orders).
+
+    ``verify`` and the write path have already checked the events, so this only records.
+    """
+    if isinstance(event, OrdersCommitted):
+        old = steps.get(event.step) or SealedStep(step=event.step, required=event.required)
+        new = msgspec.structs.replace(old, committed=old.committed + (event.player,))
+        return {**steps, event.step: new}
+    if isinstance(event, OrdersRevealed):
+        old = steps.get(event.step)
+        if old is None:
+            return steps
+        new = msgspec.structs.replace(old, orders={**old.orders, event.player: dict(event.orders)})
+        return {**steps, event.step: new}
+    return steps

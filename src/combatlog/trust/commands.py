@@ -1,0 +1,39 @@
+"""The trust layer's core commands (local input; the deciders are in ``trust/sealed.py``).
+
+Pure data: rulesets' CLI modules may build them and pass them to ``run_command``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.commands.core import CoreCommand
+
+
+class CommitOrders(CoreCommand, frozen=True, kw_only=True):
+    """Seal ``orders`` for ``step``. ``required``: who must commit before anyone reveals
+    (default: the step's earlier commits, else the ruleset's ``sealed_required``, else
+    every pinned player)."""
+
+    step: str
+    orders: dict[str, Any] = {}
+    required: tuple[str, ...] = ()
+
+
+class RevealOrders(CoreCommand, frozen=True, kw_only=True):
+    """Reveal the orders this log sealed for the actor at ``step`` (empty: the only step awaiting it)."""
+
+    step: str = ""
+
+
+class Acknowledge(CoreCommand, frozen=True, kw_only=True):
+    """Countersign the log up to ``upto`` (0: the head)."""
+
+    upto: int = 0
+
+
+class MarkDecision(CoreCommand, frozen=True, kw_only=True):
+    """Record a decision point: ``player`` (default the actor) chose after the joint seed was known."""
+
+    what: str
+    player: str = ""

@@ -1,0 +1,66 @@
+"""The trust layer's pure derivations: orders commitments and joint dice seeds.
+
+    commitment = SHA-256("combatlog-orders/v1\\n" || JCS({"nonce": NONCE, "orders": ORDERS}))
+    seed       = SHA-256("combatlog-joint-dice/v1\\n"
+                         || JCS([GENESIS_HASH, STEP, [[PLAYER, NONCE], ...]]))   # players sorted by name
+
+NONCE is 32 random bytes written as 64 lowercase hex digits. Each die is then
+``combatlog.dice.derive.derive_faces(seed, label, count, sides)``: HMAC-SHA256
+over the seed and the label with rejection sampling. Anyone can recompute both
+with a few lines of any language (docs/trust.md shows how).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from combatlog.errors import InvalidCommand
+from combatlog.events.canonical import MAX_SAFE_INT, canonical
+
+ORDERS_DOMAIN = b"combatlog-orders/v1\n"
+JOINT_DOMAIN = b"combatlog-joint-dice/v1\n"
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def new_nonce() -> str:
+    return secrets.token_bytes(32).hex()
+
+
+def is_hex64(text: str) -> bool:
+    return bool(_HEX64.match(text))
+
+
+def commitment(orders: Mapping[str, Any], nonce: str) -> str:
+    return hashlib.sha256(ORDERS_DOMAIN + canonical({"nonce": nonce, "orders": dict(orders)})).hexdigest()
+
+
+def joint_seed(genesis_hash: str, step: str, nonces: Mapping[str, str]) -> bytes:
+    pairs = [[player, nonces[player]] for player in sorted(nonces)]
+    return hashlib.sha256(JOINT_DOMAIN + canonical([genesis_hash, step, pairs])).digest()
+
+
+def check_orders_value(value: Any, where: str = "orders") -> None:
+    """Orders are JSON with whole numbers only (canonical hashing forbids floats)."""
+    if isinstance(value, float):
+        raise InvalidCommand(f"{where}: numbers in orders are whole numbers (got {value})")
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return
+    if isinstance(value, int):
+        if abs(value) > MAX_SAFE_INT:
+            raise InvalidCommand(f"{where}: number {value} is too large")
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise InvalidCommand(f"{where}: keys are strings")
+            check_orders_value(v, f"{where}.{k}")
+        return
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            check_orders_value(v, f"{where}[{i}]")
+        return
+    raise InvalidCommand(f"{where}: {type(value).__name__} is not a JSON value")

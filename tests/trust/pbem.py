@@ -1,0 +1,232 @@
+"""Reusable helpers for play-by-email tests: players with their own log and key home.
+
+Two flavours:
+
+- ``Seat`` drives the real CLI in subprocesses (one database and one
+  ``COMBATLOG_HOME`` per player); ``mail`` carries a bundle from one seat to the
+  other by file only. Any ruleset's round can be played with them (the Magic
+  Realm round over bundles will reuse ``pair``/``mail``).
+- ``signed_duel`` builds a signed freeform combat in-process (fast), for the
+  tampering tests; ``forge`` appends an event the way a modified client would,
+  bypassing every check of the write path, so that ``verify`` alone must catch it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import REPO, Cli, CliResult
+
+
+class Seat:
+    """One player at their own machine: a log, a key home, a mail folder."""
+
+    def __init__(self, name: str, root: Path) -> None:
+        self.name = name
+        self.dir = root / name
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.home = self.dir / "keys"
+        self.cli = Cli(self.dir / "log.db", REPO, {"COMBATLOG_HOME": str(self.home)})
+        self.sent = 0
+
+    def __call__(self, *args: str, ok: bool = True) -> CliResult:
+        """``combatlog ARGS --as NAME`` (unless ARGS name another actor)."""
+        return self.cli(*(args if "--as" in args else (*args, "--as", self.name)), ok=ok)
+
+    def head(self, stream: str) -> int:
+        rows = self("list", "--json").json()
+        return next(r["head_seq"] for r in rows if r["name"] == stream)  # type: ignore[union-attr,index]
+
+    def verify(self, stream: str) -> dict[str, Any]:
+        return self("verify", stream, "--json").json()  # type: ignore[return-value]
+
+
+def pair(root: Path, stream: str = "duel", *, ruleset: str = "freeform", dice: str = "joint",
+         options: tuple[str, ...] = (), names: tuple[str, str] = ("alice", "bob"),
+         setup: str | None = None) -> tuple[Seat, Seat]:
+    """Two seats with keys; the first creates ``stream`` pinning both and mails it to the second.
+    ``setup`` is a set-up JSON path relative to the repository root."""
+    a, b = Seat(names[0], root), Seat(names[1], root)
+    a("keys", "new", a.name)
+    b("keys", "new", b.name)
+    pub = root / f"{b.name}.pub"
+    b("keys", "export", b.name, "-o", str(pub))
+    a("keys", "import", str(pub))
+    args = ["new", stream, "--ruleset", ruleset, "--dice", dice, "--player", a.name, "--player", b.name]
+    for opt in options:
+        args += ["--option", opt]
+    if setup:
+        args += ["--setup", setup]
+    a(*args)
+    mail(a, b, stream, root)
+    return a, b
+
+
+def mail(sender: Seat, receiver: Seat, stream: str, root: Path) -> Path:
+    """Export what ``receiver`` lacks as a bundle file and import it there."""
+    try:
+        since = receiver.head(stream)
+    except StopIteration:
+        since = 0
+    sender.sent += 1
+    path = root / f"{sender.name}-{sender.sent}.jsonl"
+    sender("export", stream, "--since", str(since), "-o", str(path))
+    receiver("import", str(path))
+    return path
+
+
+# -- in-process: a signed duel and a forging client -------------------------------------
+
+
+@contextmanager
+def key_home(path: Path) -> Iterator[None]:
+    old = os.environ.get("COMBATLOG_HOME")
+    os.environ["COMBATLOG_HOME"] = str(path)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("COMBATLOG_HOME", None)
+        else:
+            os.environ["COMBATLOG_HOME"] = old
+
+
+def signed_duel(tmp: Path, *, mode: str = "strict", rolls: bool = True):  # type: ignore[no-untyped-def]
+    """A freeform duel pinning alice and bob (both keys in one home, set in the environment by the caller).
+
+    Seqs: 1 genesis (alice), 2-3 joins (alice, bob), 4-5 commits to r1 (alice, bob), 6-7 reveals (bob,
+    alice; 7 completes the joint seed), 8 round 1 (alice); with ``rolls``: 9-10 Aldo's joint die and
+    action (alice), 11-12 Bo's (bob), 13 alice's acknowledgement of everything."""
+    from combatlog.commands.handler import create_combat, execute
+    from combatlog.rulesets.freeform import commands as ff
+    from combatlog.store import open_store
+    from combatlog.trust.commands import Acknowledge, CommitOrders, RevealOrders
+    from combatlog.trust.keys import new_key
+    from combatlog.trust.players import make_signer, pin_players
+
+    for name in ("alice", "bob"):
+        new_key(name)
+    store = open_store(str(tmp / "log.db"))
+    players, sign_a = pin_players(["alice", "bob"], "alice")
+    sign_b = make_signer("bob")
+    signers = {"alice": sign_a, "bob": sign_b}
+    create_combat(store, "duel", "freeform", actor="alice", dice="joint", players=players, signer=sign_a,
+                  options={"joint_dice": mode})
+
+    def do(actor: str, command: Any) -> None:
+        execute(store, "duel", command, actor=actor, signer=signers[actor])
+
+    do("alice", ff.Join(name="Aldo", side="red", hp=12))
+    do("bob", ff.Join(name="Bo", side="blue", hp=10))
+    do("alice", CommitOrders(step="r1", orders={"Aldo": "thrust"}))
+    do("bob", CommitOrders(step="r1", orders={"Bo": "swing"}))
+    do("bob", RevealOrders(step="r1"))
+    do("alice", RevealOrders(step="r1"))
+    do("alice", ff.StartRound())
+    if rolls:
+        do("alice", ff.Act(who="Aldo", action="thrusts", roll="1d20"))
+        do("bob", ff.Act(who="Bo", action="swings", roll="1d20"))
+        do("alice", Acknowledge())
+    return store, signers, do
+
+
+def forge(store: Any, stream: str, event: Any, *, actor: str, signer: Any = None) -> None:
+    """Append ``event`` as a modified client would: sealed and (optionally) signed, no checks."""
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.events.envelope import encode_envelope, seal
+    from combatlog.store.base import NewRow
+
+    meta = resolve_stream(store, stream)
+    head = store.head(meta.id)
+    env = seal(stream=meta.id, seq=head.seq + 1, prev=head.hash, event=event, actor=actor,
+               command_id=f"forged-{head.seq + 1}")
+    if signer is not None:
+        env = signer(env)
+    store.append(meta.id, [NewRow(env.seq, env.type, env.hash, encode_envelope(env))],
+                 expected_version=head.seq, command_id=env.command_id)
+
+
+def export(store: Any, path: Path, stream: str = "duel", since: int = 0) -> list[bytes]:
+    """Export ``stream`` to ``path``; the file's lines (header first)."""
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.exchange.bundle import export_file
+
+    export_file(store, resolve_stream(store, stream), path, since=since)
+    return path.read_bytes().split(b"\n")[:-1]
+
+
+def write_lines(path: Path, lines: list[bytes]) -> Path:
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def event_line(lines: list[bytes], seq: int) -> dict[str, Any]:
+    """The decoded envelope at ``seq`` (lines[0] is the header, lines[seq] the event of that seq)."""
+    return json.loads(lines[seq])  # type: ignore[no-any-return]
+
+
+def rechain(lines: list[bytes], seq: int, mutate: Any) -> list[bytes]:
+    """A forger's best effort: change the payload at ``seq`` with ``mutate(data_dict)``, then recompute
+    that event's hash, re-chain every later event and rewrite the header, keeping the signatures."""
+    import msgspec
+
+    from combatlog.events.canonical import canonical
+    from combatlog.events.envelope import decode_envelope, encode_envelope
+    from combatlog.exchange.bundle import Header, _header_check
+
+    envs = [decode_envelope(line) for line in lines[1:]]
+    out: list[bytes] = []
+    prev = envs[0].prev
+    for env in envs:
+        if env.seq == seq:
+            data = json.loads(bytes(env.data))
+            mutate(data)
+            env = msgspec.structs.replace(env, data=msgspec.Raw(canonical(data)))
+        env = msgspec.structs.replace(env, prev=prev)
+        env = msgspec.structs.replace(env, hash=env.computed_hash())
+        prev = env.hash
+        out.append(encode_envelope(env))
+    header = msgspec.json.decode(lines[0], type=Header)
+    header = msgspec.structs.replace(header, head_hash=prev, count=len(out), head_seq=envs[-1].seq)
+    header = msgspec.structs.replace(header, check=_header_check(header))
+    return [canonical(header), *out]
+
+
+def truncated(lines: list[bytes], keep_to_seq: int) -> list[bytes]:
+    """The export cut after ``keep_to_seq`` with a header rewritten to match (a careful forger)."""
+    import msgspec
+
+    from combatlog.events.canonical import canonical
+    from combatlog.events.envelope import decode_envelope
+    from combatlog.exchange.bundle import Header, _header_check
+
+    header = msgspec.json.decode(lines[0], type=Header)
+    events = [line for line in lines[1:] if decode_envelope(line).seq <= keep_to_seq]
+    last = decode_envelope(events[-1])
+    header = msgspec.structs.replace(header, head_hash=last.hash, count=len(events), head_seq=last.seq)
+    header = msgspec.structs.replace(header, check=_header_check(header))
+    return [canonical(header), *events]
+
+
+def appended(lines: list[bytes], event: Any, *, actor: str, signer: Any = None) -> list[bytes]:
+    """The export with one more event chained on its last (sealed, optionally signed), header rewritten."""
+    import msgspec
+
+    from combatlog.events.canonical import canonical
+    from combatlog.events.envelope import decode_envelope, encode_envelope, seal
+    from combatlog.exchange.bundle import Header, _header_check
+
+    last = decode_envelope(lines[-1])
+    env = seal(stream=last.stream, seq=last.seq + 1, prev=last.hash, event=event, actor=actor,
+               command_id=f"forged-{last.seq + 1}")
+    if signer is not None:
+        env = signer(env)
+    header = msgspec.json.decode(lines[0], type=Header)
+    header = msgspec.structs.replace(header, head_hash=env.hash, count=header.count + 1, head_seq=env.seq)
+    header = msgspec.structs.replace(header, check=_header_check(header))
+    return [canonical(header), *lines[1:], encode_envelope(env)]
