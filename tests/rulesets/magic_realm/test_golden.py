@@ -17,7 +17,8 @@ import pytest
 from tests.conftest import REPO, Cli
 
 GOLDEN = Path(__file__).parent / "golden"
-EXAMPLES = [("giant-and-goblins", "giant-goblins", 4), ("bashkar-ambush", "bashkars", 5)]
+EXAMPLES = [("giant-and-goblins", "giant-goblins", 4), ("bashkar-ambush", "bashkars", 5),
+            ("peace-and-goblins", "peace-goblins", 4)]
 
 
 @pytest.mark.parametrize(("file", "name", "rounds"), EXAMPLES)
@@ -59,6 +60,26 @@ def test_giant_and_goblins_key_outcomes(cli: Cli) -> None:
     assert "M3 MOVE M4" in chits["amazon"]["wounded"]  # type: ignore[index]
     sheets = cli("mr", "sheets", "giant-goblins", "--round", "1").out
     assert "red box 1 Charge and Thrust" in sheets and "lancer-hq" in sheets
+
+
+def test_peace_and_goblins_key_outcomes(cli: Cli) -> None:
+    # Hand-checked (docs/examples/magic_realm/peace-and-goblins.cmds):
+    # round 1: Deal with Goblins (MR 8.4.4 pacification) takes goblin-1 off the Witch; Peace takes the
+    # Giant off the Pilgrim (MR 8.4.4 preventing attacks). Round 2: goblin-1 is assigned to the Pilgrim
+    # without a die (the Witch is spared); the Witch names goblin-1 and breaks her spell (MR 8.4.2), her
+    # MAGIC VIII4* (X1) fatigues; her dagger (FIGHT L3*: N +1 level +1 star = M) kills goblin-1 (M) and
+    # the Pilgrim's Staff (L, +1 level for FIGHT M4 = M) kills goblin-2: fame 4+1 = 5 and 6+1 = 7.
+    # Peace still bewitches the Giant when combat ends; its chit X3 stays committed (MR 8.4.3).
+    cli("run", "docs/examples/magic_realm/peace-and-goblins.cmds", "--quiet")
+    ledger = cli("mr", "ledger", "peace-goblins", "--json").json()
+    assert ledger["totals"]["witch"]["fame"] == "5" and ledger["totals"]["pilgrim"]["fame"] == "7"  # type: ignore[index]
+    chits = cli("mr", "chits", "peace-goblins", "--json").json()
+    assert "X1 MAGIC VIII4*" in chits["witch"]["fatigued"]  # type: ignore[index]
+    assert "X3 MAGIC I4* (committed to Peace)" in chits["pilgrim"]["active"]  # type: ignore[index]
+    final = cli("show", "peace-goblins", "--json").json()
+    spells = final["state"]["spells"]  # type: ignore[index]
+    assert [(s["spell"], s["status"], s["targets"]) for s in spells] == [("Peace", "working", ["giant"])]
+    assert final["state"]["denizens"]["giant"]["attacks"] == ""  # type: ignore[index]
 
 
 def test_secret_play_hidden_from_other_player_in_cli(cli: Cli) -> None:

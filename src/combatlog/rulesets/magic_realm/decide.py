@@ -17,6 +17,7 @@ from combatlog.rulesets.magic_realm import commands as c
 from combatlog.rulesets.magic_realm import events as e
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import letter
+from combatlog.rulesets.magic_realm.magic import peaceful
 from combatlog.rulesets.magic_realm.plays import check_actions, check_play, check_targets
 from combatlog.rulesets.magic_realm.rounds import (
     assign_randomly, deciders, resolve, start_melee, unassigned_denizens,
@@ -94,10 +95,10 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
         case c.Target():
             need_step(state, "targets", "target selection")
             need_turn(state, command.character, "targets")
-            check_targets(state, command)
+            chosen = check_targets(state, command)
             return [e.TargetsChosen(character=command.character, target=command.target,
                                     hirelings=dict(command.hirelings), positions=dict(command.positions),
-                                    spell_targets=command.spell_targets)]
+                                    spell_targets=chosen)]
         case c.Play():
             need_step(state, "plays", "playing attacks and maneuvers")
             need_turn(state, command.character, "plays")
@@ -166,8 +167,8 @@ def _check_deploy(state: MRState, cmd: c.Deploy) -> None:
         if d is None or not d.alive or d.parent or q.is_hireling(d):
             raise IllegalCommand(f"{did} is not an uncontrolled monster or native that can be attacked",
                                  rule="MR 8.4.7 / MR 001 Deployment")
-        if did in state.pinned and state.pinned[did] != cmd.character:
-            pass  # attacking a red-side-up monster is allowed; only luring it away is not
+        if peaceful(state, hid):
+            raise IllegalCommand(f"{hid} is under Peace: it cannot attack", rule="MR 8.4.4 Preventing Attacks")
     if cmd.charge:
         char = state.characters[cmd.character]
         if not char.present:
@@ -177,6 +178,9 @@ def _check_deploy(state: MRState, cmd: c.Deploy) -> None:
         if q.red_on_sheet(state, cmd.character):
             raise IllegalCommand("a character held by a red-side-up Tremendous monster cannot charge",
                                  rule="MR 8.4.7")
+        if peaceful(state, cmd.character):
+            raise IllegalCommand(f"{cmd.character} is under Peace: he cannot attack, so he cannot charge",
+                                 rule="MR 8.4.4 Preventing Attacks")
         chit = char.chit(cmd.chit) if cmd.chit else None
         # Decision: a charge is made by playing a Move chit, which counts as played this round.
         if chit is None or chit.action not in ("MOVE", "DUCK") or chit.status != "active":

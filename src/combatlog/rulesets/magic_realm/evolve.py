@@ -26,11 +26,15 @@ def evolve(state: MRState, event: Event, seq: int) -> MRState:
     w.set(last_round=state.round)  # an event that ends a round still belongs to it
     match event:
         case e.Lured():
+            from combatlog.rulesets.magic_realm.magic import break_by_naming
+
+            break_by_naming(w, event.character, set(event.lures), "lures")
             assigned = dict(state.assigned)
             for did, lurer in sorted(event.lures.items()):
                 assigned[did] = lurer
                 w.step("MR 001 Luring", f"{event.character} lures {q.name(state, did)} onto {q.name(state, lurer)}")
             w.set(assigned=assigned, lured={**state.lured, **event.lures}, done=state.done + (event.character,))
+            battle_rebels(w, event.character, set(event.lures))
         case e.DenizensAssigned():
             assign_randomly(w)
         case e.Deployed():
@@ -77,6 +81,12 @@ def _deploy(w: Work, ev: e.Deployed) -> None:
     st = w.view()
     deployed = dict(st.deployed)
     order = list(st.deploy_order)
+    if ev.hirelings or ev.charge:
+        from combatlog.rulesets.magic_realm.magic import break_by_naming
+
+        break_by_naming(w, ev.character, set(ev.hirelings.values()) | ({ev.charge} if ev.charge else set()),
+                        "assigns an attack on")
+    battle_rebels(w, ev.character, set(ev.hirelings.values()))
     for hid, did in sorted(ev.hirelings.items()):
         deployed[hid] = did
         order.append(hid)
@@ -108,10 +118,16 @@ def _action(w: Work, ev: e.ActionDeclared) -> None:
         w.step(rule, f"{c.name} runs away with his {how}: he leaves the clearing; denizens attacking him become "
                "unassigned")
     elif ev.kind == "cast":
-        chit = c.chit(ev.chit)
-        w.set(spells=st.spells + (SpellCast(caster=cid, spell=ev.spell, chit=ev.chit,
-                                            time=chit.time if chit else 0),), active_round=True)
-        w.step(rule, f"{c.name} casts {ev.spell} with {ev.chit} (completion time {chit.time if chit else 0})")
+        chit = c.chit(ev.chit) if ev.chit else None
+        item = ev.items[0] if ev.items else ""
+        # MR 8.4.3: the Magic chit's time; 0 for an alerted Magic chit or an Artifact / Spell Book.
+        time = 0 if item or (chit is not None and chit.alerted) else (chit.time if chit else 0)
+        why = (f"the {item}'s Spell card: time 0" if item else
+               f"{ev.chit} {chit.label}" + (" alerted: time 0" if chit is not None and chit.alerted else "")
+               if chit else "")
+        w.set(spells=w.get("spells") + (SpellCast(caster=cid, spell=ev.spell, chit=ev.chit, time=time,
+                                                  item=item),), active_round=True)
+        w.step("MR 8.4.3" if time == 0 else rule, f"{c.name} casts {ev.spell} with {why} (completion time {time})")
     elif ev.kind in ("activate", "deactivate"):
         on = ev.kind == "activate"
         name = ev.items[0].lower()
@@ -148,6 +164,11 @@ def _targets(w: Work, ev: e.TargetsChosen) -> None:
         targets[hid] = tid
         named.append(tid)
         w.step("MR 8.4.2", f"{cid} has {hid} attack {q.name(st, tid)}")
+    if named or ev.spell_targets:
+        from combatlog.rulesets.magic_realm.magic import break_by_naming
+
+        break_by_naming(w, cid, set(named) | set(ev.spell_targets), "names as a target")
+        st = w.view()
     if ev.spell_targets:
         spells = tuple(replace(s, targets=ev.spell_targets) if s.caster == cid and s.status == "cast" else s
                        for s in st.spells)
@@ -162,10 +183,11 @@ def _targets(w: Work, ev: e.TargetsChosen) -> None:
             w.char(t, hidden=False)
             w.step("MR 8.4.2", f"{t} is named as a target and is unhidden")
     rebels = sorted({h for t in named if t in w.dens and w.dens[t].owner == cid and not w.dens[t].rebel
+                     and w.dens[t].stats.kind == "native"
                      for h in q.hirelings_of(w.view(), cid) if w.dens[h].stats.group == w.dens[t].stats.group})
     if rebels:
         for h in rebels:
-            w.den(h, owner="", rebel=True)
+            w.den(h, owner="", rebel=True, foes=(cid,))
             if h in targets and h not in named:
                 targets.pop(h, None)
         w.step("MR 8.4.2", f"treachery: {cid} targets his own hireling: {', '.join(rebels)} rebel and become "
@@ -175,4 +197,15 @@ def _targets(w: Work, ev: e.TargetsChosen) -> None:
         deployed = {h: d for h, d in w.get("deployed").items() if h not in rebels}
         w.set(assigned=assigned, deployed=deployed,
               deploy_order=tuple(h for h in w.get("deploy_order") if h not in rebels))
+    battle_rebels(w, cid, named)
     w.set(targets=targets, positions={**st.positions, **ev.positions}, done=st.done + (cid,))
+
+
+def battle_rebels(w: Work, cid: str, named) -> None:  # type: ignore[no-untyped-def]
+    """Rebels are automatically battling all characters (and their hirelings) who attack them or
+    whom they attack (MR 8.4.2 treachery)."""
+    for t in sorted(set(named)):
+        d = w.dens.get(t)
+        if d is not None and d.rebel and cid not in d.foes:
+            w.den(t, foes=d.foes + (cid,))
+            w.step("MR 8.4.2", f"{t} is a rebel: it is now battling {cid}")

@@ -224,7 +224,7 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
                 if a.attacker in w.chars:
                     flip_weapon(w, a.attacker, False, "it hit")
             mon = owner or a.attacker
-            if mon in w.dens and w.dens[mon].stats.tremendous and not w.dens[mon].owner:
+            if mon in w.dens and w.dens[mon].stats.tremendous:  # hired ones too (MR 8.4.7)
                 tremendous[mon] = a.target
         for victim, killer in fx.kills:
             if victim not in dead:
@@ -260,7 +260,9 @@ def _cond(piece: Armor, cond: str) -> Armor:
 
 def _kill(w: Work, victim: str, killer: str) -> None:
     if victim in w.chars:
-        w.char(victim, alive=False, death=f"killed by {killer} in round {w.view().round}", last_harmed_by=killer)
+        # A dead character takes no wounds in the Fatigue Step: wounds from earlier hits lapse.
+        w.char(victim, alive=False, death=f"killed by {killer} in round {w.view().round}", last_harmed_by=killer,
+               wounds=0)
         return
     d = w.dens[victim]
     horse = d.horse

@@ -78,6 +78,9 @@ def initial_positions(w: Work, where: dict[str, str]) -> dict[str, tuple[str, st
             h = horse_of(w, owner)
             if h:
                 pos[h] = (owner, "box", boxes.get(h, pos[owner][2]))
+            for part in [m for m in members if w.dens[m].parent == owner]:
+                # a hired monster's head or club: its own box, never the monster's (MR 8.4.7)
+                pos[part] = (owner, "box", boxes.get(part, pos[owner][2] % 3 + 1))
         else:
             pos[owner] = (owner, "box", 1)  # the defender in 'Charge and Thrust' (MR 8.4.2)
             extra = [x for x in [horse_of(w, owner)] if x] + [m for m in members if w.dens[m].parent == owner]
@@ -139,8 +142,9 @@ def reposition_and_tactics(w: Work, pos: dict[str, tuple[str, str, int]], where:
             continue  # characters and horses never change tactics
         if d.stats.tremendous and not d.parent:
             continue  # Tremendous monsters do not change tactics (MR 8.4.7)
-        if q.is_hireling(d) and where.get(pid) == pid:
-            continue  # a hireling defending his own section stays as placed (MR 8.4.6)
+        body = d.parent or pid
+        if q.is_hireling(w.dens[body]) and where.get(body) == body:
+            continue  # a hireling defending his own section stays as placed (MR 8.4.6, MR 001)
         boxes.setdefault((sheet, area, i), []).append(pid)
     for (sheet, area, i), members in sorted(boxes.items()):
         label = f"r{rnd}/tactics/{sheet}/{area}{i}"
@@ -210,9 +214,22 @@ def build_attacks(w: Work, pos: dict[str, tuple[str, str, int]], where: dict[str
         target = q.target_of(st, did, where)
         if not target or not q.alive(st, target):
             continue
-        if d.rebel or (target in w.dens and w.dens[target].rebel and not q.is_hireling(d)):
-            continue  # rebels and monsters do not fight each other (MR 8.4.2 treachery)
+        other = w.dens.get(target)
+        if (d.rebel and other is not None and not q.is_hireling(other)) or \
+                (other is not None and other.rebel and not q.is_hireling(d)):
+            w.step("MR 8.4.2", f"{q.name(st, did)}'s attack on {q.name(st, target)} is cancelled: rebels and "
+                   "monsters or unhired natives cannot attack each other")
+            continue
+        from combatlog.rulesets.magic_realm.magic import peaceful, protected
+
+        if peaceful(st, d.parent or did):
+            w.step("MR 8.4.4 Preventing Attacks", f"{q.name(st, did)} is under Peace: it does not attack")
+            continue
         face = d.face
+        if face.spell and protected(st, target):
+            w.step(f"MR spells: {protected(st, target)}", f"{q.name(st, did)}'s spell attack cannot affect "
+                   f"{q.name(st, target)}, who has magic protection")
+            continue
         if face.harm is None and not face.spell:
             rule = "MR 8.4.9 Bowmen" if d.stats.archer else "MR 8.4.7"
             w.step(rule, f"{q.name(st, did)} is light side up, the side with no attack values: it does not attack")

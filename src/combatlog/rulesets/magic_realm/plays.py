@@ -15,6 +15,13 @@ from combatlog.rulesets.magic_realm.data import letter
 from combatlog.rulesets.magic_realm.state import Character, Chit, MRState
 
 ONE_USE = "MR 8.4.5 one use"
+PREVENT = "MR 8.4.4 Preventing Attacks"
+
+
+def peaceful(state: MRState, pid: str) -> bool:
+    from combatlog.rulesets.magic_realm.magic import peaceful as under_peace
+
+    return under_peace(state, pid)
 
 
 def _chit(state: MRState, cid: str, ref: str, actions: tuple[str, ...], rule: str) -> Chit:
@@ -29,6 +36,12 @@ def _chit(state: MRState, cid: str, ref: str, actions: tuple[str, ...], rule: st
         raise IllegalCommand(f"{chit.id} {chit.label} is {chit.status}", rule=rule)
     if chit.id in state.used.get(cid, ()):
         raise IllegalCommand(f"{chit.id} {chit.label} was already played this round", rule=ONE_USE)
+    from combatlog.rulesets.magic_realm.magic import committed
+
+    spell = committed(state, cid).get(chit.id)
+    if spell:
+        raise IllegalCommand(f"{chit.id} {chit.label} is committed to his {spell}, still in effect: it cannot be "
+                             "used until the spell ends", rule="MR 8.4.3")
     return chit
 
 
@@ -75,24 +88,7 @@ def check_actions(state: MRState, cmd: c.Act) -> None:
                                  f"({letter(q.items_weight(char))})", rule="MR 8.4.5 strength restrictions")
         return
     if kind == "cast":
-        from combatlog.rulesets.magic_realm.spells import MODELLED, spell_def
-
-        if cmd.spell not in MODELLED:
-            raise IllegalCommand(f"{cmd.spell!r}: only these spells are modelled: {', '.join(MODELLED)}",
-                                 rule="MR 8.4.4")
-        if cmd.spell not in char.spells:
-            raise IllegalCommand(f"{char.name} has not recorded {cmd.spell} (setup: spells)", rule=rule)
-        d = spell_def(cmd.spell)
-        chit = _chit(state, cmd.character, cmd.chit, ("MAGIC",), rule)
-        if chit.magic_type != d.magic_type:
-            raise IllegalCommand(f"{cmd.spell} needs a MAGIC {d.magic_type} chit, not {chit.label}", rule=rule)
-        colours = [x.strip() for x in state.clearing.get("color_magic", "").split(",") if x.strip()]
-        if (d.color == "any" and not colours) or (d.color != "any" and d.color not in colours):
-            raise IllegalCommand(f"{cmd.spell} needs {d.color} magic; the clearing has "
-                                 f"{', '.join(colours) or 'none'} (setup: clearing.color_magic)", rule=rule)
-        need = {"Lightning Bolt": "mountain", "Roof Collapses": "cave"}.get(cmd.spell)
-        if need and state.clearing.get("type") != need:
-            raise IllegalCommand(f"{cmd.spell} can only be cast in a {need} clearing", rule="MR spells")
+        _check_cast(state, cmd)
         return
     if kind in ("activate", "deactivate", "abandon"):
         if not cmd.items or (kind != "abandon" and len(cmd.items) != 1):
@@ -106,6 +102,50 @@ def check_actions(state: MRState, cmd: c.Act) -> None:
     raise InvalidCommand(f"unknown action {kind!r}: none, alert, run, fly, cast, activate, deactivate, abandon")
 
 
+def _check_cast(state: MRState, cmd: c.Act) -> None:
+    """Casting: a recorded spell with a Magic chit of its type, or a Spell card in an active Artifact
+    or Spell Book (MR 8.4.3), and the spell's colour magic (MR 001 Actions)."""
+    from combatlog.rulesets.magic_realm.magic import in_effect
+    from combatlog.rulesets.magic_realm.spells import MODELLED, spell_def
+
+    char = state.characters[cmd.character]
+    rule = "MR 001 Actions"
+    if cmd.spell not in MODELLED:
+        raise IllegalCommand(f"{cmd.spell!r}: only these spells are modelled: {', '.join(MODELLED)}",
+                             rule="MR 8.4.4")
+    d = spell_def(cmd.spell)
+    if cmd.items:
+        if cmd.chit or len(cmd.items) != 1:
+            raise InvalidCommand("cast either with a MAGIC chit (--chit) or with one Artifact / Spell Book (--item)")
+        item = next((a for a in char.artifacts if a.name.lower() == cmd.items[0].lower()), None)
+        if item is None or not item.active:
+            have = ", ".join(a.name for a in char.artifacts if a.active) or "none"
+            raise IllegalCommand(f"{char.name} has no active Artifact or Spell Book {cmd.items[0]!r} ({have})",
+                                 rule="MR 8.4.3")
+        if cmd.spell not in item.spells:
+            raise IllegalCommand(f"the {item.name} holds no {cmd.spell} (it holds {', '.join(item.spells) or 'none'})",
+                                 rule="MR 8.4.3")
+        if in_effect(state, cmd.character, cmd.spell, item.name):
+            raise IllegalCommand(f"the {item.name}'s {cmd.spell} is still in effect: its Spell card is on its "
+                                 "target until the spell ends", rule="MR 8.4.3")
+    else:
+        if cmd.spell not in char.spells:
+            raise IllegalCommand(f"{char.name} has not recorded {cmd.spell} (setup: spells)", rule=rule)
+        if in_effect(state, cmd.character, cmd.spell) >= char.spells.count(cmd.spell):
+            raise IllegalCommand(f"his {cmd.spell} is still in effect: it cannot be cast again until it ends "
+                                 "(a duplicate in another spell box could be)", rule="MR 8.4.3")
+        chit = _chit(state, cmd.character, cmd.chit, ("MAGIC",), rule)
+        if chit.magic_type != d.magic_type:
+            raise IllegalCommand(f"{cmd.spell} needs a MAGIC {d.magic_type} chit, not {chit.label}", rule=rule)
+    colours = [x.strip() for x in state.clearing.get("color_magic", "").split(",") if x.strip()]
+    if (d.color == "any" and not colours) or (d.color != "any" and d.color not in colours):
+        raise IllegalCommand(f"{cmd.spell} needs {d.color} magic; the clearing has "
+                             f"{', '.join(colours) or 'none'} (setup: clearing.color_magic)", rule=rule)
+    need = {"Lightning Bolt": "mountain", "Roof Collapses": "cave"}.get(cmd.spell)
+    if need and state.clearing.get("type") != need:
+        raise IllegalCommand(f"{cmd.spell} can only be cast in a {need} clearing", rule="MR spells")
+
+
 def _attackable(state: MRState, pid: str) -> bool:
     if pid in state.characters:
         return q.alive(state, pid)
@@ -113,28 +153,27 @@ def _attackable(state: MRState, pid: str) -> bool:
     return d is not None and d.alive and not d.parent
 
 
-def check_targets(state: MRState, cmd: c.Target) -> None:
-    """Target selection for the character and his hirelings (MR 8.4.2)."""
+def check_targets(state: MRState, cmd: c.Target) -> tuple[str, ...]:
+    """Target selection for the character and his hirelings (MR 8.4.2); returns his spell's targets."""
     char = state.characters[cmd.character]
     rule = "MR 8.4.2"
     where = q.sheets(state)
     from combatlog.rulesets.magic_realm.spells import spell_def
 
     cast = next((s for s in state.spells if s.caster == cmd.character and s.status == "cast"), None)
+    chosen: tuple[str, ...] = ()
     if cast is not None:
+        from combatlog.rulesets.magic_realm.magic import refuse_protected, resolve_targets
+
         d = spell_def(cast.spell)
-        if d.target == "clearing":
-            if cmd.spell_targets:
-                raise InvalidCommand(f"{cast.spell} targets the whole clearing; name no targets")
-        elif not cmd.spell_targets:
-            raise IllegalCommand(f"{cast.spell} needs its targets (--spell-target)", rule=rule)
-        if d.target == "attacker" and len(cmd.spell_targets) > 1:
-            raise IllegalCommand(f"{cast.spell} has a single target", rule="MR spells")
-        for t in cmd.spell_targets:
-            if not _attackable(state, t) or t == cmd.character:
-                raise IllegalCommand(f"{t} is not a character, native or monster in the clearing the spell can "
-                                     "target", rule=rule)
-            _hidden_ok(state, char, t)
+        chosen = resolve_targets(state, cmd.character, cast.spell, d.target, cmd.spell_targets)
+        refuse_protected(state, chosen)
+        if d.attack is not None and peaceful(state, cmd.character):
+            raise IllegalCommand(f"{cmd.character} is under Peace: he cannot attack, not even with an Attack spell",
+                                 rule=PREVENT)
+        for t in chosen:
+            if t != cmd.character:  # he can always cast a spell on himself (MR 8.4.2)
+                _hidden_ok(state, char, t)
     elif cmd.spell_targets:
         raise IllegalCommand(f"{cmd.character} cast no spell this round", rule=rule)
     if cmd.target:
@@ -143,21 +182,26 @@ def check_targets(state: MRState, cmd: c.Target) -> None:
         if not _attackable(state, cmd.target) or cmd.target == cmd.character:
             raise IllegalCommand(f"{cmd.target} is not a character or denizen in the clearing he can attack "
                                  "(heads and clubs cannot be attacked)", rule="MR 8.4.2 / MR 8.4.7")
+        if peaceful(state, cmd.character):
+            raise IllegalCommand(f"{cmd.character} is under Peace: he cannot specify a target while it lasts",
+                                 rule=PREVENT)
         if cmd.character in state.charges and cmd.target != state.charges[cmd.character]:
             raise IllegalCommand(f"he charged {state.charges[cmd.character]}: that is the only target he can "
                                  "attack", rule=rule)
         _hidden_ok(state, char, cmd.target)
-        if cast is not None and cmd.spell_targets and cmd.target not in cmd.spell_targets:
+        if cast is not None and cmd.target not in chosen:
             raise IllegalCommand("a spellcaster puts his Attention chit on one of his spell's targets", rule=rule)
     mine = q.hirelings_of(state, cmd.character)
     for hid in mine:
         if where.get(hid) != hid:
             continue
         attackers = [p for p in q.on_sheet(state, hid, where) if p in state.denizens and not state.denizens[p].parent]
-        if hid not in cmd.hirelings:
+        if hid not in cmd.hirelings and not peaceful(state, hid):
             raise IllegalCommand(f"{hid} is attacked on its own sheet and must choose a target among "
                                  f"{', '.join(attackers)}", rule=rule)
     for hid, tid in cmd.hirelings.items():
+        if peaceful(state, hid):
+            raise IllegalCommand(f"{hid} is under Peace: it cannot attack", rule=PREVENT)
         if hid not in mine or where.get(hid) != hid:
             raise IllegalCommand(f"{hid} is not a hireling of {cmd.character} on its own sheet", rule=rule)
         attackers = q.on_sheet(state, hid, where)
@@ -171,6 +215,7 @@ def check_targets(state: MRState, cmd: c.Target) -> None:
                                  f"{', '.join(sorted(movable)) or 'nothing'})", rule=rule)
         if box not in (1, 2, 3):
             raise InvalidCommand("positions are 1, 2 or 3")
+    return chosen
 
 
 def _positionable(state: MRState, cid: str, where: dict[str, str]) -> set[str]:
@@ -202,7 +247,7 @@ def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
     for v, what in ((cmd.attack, "attack circle"), (cmd.maneuver, "maneuver square"), (cmd.shield, "shield box")):
         if v not in (0, 1, 2, 3):
             raise InvalidCommand(f"{what} is 1, 2 or 3 (thrust/charge, swing/dodge, smash/duck)")
-    from combatlog.rulesets.magic_realm.spells import working_spell
+    from combatlog.rulesets.magic_realm.spells import spell_def, working_spell
 
     spell = working_spell(state, cmd.character)
     fight = move = ""
@@ -217,7 +262,7 @@ def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
             raise IllegalCommand("he selected no target this round", rule="MR 8.4.2")
         if not cmd.attack and cmd.alert_only not in ("", "alert", "unalert"):
             raise InvalidCommand("--alert-only is alert or unalert")
-    elif cmd.attack and spell is None:
+    elif cmd.attack and (spell is None or spell_def(spell.spell).attack is None):
         raise IllegalCommand("an attack needs a Fight chit (or an Attack spell that came to life)", rule=rule)
     if cmd.move and cmd.horse:
         raise IllegalCommand("one maneuver: a Move chit or the horse", rule=rule)
@@ -277,6 +322,11 @@ def _check_place(state: MRState, cmd: c.Play) -> None:
     mine_h = [h for h in q.hirelings_of(state, cmd.character) if where.get(h) == h]
     allowed = set(mine_h) | {state.denizens[h].horse.id for h in mine_h  # type: ignore[union-attr]
                              if state.denizens[h].horse is not None}
+    parts = {d.id: d.parent for d in state.denizens.values() if d.parent in mine_h and d.alive}
+    allowed |= set(parts)
+    for part, body in parts.items():
+        if cmd.hirelings.get(part) and cmd.hirelings.get(part) == cmd.hirelings.get(body, 1):
+            raise IllegalCommand(f"{part} cannot share a red box with {body}", rule="MR 8.4.7")
     for key, box in cmd.hirelings.items():
         if key not in allowed:
             raise IllegalCommand(f"{key} is not a hireling (or its horse) defending its own sheet "

@@ -23,10 +23,14 @@ END_RULE = "MR 001 Disengagement / MR tables: End of combat"
 
 
 def unassigned_denizens(st) -> list[str]:  # type: ignore[no-untyped-def]
+    """Uncontrolled denizens free to be lured or assigned; one under Peace cannot be assigned
+    (MR spells: Peace; MR 8.4.4 Preventing Attacks)."""
+    from combatlog.rulesets.magic_realm.magic import peaceful
+
     where = q.sheets(st)
     return sorted(d.id for d in st.denizens.values()
-                  if d.alive and not d.owner and not d.parent and not d.rebel and d.id not in where
-                  and d.id not in st.pinned)
+                  if d.alive and not d.owner and not d.parent and d.id not in where
+                  and d.id not in st.pinned and not peaceful(st, d.id))
 
 
 def deciders(st, step: str) -> list[str]:  # type: ignore[no-untyped-def]
@@ -90,19 +94,31 @@ def assign_randomly(w: Work) -> None:
     targets = sorted([c for c in q.in_clearing(st) if not st.characters[c].hidden]
                      + [h for c in q.in_clearing(st) for h in q.hirelings_of(st, c)])
     assigned = dict(st.assigned)
+    from combatlog.rulesets.magic_realm.magic import PACIFY_RULE, not_attacking
+
     for did in unassigned_denizens(st):
-        if not targets:
+        spared = not_attacking(st, did)
+        eligible = [t for t in targets if t not in spared]  # pacified: not the caster and his hirelings
+        d = st.denizens[did]
+        if d.rebel:  # rebels battle only the characters (and their hirelings) they fight (MR 8.4.2)
+            eligible = [t for t in eligible if t in d.foes or q.controller(st, t) in d.foes]
+            w.step("MR 8.4.2", f"{did} is a rebel battling {', '.join(d.foes)}: it can be assigned only to them "
+                   "and their hirelings")
+        if spared:
+            w.step(PACIFY_RULE, f"{q.name(st, did)} is pacified: it is not assigned to "
+                   + ", ".join(sorted(spared)))
+        if not eligible:
             w.step("MR 001 Random assignment", f"{did}: no unhidden character or minion to attack")
             continue
-        if len(targets) == 1:
-            pick, dice = targets[0], ()
+        if len(eligible) == 1:
+            pick, dice = eligible[0], ()
         else:
             label = f"r{st.round}/assign/{did}"
-            face = w.roll(label, f"1d{len(targets)}", f"random assignment of {did}", "")[0]
-            pick, dice = targets[face - 1], (label,)
+            face = w.roll(label, f"1d{len(eligible)}", f"random assignment of {did}", "")[0]
+            pick, dice = eligible[face - 1], (label,)
         assigned[did] = pick
         w.step("MR 001 Random assignment", f"{q.name(st, did)} is assigned to attack {q.name(st, pick)}"
-               + (f" (one die over {', '.join(targets)})" if dice else ""), dice)
+               + (f" (one die over {', '.join(eligible)})" if dice else ""), dice)
     w.set(assigned=assigned, step="deploy", done=())
 
 
@@ -275,7 +291,9 @@ def end_round(w: Work) -> None:
     st = w.view()
     kept = {d: t for d, t in st.assigned.items()
             if q.alive(st, d) and t in st.characters and q.alive(st, t)}
-    kept.update(pinned)
+    # A hired or controlled red-side-up Tremendous monster stays deployed against its victim (MR 8.4.7).
+    held = {m: t for m, t in pinned.items() if m in w.dens and q.is_hireling(w.dens[m])}
+    kept.update({m: t for m, t in pinned.items() if m not in held})
     dropped = sorted(d for d in st.assigned if d not in kept and q.alive(st, d))
     if dropped:
         w.step("MR 001 Disengagement", "become unassigned: " + ", ".join(dropped))
@@ -300,7 +318,7 @@ def end_round(w: Work) -> None:
     quiet = 0 if active else st.quiet_rounds + 1
     w.step(END_RULE, f"round {st.round} " + ("had harm, fatigue or spells" if active else
                                              f"had no harm, fatigue or spells ({quiet} in a row)"))
-    w.set(pinned=pinned, assigned=kept, deployed={}, deploy_order=(), charges={}, lured={}, actions={}, done=(),
+    w.set(pinned=pinned, assigned=kept, deployed=held, deploy_order=tuple(sorted(held)), charges={}, lured={}, actions={}, done=(),
           attention=(), targets={}, positions={}, plays={}, owed={}, used={}, cancelled={}, weapon_flip={},
           active_round=False, quiet_rounds=quiet, round_kills=())
     st = w.view()

@@ -18,7 +18,7 @@ from combatlog.rulesets.magic_realm.data import (
     Catalog, DataError, DenizenDef, HorseDef, armor_from, catalog, horse_from, monster_from, native_from,
     weapon_from,
 )
-from combatlog.rulesets.magic_realm.state import Armor, Character, Chit, Denizen, Horse, MRState, Weapon
+from combatlog.rulesets.magic_realm.state import Armor, Artifact, Character, Chit, Denizen, Horse, MRState, Weapon
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 _PREFIX = {"MOVE": "M", "FIGHT": "F", "MAGIC": "X", "DUCK": "D", "BERSERK": "B"}
@@ -106,8 +106,16 @@ def _character(entry: dict[str, Any], cat: Catalog, seen: set[str], i: int) -> t
         raise InvalidCommand(f"{where}.chits maps chit ids to 'fatigued' or 'wounded'")
     for ref, st in status.items():
         idx = next((k for k, c in enumerate(chits) if c.id == ref), None)
-        if idx is None or st not in ("active", "fatigued", "wounded"):
-            raise InvalidCommand(f"{where}.chits: {ref!r}={st!r} (chits: {', '.join(c.id for c in chits)})")
+        if idx is None or st not in ("active", "fatigued", "wounded", "alerted"):
+            raise InvalidCommand(f"{where}.chits: {ref!r}={st!r} (chits: {', '.join(c.id for c in chits)}; "
+                                 "states: active, fatigued, wounded, alerted)")
+        if st == "alerted":
+            # MR 8.4.3: alerted Magic chits cast with completion time 0; how a chit is alerted
+            # (outside combat) is not in the seeds, so it comes with the set-up.
+            if chits[idx].action != "MAGIC":
+                raise InvalidCommand(f"{where}.chits: only MAGIC chits can be alerted ({ref} is {chits[idx].label})")
+            chits[idx] = msgspec.structs.replace(chits[idx], alerted=True)
+            continue
         chits[idx] = msgspec.structs.replace(chits[idx], status=st)
     stage = next(lv for lv in defn.levels if lv["level"] == level)
     weapon_name = entry.get("weapon", stage["weapon"])
@@ -130,10 +138,11 @@ def _character(entry: dict[str, Any], cat: Catalog, seen: set[str], i: int) -> t
     spells = tuple(entry.get("spells", ()))
     for s in spells:
         _pick(cat.spells, s, "spell")
+    artifacts = _artifacts(entry.get("artifacts", ()), cat, where)
     char = Character(
         id=cid, name=defn.name, player=str(entry.get("player") or cid), level=level,
         vulnerability=defn.vulnerability, chits=tuple(chits), weapons=tuple(weapons), armor=tuple(armor),
-        horse=horse, advantages=advantages, spells=spells,
+        horse=horse, advantages=advantages, spells=spells, artifacts=artifacts,
         fame=(_int(entry, "fame", 0, where), 1), notoriety=(_int(entry, "notoriety", 0, where), 1),
         gold=(_int(entry, "gold", 0, where, 0), 1), hidden=bool(entry.get("hidden", False)),
         found_hidden=bool(entry.get("found_hidden", False)),
@@ -144,6 +153,34 @@ def _character(entry: dict[str, Any], cat: Catalog, seen: set[str], i: int) -> t
     return char, hirelings
 
 
+MAGIC_TYPES = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII")
+
+
+def _artifacts(raw: Any, cat: Catalog, where: str) -> tuple[Artifact, ...]:
+    """Artifacts and Spell Books owned and active (MR 8.4.3: their Spell cards cast at time 0).
+
+    Decision: the seeds do not describe these treasures, so the set-up names each one with its
+    magic type and the spells recorded in it; a spell must be of the item's type.
+    """
+    if not isinstance(raw, (list, tuple)):
+        raise InvalidCommand(f"{where}.artifacts is a list of {{name, magic_type, spells}}")
+    out = []
+    for k, a in enumerate(raw):
+        w = f"{where}.artifacts[{k}]"
+        if not isinstance(a, dict) or not isinstance(a.get("name"), str) or not a["name"]:
+            raise InvalidCommand(f"{w} needs a name")
+        mtype = a.get("magic_type")
+        if mtype not in MAGIC_TYPES:
+            raise InvalidCommand(f"{w}.magic_type is one of {', '.join(MAGIC_TYPES)}")
+        names = tuple(a.get("spells", ()))
+        for s in names:
+            d = _pick(cat.spells, s, "spell")
+            if d.magic_type != mtype:
+                raise InvalidCommand(f"{w}: {s} is a type {d.magic_type} spell, not {mtype}")
+        out.append(Artifact(name=a["name"], magic_type=mtype, spells=names, active=bool(a.get("active", True))))
+    return tuple(out)
+
+
 def _denizen(entry: dict[str, Any], cat: Catalog, seen: set[str], where: str, owner: str = "") -> list[Denizen]:
     if not isinstance(entry, dict):
         raise InvalidCommand(f"{where} must be an object with id and monster or native")
@@ -152,15 +189,14 @@ def _denizen(entry: dict[str, Any], cat: Catalog, seen: set[str], where: str, ow
     if side not in ("light", "dark"):
         raise InvalidCommand(f"{where}.side is light or dark")
     if "monster" in entry:
-        if owner:
-            raise InvalidCommand(f"{where}: hirelings are natives (controlled monsters are not modelled)")
         defn: DenizenDef = _pick(cat.monsters, entry["monster"], "monster")
     elif "native" in entry:
         defn = _pick(cat.natives, entry["native"], "native")
     else:
         raise InvalidCommand(f"{where} needs 'monster' or 'native'")
     if defn.tremendous and side == "dark":
-        raise InvalidCommand(f"{where}: a Tremendous monster starts red side down (MR 8.4.7)")
+        raise InvalidCommand(f"{where}: a Tremendous monster starts red side down (MR 8.4.7: hired or "
+                             "controlled ones must be played red side down)")
     out = []
     horse = None
     if defn.horse is not None and entry.get("horse", True):

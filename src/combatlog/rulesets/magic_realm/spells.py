@@ -2,9 +2,10 @@
 spells that attack like weapons (MR 8.4.4).
 
 Modelled spells: the four Attack spells of the data (Fiery Blast, Lightning
-Bolt, Stones Fly, Roof Collapses). Any of them aimed at a character also
-cancels that character's slower spell (MR 8.4.3). Other spells are refused
-with a clear error rather than cast without their effect.
+Bolt, Stones Fly, Roof Collapses) and, in ``magic.py``, Peace, Persuade, Deal
+with Goblins, Protection from Magic and Pentangle. Any spell aimed at a
+character cancels that character's slower spell (MR 8.4.3). Other spells are
+refused with a clear error rather than cast without their effect.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from combatlog.rulesets.magic_realm.melee import Attack
 from combatlog.rulesets.magic_realm.work import Work
 
 replace = msgspec.structs.replace
-MODELLED = ("Fiery Blast", "Lightning Bolt", "Stones Fly", "Roof Collapses")
+MODELLED = ("Fiery Blast", "Lightning Bolt", "Stones Fly", "Roof Collapses",
+            "Peace", "Persuade", "Deal with Goblins", "Protection from Magic", "Pentangle",
+            "Control Bats", "Guide Spider or Octopus")
 ACTIVATION = "MR 8.4.3"
 
 
@@ -28,41 +31,68 @@ def spell_def(name: str):  # type: ignore[no-untyped-def]
 def energize(w: Work) -> None:
     """Spells come to life in order of completion time; faster ones cancel slower spells
     of the characters they target; equal times do not cancel (MR 8.4.3)."""
+    from combatlog.rulesets.magic_realm.magic import before_effect, effect, protected, take_effect
+
     st = w.view()
-    spells = list(st.spells)
-    if not spells:
+    if not any(s.status == "cast" for s in st.spells):
         return
-    order = sorted(range(len(spells)), key=lambda i: spells[i].time)
+    order = sorted(range(len(st.spells)), key=lambda i: st.spells[i].time)
     for i in order:
+        spells = list(w.get("spells"))
         s = spells[i]
         if s.status != "cast":
             continue
-        if not s.targets:
-            spells[i] = replace(s, status="broken", why="no target specified")
-            w.step("MR 8.4.2", f"{s.caster}'s {s.spell} has no target: it is broken before it goes into effect")
-            _fatigue_chit(w, s.caster, s.chit)
+        if not s.targets and spell_def(s.spell).target != "clearing":
+            _end(w, i, "broken", "no target specified", "MR 8.4.2")
             continue
-        spells[i] = replace(s, status="working")
-        w.step(ACTIVATION, f"{s.caster}'s {s.spell} (time {s.time}) comes to life against {', '.join(s.targets)}")
+        stop = before_effect(w, s)
+        if stop:
+            _end(w, i, "cancelled", stop, "MR 8.4.2 / MR 8.4.4")
+            continue
+        shielded = [t for t in s.targets if protected(w.view(), t) and effect(s.spell) != "protect"]
+        if shielded:
+            w.step(f"MR spells: {protected(w.view(), shielded[0])}",
+                   f"{', '.join(shielded)} has magic protection: {s.spell} has no effect on him")
+        reach = tuple(t for t in s.targets if t not in shielded)
+        s = replace(s, status="working", since=st.round)
+        w.step(ACTIVATION, f"{s.caster}'s {s.spell} (time {s.time}) comes to life against "
+               f"{', '.join(s.targets) or 'the clearing'}")
         for j, other in enumerate(spells):
-            if other.caster in s.targets and other.status == "cast" and other.time > s.time:
-                spells[j] = replace(other, status="cancelled", why=f"interrupted by {s.caster}'s faster {s.spell}")
-                w.step(ACTIVATION, f"{other.caster}'s {other.spell} (time {other.time}) is cancelled by the faster "
-                       f"{s.spell} (time {s.time}); its Magic chit fatigues, its asterisks still count")
-                _fatigue_chit(w, other.caster, other.chit)
-            elif other.caster in s.targets and other.status == "cast" and j != i:
+            if other.caster in reach and other.status == "cast" and other.time > s.time:
+                w.set(spells=tuple(spells[:i] + [s] + spells[i + 1:]))
+                _end(w, j, "cancelled", f"interrupted by {s.caster}'s faster {s.spell} (time {s.time})", ACTIVATION,
+                     "; its asterisks still count")
+                spells = list(w.get("spells"))
+            elif other.caster in reach and other.status == "cast" and j != i:
                 w.step(ACTIVATION, f"{other.caster}'s {other.spell} (time {other.time}) is not slower than "
                        f"{s.spell} (time {s.time}): not cancelled")
-    w.set(spells=tuple(spells), active_round=True)
+        if effect(s.spell) and reach:
+            s = take_effect(w, replace(s, targets=reach))
+            s = replace(s, targets=st.spells[i].targets)
+            targets = dict(w.get("targets"))
+            if targets.get(s.caster) in s.targets:
+                targets.pop(s.caster)  # he takes back his Attention chit (MR 8.4.3)
+                w.set(targets=targets)
+        spells = list(w.get("spells"))
+        spells[i] = s
+        w.set(spells=tuple(spells))
+        if s.status == "expired":
+            from combatlog.rulesets.magic_realm.magic import end_spell
+
+            end_spell(w, i, "expired", s.why, ACTIVATION)
+    w.set(active_round=True)
 
 
-def _fatigue_chit(w: Work, cid: str, chit: str) -> None:
-    c = w.chars[cid]
-    w.char(cid, chits=tuple(replace(ch, status="fatigued") if ch.id == chit else ch for ch in c.chits))
+def _end(w: Work, i: int, status: str, why: str, rule: str, extra: str = "") -> None:
+    """A spell stopped before it goes into effect: its Magic chit fatigues (MR 8.4.3)."""
+    from combatlog.rulesets.magic_realm.magic import end_spell
+
+    end_spell(w, i, status, why + extra, rule)
 
 
 def working_spell(st, cid: str):  # type: ignore[no-untyped-def]
-    return next((s for s in st.spells if s.caster == cid and s.status == "working"), None)
+    """The spell he successfully cast this round, if any (MR 8.4.5: then no weapon attack)."""
+    return next((s for s in st.spells if s.caster == cid and s.since == st.round and s.status != "cancelled"), None)
 
 
 def attack_spells(w: Work, pos: dict[str, tuple[str, str, int]]) -> list[Attack]:
@@ -70,10 +100,15 @@ def attack_spells(w: Work, pos: dict[str, tuple[str, str, int]]) -> list[Attack]
     st = w.view()
     out: list[Attack] = []
     for s in st.spells:
-        if s.status != "working":
+        if s.status != "working" or s.since != st.round:
             continue
         d = spell_def(s.spell)
         if d.attack is None or not q.alive(st, s.caster):
+            continue
+        from combatlog.rulesets.magic_realm.magic import peaceful, protected
+
+        if peaceful(st, s.caster):
+            w.step("MR 8.4.4 Preventing Attacks", f"{s.caster} is under Peace: his {s.spell} does not attack")
             continue
         atk = d.attack
         plays = st.plays.get(s.caster)
@@ -83,6 +118,12 @@ def attack_spells(w: Work, pos: dict[str, tuple[str, str, int]]) -> list[Attack]
             continue
         time = atk["attack_time"].get("fixed") or s.time
         targets = [t for t in s.targets if q.alive(st, t)]
+        if d.target == "clearing":
+            targets = sorted(p for p in q.in_clearing(st) + [x for x in st.denizens if not st.denizens[x].parent]
+                             if q.alive(st, p))
+        for t in [t for t in targets if protected(st, t)]:
+            targets.remove(t)
+            w.step(f"MR spells: {protected(st, t)}", f"{t} has magic protection: {s.spell} does not attack him")
         counts = _distribution(s.spell, targets)
         for t in targets:
             for k in range(counts.get(t, 1)):
@@ -108,10 +149,7 @@ def _distribution(spell: str, targets: list[str]) -> dict[str, int]:
 
 
 def end_of_round(w: Work) -> None:
-    """Attack spells expire at the end of the round; their Magic chits fatigue (MR 8.4.4)."""
-    st = w.view()
-    for s in st.spells:
-        if s.status == "working":
-            _fatigue_chit(w, s.caster, s.chit) if s.caster in w.chars else None
-            w.step("MR 8.4.4", f"{s.caster}'s {s.spell} expires; its Magic chit fatigues")
-    w.set(spells=())
+    """Attack spells expire at the end of the round (MR 8.4.4); lasting spells stay (MR 8.4.3)."""
+    from combatlog.rulesets.magic_realm.magic import end_of_round as spells_end
+
+    spells_end(w)

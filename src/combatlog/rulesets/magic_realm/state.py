@@ -25,6 +25,16 @@ class Chit(msgspec.Struct, frozen=True, kw_only=True):
     time: int
     asterisks: int
     status: str = "active"  # active | fatigued | wounded
+    alerted: bool = False  # an alerted Magic chit casts with completion time 0 (MR 8.4.3)
+
+
+class Artifact(msgspec.Struct, frozen=True, kw_only=True):
+    """An Artifact or Spell Book: casts its Spell cards with completion time 0 (MR 8.4.3)."""
+
+    name: str
+    magic_type: str
+    spells: tuple[str, ...] = ()
+    active: bool = True
 
 
 class Weapon(msgspec.Struct, frozen=True, kw_only=True):
@@ -83,6 +93,7 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     horse: Horse | None = None
     advantages: tuple[str, ...] = ()
     spells: tuple[str, ...] = ()
+    artifacts: tuple[Artifact, ...] = ()
     fame: tuple[int, int] = (0, 1)  # a fraction: simultaneous kills split bounties (MR tables: bounties)
     notoriety: tuple[int, int] = (0, 1)
     gold: tuple[int, int] = (0, 1)
@@ -115,6 +126,7 @@ class Denizen(msgspec.Struct, frozen=True, kw_only=True):
     horse: Horse | None = None
     alive: bool = True
     rebel: bool = False
+    foes: tuple[str, ...] = ()  # rebels: the characters they battle (MR 8.4.2 treachery)
 
     @property
     def face(self) -> Face:
@@ -146,11 +158,13 @@ class Action(msgspec.Struct, frozen=True, kw_only=True):
 class SpellCast(msgspec.Struct, frozen=True, kw_only=True):
     caster: str
     spell: str
-    chit: str
-    time: int
+    chit: str  # the Magic chit played ("" when an Artifact or Spell Book casts it)
+    time: int  # completion time (MR 8.4.3)
     targets: tuple[str, ...] = ()
     status: str = "cast"  # cast | working | cancelled | broken | expired
     why: str = ""
+    item: str = ""  # the Artifact or Spell Book that cast it
+    since: int = 0  # the round it came to life (0: never)
 
 
 class StepRec(msgspec.Struct, frozen=True, kw_only=True):

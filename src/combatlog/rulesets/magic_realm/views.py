@@ -109,8 +109,12 @@ def fatigue_view(state: MRState) -> dict[str, Any]:
     out = {}
     for c in state.characters.values():
         groups: dict[str, list[str]] = {"active": [], "fatigued": [], "wounded": []}
+        bound = {s.chit: s.spell for s in state.spells if s.caster == c.id and s.status == "working" and s.chit}
         for ch in c.chits:
-            groups[ch.status].append(f"{ch.id} {ch.label}")
+            note = " (alerted)" if ch.alerted else ""
+            if ch.id in bound:
+                note += f" (committed to {bound[ch.id]})"  # MR 8.4.3
+            groups[ch.status].append(f"{ch.id} {ch.label}{note}")
         need = state.owed.get(c.id)
         if need is None:
             need = owed(c, state.used.get(c.id, ()))[0]
@@ -157,7 +161,8 @@ def describe(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) 
         "characters": chars, "denizens": dens, "sheets": sheets_view(state, viewer), "melee": melee,
         "fatigue": fatigue_view(state), "ledger": ledger_view(state), "pinned": dict(state.pinned),
         "spells": [{"caster": s.caster, "spell": s.spell, "time": s.time, "targets": list(s.targets),
-                    "status": s.status} for s in state.spells],
+                    "status": s.status, "chit": s.chit, "item": s.item, "since_round": s.since, "why": s.why}
+                   for s in state.spells],
         "pending": pending,
     }
 
@@ -211,6 +216,13 @@ def render(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) ->
         weapon = d["characters"][cid]["weapon"]
         lines.append(f"      weapon: {weapon['name'] + ' ' + weapon['side'] if weapon else 'dagger'}; "
                      f"armor: {armor or '-'}")
+    if d["spells"]:
+        lines.append("  spells (MR 8.4.3):")
+        for x in d["spells"]:
+            by = f"the {x['item']}" if x["item"] else f"chit {x['chit']}"
+            lines.append(f"    {x['caster']}'s {x['spell']} ({by}, time {x['time']}) on "
+                         f"{', '.join(x['targets']) or 'the clearing'}: {x['status']}"
+                         + (f" ({x['why']})" if x["why"] else ""))
     lines.append("  denizens:")
     for did, x in d["denizens"].items():
         if not x["alive"]:
