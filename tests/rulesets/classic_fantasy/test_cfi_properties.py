@@ -60,8 +60,16 @@ def _next_command(state, rng: random.Random):  # type: ignore[no-untyped-def]
     ex = state.exchange
     if ex is not None:
         if ex.stage == "defence":
-            return c.Defend(defender=ex.target, kind=rng.choice(["parry", "evade", "none"]))
+            kinds = {"charge": ["parry", "evade", "none", "counter"], "leap": ["brawn", "evade", "none"]}
+            kind = rng.choice(kinds.get(ex.mode, ["parry", "evade", "none"]))
+            if rng.random() < 0.1:
+                return c.UseLuck(who=rng.choice([ex.attacker, ex.target]), roll="attack")
+            return c.Defend(defender=ex.target, kind=kind,
+                            longer=rng.choice(["recipient", "charger", "same"]) if kind == "counter" else "")
         return _choose_effects(state, ex, rng)
+    if state.undo is not None and rng.random() < 0.2:
+        who = rng.choice(list(state.combatants))
+        return c.UseLuck(who=who, roll=rng.choice(["damage", "location", "endurance", "mitigate", "attack"]))
     if not state.turn:
         return c.StartRound(reroll=rng.random() < 0.2)
     me = state.combatants[state.turn]
@@ -70,8 +78,12 @@ def _next_command(state, rng: random.Random):  # type: ignore[no-untyped-def]
     if foes and roll < 0.7:
         target = rng.choice(foes)
         weapon = rng.choice([w for w in me.held] or ["unarmed"])
-        return c.Attack(attacker=me.name, target=target, weapon=weapon,
-                        moving=target not in me.engaged and not me.weapons[weapon].ranged)
+        melee = not me.weapons[weapon].ranged
+        style = rng.choice(["plain", "plain", "charge", "leap", "sweep"]) if melee else "plain"
+        others = [f for f in foes if f != target]
+        return c.Attack(attacker=me.name, target=target, weapon=weapon, charge=style == "charge",
+                        leap=style == "leap", sweep=tuple(others[:1]) if style == "sweep" else (),
+                        moving=target not in me.engaged and melee and style in ("plain", "sweep"))
     action = rng.choice(["dither", "brace", "delay", "regain_footing", "ready"])
     detail = {"weapon": next(iter(me.weapons)), "mode": "reload"} if action == "ready" else {}
     return c.Act(who=me.name, action=action, detail=detail)

@@ -76,11 +76,18 @@ def attack(
     stationary: bool = typer.Option(False, "--stationary", help="Ranged: the target is stationary or unaware."),
     blind_strike: bool = typer.Option(False, "--blind-strike", help="Strike blindly at a target behind total cover."),
     mount_dm: str = typer.Option("", "--mount-dm", help="Charging rider: use the mount's Damage Modifier."),
+    sweep: list[str] = typer.Option([], "--sweep", help="Sweep Attack: further targets in the path (one roll "
+                                                        "for all; each defends separately)."),
+    leap: bool = typer.Option(False, "--leap", help="Leaping Attack: Athletics against Brawn or Evade, no damage; "
+                                                     "a win knocks the target prone with the leaper astride."),
+    pass_through: bool = typer.Option(False, "--pass-through", help="Charge: sweep on past the target, breaking "
+                                                                    "engagement after the blow."),
     dice: Optional[str] = dice_scheme_option(),
     face: list[str] = faces_option(),
     as_json: bool = json_option(),
 ) -> None:
-    """Attack (spending an Action Point); rolls r<N>/a<K>/attack (1d100).
+    """Attack (spending an Action Point); rolls r<N>/a<K>/attack (1d100). A sweep's further targets
+    use labels r<N>/a<K>/<target>/..., a leap rolls Athletics under r<N>/a<K>/attack.
 
     Example: combatlog cfi attack duel Brom Orc --weapon longsword --moving
     """
@@ -89,16 +96,19 @@ def attack(
     cmd = Attack(attacker=attacker, target=target, weapon=weapon, charge=charge, moving=moving,
                  situations=tuple(situation), grade=grade.lower(), cap=cap.lower(), range=range_band.lower(),
                  crowd=crowd.lower(), bystanders=_names(bystander), stationary=stationary,
-                 blind_strike=blind_strike, mount_dm=mount_dm)
+                 blind_strike=blind_strike, mount_dm=mount_dm, sweep=_names(sweep), leap=leap,
+                 pass_through=pass_through)
     run_command(ctx, stream, cmd, dice=dice, faces=face, as_json=as_json)
 
 
 def _defend(ctx: typer.Context, stream: str, defender: str, kind: str, weapon: str, situation: list[str],
-            grade: str, cap: str, dice: Optional[str], face: list[str], as_json: bool) -> None:
+            grade: str, cap: str, dice: Optional[str], face: list[str], as_json: bool, back: bool = False,
+            longer: str = "", set_weapon: bool = False) -> None:
     from combatlog.rulesets.classic_fantasy.commands import Defend
 
     run_command(ctx, stream, Defend(defender=defender, kind=kind, weapon=weapon, situations=tuple(situation),
-                                    grade=grade.lower(), cap=cap.lower()), dice=dice, faces=face, as_json=as_json)
+                                    grade=grade.lower(), cap=cap.lower(), back=back, longer=longer.lower(),
+                                    set_weapon=set_weapon), dice=dice, faces=face, as_json=as_json)
 
 
 @app.command()
@@ -128,6 +138,8 @@ def evade(
     defender: str = typer.Argument(..., help="The one attacked."),
     situation: list[str] = _situations(),
     grade: str = typer.Option("", "--grade"),
+    back: bool = typer.Option(False, "--back", help="The attack comes from a back square: a free Perception roll "
+                                                    "(r<N>/a<K>/perception) to see it, then Evade at Formidable."),
     dice: Optional[str] = dice_scheme_option(),
     face: list[str] = faces_option(),
     as_json: bool = json_option(),
@@ -136,7 +148,51 @@ def evade(
 
     Example: combatlog cfi evade skirmish Mira
     """
-    _defend(ctx, stream, defender, "evade", "", situation, grade, "", dice, face, as_json)
+    _defend(ctx, stream, defender, "evade", "", situation, grade, "", dice, face, as_json, back=back)
+
+
+@app.command()
+def counter(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    defender: str = typer.Argument(..., help="The recipient of the charge."),
+    longer: str = typer.Option(..., "--longer", help="Whose weapon is longer (strikes first): recipient, charger "
+                                                      "or same (both land together)."),
+    weapon: str = typer.Option("", "--weapon", "-w", help="The counter-attacking weapon (default: the first held)."),
+    set_weapon: bool = typer.Option(False, "--set", help="The weapon is set against the charge (trait Set): use "
+                                                         "the charger's Damage Modifier."),
+    situation: list[str] = _situations(),
+    grade: str = typer.Option("", "--grade"),
+    cap: str = typer.Option("", "--cap"),
+    dice: Optional[str] = dice_scheme_option(),
+    face: list[str] = faces_option(),
+    as_json: bool = json_option(),
+) -> None:
+    """Counter-attack a charge instead of parrying or evading (an Action Point); rolls r<N>/a<K>/counter.
+    The counter-attack's own dice are labelled r<N>/a<K>/counter/... (location, damage, dm, ...).
+
+    Example: combatlog cfi counter duel Brom --longer recipient --set -w longspear
+    """
+    _defend(ctx, stream, defender, "counter", weapon, situation, grade, cap, dice, face, as_json,
+            longer=longer, set_weapon=set_weapon)
+
+
+@app.command()
+def brawn(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    defender: str = typer.Argument(..., help="The target of the leap."),
+    situation: list[str] = _situations(),
+    grade: str = typer.Option("", "--grade"),
+    dice: Optional[str] = dice_scheme_option(),
+    face: list[str] = faces_option(),
+    as_json: bool = json_option(),
+) -> None:
+    """Resist a Leaping Attack with Brawn (an Action Point); rolls r<N>/a<K>/brawn. (Evade resists it too.)
+
+    Example: combatlog cfi brawn duel Brom
+    """
+    _defend(ctx, stream, defender, "brawn", "", situation, grade, "", dice, face, as_json)
 
 
 @app.command("no-defence")
@@ -182,18 +238,27 @@ def luck(
     ctx: typer.Context,
     stream: str = stream_argument(),
     who: str = typer.Argument(...),
-    roll: str = typer.Argument(..., help="attack or defence"),
+    roll: str = typer.Argument(..., help="attack or defence (the open exchange, or the blow just resolved); a roll "
+                                         "of the blow just resolved: damage, location, endurance, bleed, stun, "
+                                         "knockback, trip, disarm, blind, obstacle...; action-point (Desperate "
+                                         "Effort); mitigate (a Major Wound becomes Serious); heroic (Heroic Last "
+                                         "Action)."),
+    swap: bool = typer.Option(False, "--swap", help="Swap the d100's digits (75 -> 57) instead of re-rolling."),
+    location: str = typer.Option("", "--location", help="mitigate: the Major-wounded location (default: the one "
+                                                        "just wounded)."),
     dice: Optional[str] = dice_scheme_option(),
     face: list[str] = faces_option(),
     as_json: bool = json_option(),
 ) -> None:
-    """Spend a Luck Point to re-roll your attack or defence roll (a Free Action); rolls r<N>/a<K>/<roll>-luck.
+    """Spend a Luck Point (a Free Action): Cheat Fate, Desperate Effort, Mitigate Damage or a Heroic Last Action.
+    Re-rolls are labelled r<N>/a<K>/<roll>-luck (a second re-roll of one label: -luck2).
 
-    Example: combatlog cfi luck duel Orc defence
+    Example: combatlog cfi luck duel Orc damage
     """
     from combatlog.rulesets.classic_fantasy.commands import UseLuck
 
-    run_command(ctx, stream, UseLuck(who=who, roll=roll.lower()), dice=dice, faces=face, as_json=as_json)
+    run_command(ctx, stream, UseLuck(who=who, roll=roll.lower(), swap=swap, location=location.lower()),
+                dice=dice, faces=face, as_json=as_json)
 
 
 @app.command()

@@ -14,7 +14,7 @@ from combatlog.rulesets.classic_fantasy.outcome import disengage
 from combatlog.rulesets.classic_fantasy.resolve import roll_damage
 from combatlog.rulesets.classic_fantasy.rounds import end_turn
 from combatlog.rulesets.classic_fantasy.rules import (
-    Roller, Steps, cite, illegal, label, legs_problem, oppose, skill_target, who,
+    Roller, Steps, cite, illegal, label, legs_problem, oppose, skill_target, strain, who,
 )
 from combatlog.rulesets.classic_fantasy.state import (
     CFIState, Combatant, Condition, add_condition, drop_condition, with_combatant, with_location, with_weapon,
@@ -145,6 +145,7 @@ def p_hustle(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, ste
     if why:
         raise illegal(why, "Movement")
     feet = (3 if gait == "run" else 5) * _movement(c)
+    c = strain(c, "hustles", steps)
     _note(steps, "hustle", f"{c.name} {'runs' if gait == 'run' else 'sprints'} up to {feet} ft")
     c = add_condition(drop_condition(c, "in_cover"), Condition(name="running" if gait == "run" else "sprinting",
                                                                rule=cite("Hustle")))
@@ -202,6 +203,7 @@ def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller
     foes = [who(state, n) for n in ev.detail.get("against", "").split(",") if n.strip()]
     if not foes:
         raise InvalidCommand("outmaneuver: name the opponents (--against A,B)")
+    state = with_combatant(state, strain(c, "outmaneuvers", steps))
     mine, grade, _n = skill_target(state, c, "evade")
     lbl = label(state, "outmaneuver")
     _f, r = roller.roll(lbl, "1d100", f"{c.name} outmaneuvers", c.name)
@@ -222,7 +224,7 @@ def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller
         win = t.opposed_winner(me, r, them, orr) == "a"
         steps.add(cite("Outmaneuvering"), f"{o.name} Evade {theirs - excess}% rolls {orr:02d}: "
                   f"{t.LEVEL_NAMES[them]} -> {'outmaneuvered' if win else 'keeps up'}", ol)
-        state = with_combatant(state, replace(o, ap=o.ap - 1))
+        state = with_combatant(state, strain(replace(o, ap=o.ap - 1), "keeps up", steps))
         if win:
             beaten.append(o.name)
     c = state.combatants[c.name]
@@ -299,6 +301,8 @@ def _withdraw_impaled(state: CFIState, c: Combatant, w, ev: ActionTaken, roller:
     if not w.stuck_in:
         raise InvalidCommand(f"the {w.name} is not stuck in anyone")
     vname, _, where = w.stuck_in.partition("/")
+    c = strain(c, "wrenches the weapon", steps)
+    state = with_combatant(state, c)
     victim = state.combatants[vname]
     lbl = label(state, "pull-free")
     value, grade, _n = skill_target(state, c, "brawn")
@@ -317,7 +321,7 @@ def _withdraw_impaled(state: CFIState, c: Combatant, w, ev: ActionTaken, roller:
     c = with_weapon(c, replace(w, stuck_in=""))
     state = with_combatant(state, c)
     dmg, shown = roll_damage(state, roller, w.damage, 0, label(state, "pull-damage"), c.name)
-    dmg = dmg // 2
+    dmg = dmg if w.barbed else dmg // 2  # CFI Ch.8 Impale: barbed weapons inflict normal damage
     victim = drop_condition(drop_condition(victim, "impaled", where), "incapacitated", where)
     loc = victim.loc(where)
     if loc is not None and dmg > 0:
@@ -335,10 +339,18 @@ def p_regain(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, ste
     for loc in c.locations:
         if loc.kind == "leg" and (c.has("useless", loc.name) or c.has("maimed", loc.name)):
             raise illegal(f"{c.name}'s {loc.name} cannot bear weight", "Regain Footing")
+    pin = c.cond("pinned")
+    if pin is not None:
+        holder = state.combatants.get(pin.by)
+        if holder is not None and c.name in holder.engaged and not holder.fallen:
+            raise illegal(f"{pin.by} is astride {c.name}: no getting up until they leave or {c.name} wins Arise",
+                          "Leaping Attacks")
+        c = drop_condition(c, "pinned")
     if not c.engaged:
         _note(steps, "regain_footing", f"{c.name} gets up")
         return with_combatant(state, drop_condition(c, "prone")), 1
     foe = who(state, ev.target or c.engaged[0])
+    state = with_combatant(state, strain(c, "struggles to its feet", steps))
     skill = max(("brawn", "athletics"), key=lambda s: c.skills.get(s, 0))
     value, _g, _n = skill_target(state, c, skill)
     lbl = label(state, "regain")
@@ -359,6 +371,7 @@ def p_struggle(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, s
     hold = c.cond("gripped") or c.cond("entangled")
     if hold is None:
         raise InvalidCommand(f"{c.name} is neither gripped nor entangled")
+    state = with_combatant(state, strain(c, "struggles", steps))
     holder = state.combatants.get(hold.by)
     skills = ("brawn", "unarmed") if hold.name == "gripped" else ("brawn",)
     skill = max(skills, key=lambda s: c.skills.get(s, 0))
@@ -400,31 +413,59 @@ def p_aim(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, steps:
 
 
 def p_first_aid(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, steps: Steps) -> Result:
-    """CFI Ch.8 Bleed: a First Aid roll staunches bleeding (CFI Ch.5 First Aid heals 1d3 on a
-    wounded location; Decision: it also stabilises someone dying of a Major Wound)."""
+    """CFI Ch.5 First Aid: treats one injury, "may be applied only once per specific injury" and
+    heals 1d3 (on a Minor or Serious Wound); CFI Ch.8 Bleed: a success staunches the bleeding, but
+    strenuous or violent action re-opens it. Decisions: an injury is the wound of one location,
+    new again whenever that location is damaged; by default (option ``first_aid_once``) only a
+    successful treatment uses it up; treating a Major-wounded location stabilises the dying."""
     patient = who(state, ev.target or c.name)
+    where = ev.detail.get("location", "") or _injury(patient)
+    loc = patient.loc(where)
+    if loc is None:
+        raise InvalidCommand(f"first_aid: give -d location=<one of {', '.join(x.name for x in patient.locations)}>")
+    if not loc.wound and not patient.has("bleeding", where):
+        raise InvalidCommand(f"{patient.name}'s {where} has no injury to treat")
+    if loc.aided:
+        raise illegal(f"{patient.name}'s {where} injury has already had First Aid (once per injury)", "Bleed")
     value, grade, _n = skill_target(state, c, "first_aid")
     lbl = label(state, "first-aid")
     _f, r = roller.roll(lbl, "1d100", f"{c.name} gives First Aid to {patient.name}", c.name)
     ok = grade != "hopeless" and t.success_level(r, value) >= t.SUCCESS
-    steps.add("CFI Ch.5 First Aid", f"{c.name} First Aid {value}% rolls {r:02d}: {'success' if ok else 'failure'}", lbl)
+    steps.add("CFI Ch.5 First Aid", f"{c.name} treats {patient.name}'s {where}: First Aid {value}% rolls {r:02d}: "
+              f"{'success' if ok else 'failure'}", lbl)
     if not ok:
+        if state.options.get("first_aid_once", "success") == "attempt":
+            patient = with_location(patient, replace(loc, aided=True))
+            steps.add("CFI Ch.5 First Aid", f"the attempt uses up First Aid for this injury (option first_aid_once)")
+            return with_combatant(state, patient), 1
         return state, 1
-    if patient.has("bleeding"):
-        patient = drop_condition(patient, "bleeding")
-        steps.add(cite("Bleed"), f"{patient.name}'s bleeding is staunched (no strenuous action without re-opening it)")
-    if patient.has("dying"):
+    if patient.has("bleeding", where):
+        patient = drop_condition(patient, "bleeding", where)
+        bleeder = state.combatants[patient.name].cond("bleeding", where)
+        patient = add_condition(patient, Condition(name="staunched", location=where, by=bleeder.by if bleeder else "",
+                                                   rule=cite("Bleed")))
+        steps.add(cite("Bleed"), f"{patient.name}'s bleeding is staunched: any strenuous or violent action "
+                  "re-opens it")
+    if loc.wound == "major" and patient.has("dying"):
         patient = drop_condition(patient, "dying")
         steps.add("CFI Ch.7 Major Wounds", f"{patient.name} is stabilised")
-    where = ev.detail.get("location", "")
-    loc = patient.loc(where) if where else None
-    if loc is not None and loc.wound in ("minor", "serious") and loc.hp < loc.max_hp:
+    loc = patient.loc(where) or loc
+    if loc.wound in ("minor", "serious") and loc.hp < loc.max_hp:
         hl = label(state, "first-aid-heal")
         _f, h = roller.roll(hl, "1d3", "First Aid healing", c.name)
         new = min(loc.max_hp, loc.hp + h)
-        patient = with_location(patient, replace(loc, hp=new))
         steps.add("CFI Ch.5 First Aid", f"the {where} heals {h}: {loc.hp} -> {new} HP", hl)
+        loc = replace(loc, hp=new)
+    patient = with_location(patient, replace(loc, aided=True))
     return with_combatant(state, patient), 1
+
+
+def _injury(p: Combatant) -> str:
+    """The injury First Aid treats when none is named: the bleeding one, else a Major Wound."""
+    for cond in p.conditions:
+        if cond.name == "bleeding" and cond.location:
+            return cond.location
+    return next((x.name for x in p.locations if x.wound == "major"), "")
 
 
 def p_trip_entangled(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, steps: Steps) -> Result:
@@ -433,6 +474,7 @@ def p_trip_entangled(state: CFIState, c: Combatant, ev: ActionTaken, roller: Rol
     o = who(state, ev.target)
     if not o.has("entangled") or o.cond("entangled").by != c.name:  # type: ignore[union-attr]
         raise illegal(f"{o.name} is not entangled by {c.name}", "Entangle")
+    state = with_combatant(state, strain(c, "yanks the entangling weapon", steps))
     value, _g, _n = skill_target(state, c, "combat")
     lbl = label(state, "trip-pull")
     _f, r = roller.roll(lbl, "1d100", f"{c.name} yanks the entangling weapon", c.name)

@@ -30,20 +30,28 @@ class Attack(_Command, frozen=True, kw_only=True):
     stationary: bool = False
     blind_strike: bool = False
     mount_dm: str = ""
+    sweep: tuple[str, ...] = ()
+    leap: bool = False
+    pass_through: bool = False
 
 
 class Defend(_Command, frozen=True, kw_only=True):
     defender: str
-    kind: str  # parry | evade | none
+    kind: str  # parry | evade | none | counter | brawn
     weapon: str = ""
     situations: tuple[str, ...] = ()
     grade: str = ""
     cap: str = ""
+    back: bool = False
+    longer: str = ""
+    set_weapon: bool = False
 
 
 class UseLuck(_Command, frozen=True, kw_only=True):
     who: str
-    roll: str  # attack | defence
+    roll: str  # attack | defence | damage | location | endurance | ... | action_point | mitigate | heroic
+    swap: bool = False
+    location: str = ""
 
 
 class ChooseEffects(_Command, frozen=True, kw_only=True):

@@ -53,6 +53,10 @@ EFFECTS: dict[str, Effect] = {e.key: e for e in (
 )}
 # Effects that work through an Opposed Roll of the loser (CFI Ch.8 Force Failure).
 OPPOSED = {"bleed", "blind_opponent", "disarm_opponent", "stun_location", "trip_opponent"}
+# Decision (CFI Ch.8 Leaping Attacks: "suitable Special Effects"): a leap inflicts no damage, so only
+# effects that need no blow are suitable.
+LEAP_EFFECTS = {"accidental_injury", "arise", "blind_opponent", "disarm_opponent", "force_failure", "grip",
+                "prepare_counter", "scar_foe", "slip_free", "trip_opponent", "withdraw"}
 # Decision: a Prepare Counter substitute must be an effect that needs no blow of its own.
 COUNTER_SUBSTITUTES = {"trip_opponent", "disarm_opponent", "withdraw", "arise", "scar_foe", "slip_free"}
 
@@ -78,6 +82,8 @@ def why_not(state: CFIState, ex: Exchange, key: str) -> str:
         return "defensive only"
     if not attacking and not e.deff:
         return "offensive only"
+    if ex.mode == "leap" and key not in LEAP_EFFECTS:
+        return "a leap inflicts no damage: only effects that need no blow are suitable"
     my_level = ex.att_level if attacking else ex.def_level
     their_level = ex.def_level if attacking else ex.att_level
     if e.roll in ("attacker_criticals", "defender_criticals") and my_level != t.CRITICAL:
@@ -128,7 +134,7 @@ def why_not(state: CFIState, ex: Exchange, key: str) -> str:
         return "ranged weapons only"
     if key == "rapid_reload" and (my_weapon is None or my_weapon.load <= 0):
         return "the weapon needs no reloading"
-    if key == "slip_free" and not (chooser.has("entangled") or chooser.has("gripped")):
+    if key == "slip_free" and not (chooser.has("entangled") or chooser.has("gripped") or chooser.has("pinned")):
         return "not Entangled, Gripped or Pinned"
     if key == "withdraw" and opponent.name not in chooser.engaged and not ranged:
         return "not engaged with the opponent"
@@ -158,7 +164,7 @@ def check_choice(state: CFIState, ex: Exchange, effects: tuple[str, ...], params
         raise IllegalCommand("Force Failure must be combined with an effect that needs an Opposed Roll",
                              rule="CFI Ch.8 Force Failure")
     chooser, opponent, attacking = sides(state, ex)
-    known = {"location", "sharpshooter", "bypass", "blind", "entangle", "counter", "bystander"}
+    known = {"location", "sharpshooter", "bypass", "blind", "entangle", "counter", "bystander", "obstacle"}
     unknown = set(params) - known
     if unknown:
         raise InvalidCommand(f"unknown effect parameters {sorted(unknown)}; known: {', '.join(sorted(known))}")
@@ -174,6 +180,10 @@ def check_choice(state: CFIState, ex: Exchange, effects: tuple[str, ...], params
         raise InvalidCommand("Sharpshooter: give sharpshooter=<an adjoining location>, checked after the roll")
     if effects.count("bypass_armor") == 1 and params.get("bypass", "worn") not in ("worn", "natural"):
         raise InvalidCommand("Bypass Armor: bypass=worn or bypass=natural")
+    if params.get("obstacle", "no") not in ("yes", "no"):
+        raise InvalidCommand("Bash: obstacle=yes when the recipient is forced back into an obstacle (declared)")
+    if "obstacle" in params and "bash" not in effects:
+        raise InvalidCommand("obstacle= goes with Bash")
     if "blind_opponent" in effects and params.get("blind", "hard") not in ("hard", "formidable"):
         raise InvalidCommand("Blind Opponent: blind=hard or blind=formidable (the method of blinding)")
     if "entangle" in effects and not attacking:

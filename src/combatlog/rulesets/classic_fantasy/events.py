@@ -35,6 +35,9 @@ class AttackDeclared(Event, frozen=True, kw_only=True, tag="cfi.attack_declared"
     stationary: bool = False
     blind_strike: bool = False
     mount_dm: str = ""
+    sweep: tuple[str, ...] = ()  # further targets of a Sweep Attack (CFI Ch.8 Sweep Attacks)
+    leap: bool = False  # a Leaping Attack: Athletics, no damage (CFI Ch.8 Leaping Attacks)
+    pass_through: bool = False  # a charger sweeping past (CFI Ch.8 Charging)
     dice: tuple[str, ...] = ()
 
 
@@ -42,12 +45,15 @@ class DefenceDeclared(Event, frozen=True, kw_only=True, tag="cfi.defence_declare
     """The target's Reaction: parry, evade, or none (an automatic Failure)."""
 
     defender: str
-    kind: str  # parry | evade | none
+    kind: str  # parry | evade | none | counter (a charge) | brawn (a leap)
     weapon: str = ""
     situations: tuple[str, ...] = ()
     grade: str = ""
     cap: str = ""
     forced: bool = False  # no reaction was possible
+    back: bool = False  # evading an attack from a back square (CFI Ch.8 Facing)
+    longer: str = ""  # counter-attack: whose weapon is longer: recipient | charger | same
+    set_weapon: bool = False  # counter-attack with a weapon set against the charge
     dice: tuple[str, ...] = ()
 
 
@@ -55,7 +61,9 @@ class LuckSpent(Event, frozen=True, kw_only=True, tag="cfi.luck_spent"):
     """A Luck Point re-rolls the spender's own roll in the open exchange."""
 
     who: str
-    roll: str  # attack | defence
+    roll: str  # attack | defence | a roll of the last blow | action_point | mitigate | heroic
+    swap: bool = False  # swap the d100's digits instead of re-rolling (CFI Ch.7 Cheat Fate)
+    location: str = ""  # Mitigate Damage: the Major-wounded location
     dice: tuple[str, ...] = ()
 
 

@@ -7,16 +7,18 @@ import msgspec
 
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.classic_fantasy import effects as fx
+from combatlog.rulesets.classic_fantasy import special as sp
 from combatlog.rulesets.classic_fantasy import tables as t
-from combatlog.rulesets.classic_fantasy.events import AttackDeclared, DefenceDeclared, EffectsChosen, LuckSpent
+from combatlog.rulesets.classic_fantasy.events import AttackDeclared, DefenceDeclared, EffectsChosen
 from combatlog.rulesets.classic_fantasy.rules import (
-    Roller, Steps, cite, illegal, label, legs_problem, situation_grades, skill_target, weapon_problem, who,
+    Roller, Steps, cite, illegal, label, legs_problem, situation_grades, skill_target, strain, weapon_problem, who,
 )
 from combatlog.rulesets.classic_fantasy.state import CFIState, Combatant, Exchange, add_condition, Condition, \
     with_combatant, with_weapon
 
 replace = msgspec.structs.replace
 RANGES = ("close", "effective", "long")
+DEFENCES = ("parry", "evade", "none", "counter", "brawn")
 
 
 def can_act(state: CFIState, c: Combatant, heading: str = "Running Combat") -> None:
@@ -45,7 +47,7 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
     att = who(state, ev.attacker)
     tgt = who(state, ev.target)
     can_act(state, att, "Attack")
-    weapon = ev.weapon or default_weapon(att)
+    weapon = ev.weapon or ("unarmed" if ev.leap else default_weapon(att))
     problem = weapon_problem(att, weapon)
     if problem:
         raise illegal(problem, "Combat Actions")
@@ -65,13 +67,15 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
         raise InvalidCommand(f"{att.name}'s {weapon} has no damage in the setup, so it cannot attack")
     if ranged and ev.charge:
         raise illegal("a Charge is a melee attack", "Charging")
+    sp.check_special(state, ev, att, tgt, w)
     if (ev.charge or ev.moving) and att.engaged:
         raise illegal(f"{att.name} is Engaged ({', '.join(att.engaged)}) and cannot move", "Movement")
-    if ev.charge or ev.moving:
+    if ev.charge or ev.moving or ev.leap:
         why = legs_problem(att)
         if why:
             raise illegal(why, "Movement")
-    if not ranged and not (ev.charge or ev.moving) and tgt.name not in att.engaged:
+    heroic = att.has("heroic")  # CFI Ch.7 Heroic Last Actions: reach is declared, not Engagement
+    if not ranged and not (ev.charge or ev.moving or ev.leap or heroic) and tgt.name not in att.engaged:
         raise illegal(f"{att.name} is not Engaged with {tgt.name}: attack --moving (Move into contact) or --charge",
                       "Engagement")
     if ranged:
@@ -112,9 +116,11 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
     if aimed and situational not in ("standard", t.AUTOMATIC) and t.grade_index(situational) > t.grade_index("standard"):
         situational = t.shift_grade(situational, -1)
         why.append("aimed for a Round: one grade easier")
-    skill_name = "unarmed" if w.has("unarmed") else "combat"
-    skill, grade, notes = skill_target(state, att, skill_name, [situational], 1 if ev.blind_strike else 0, ev.cap)
+    skill_name = "athletics" if ev.leap else ("unarmed" if w.has("unarmed") else "combat")
+    extra = (1 if ev.blind_strike else 0) + (1 if ev.leap and tgt.legs >= 4 else 0)
+    skill, grade, notes = skill_target(state, att, skill_name, [situational], extra, ev.cap, weapon=weapon)
     why += notes + (["striking blindly: one grade harder"] if ev.blind_strike else [])
+    why += ["leaping at a quadruped: one grade harder"] if ev.leap and tgt.legs >= 4 else []
     if grade == "hopeless":
         raise illegal(f"the attack is Hopeless ({'; '.join(why)}): no attempt can be made", "Situational Modifiers")
     # Size (or Force) and Damage Modifier for this blow.
@@ -134,8 +140,9 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
         lbl = label(state, "attack")
         _f, roll = roller.roll(lbl, "1d100", f"{att.name} attacks {tgt.name} ({weapon})", att.name)
         level = t.success_level(roll, skill)
-        steps.add(cite("Attacks and Parries"),
-                  f"{att.name} {'charges' if ev.charge else 'attacks'} {tgt.name} with {weapon}: Combat Skill "
+        steps.add(cite("Leaping Attacks" if ev.leap else "Attacks and Parries"),
+                  f"{att.name} {'leaps at' if ev.leap else 'charges' if ev.charge else 'attacks'} {tgt.name}"
+                  f"{'' if ev.leap else ' with ' + weapon}: {'Athletics' if ev.leap else 'Combat Skill'} "
                   f"{att.skills.get(skill_name, 0)}% -> {skill}% ({t.GRADE_NAMES[grade]}"
                   f"{'; ' + '; '.join(why) if why else ''}), rolls {roll:02d}: {t.LEVEL_NAMES[level]} "
                   f"(critical on {t.critical_range(skill):02d} or less)", lbl)
@@ -143,7 +150,7 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
     redirected = False
     if crowd_grade and level < t.SUCCESS and roll:
         clean = t.hardest(sit)
-        clean_skill, _g, _n = skill_target(state, att, skill_name, [clean], 1 if ev.blind_strike else 0, ev.cap)
+        clean_skill, _g, _n = skill_target(state, att, skill_name, [clean], extra, ev.cap, weapon=weapon)
         if t.success_level(roll, clean_skill) >= t.SUCCESS:
             if len(ev.bystanders) == 1:
                 target = ev.bystanders[0]
@@ -159,6 +166,7 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
                       f"{clean_skill}%): it strikes {target} instead, and no Special Effect applies to them", pick)
     # consequences of the declaration
     att = replace(att, ap=att.ap - 1, aim="" if ranged else att.aim)
+    att = strain(att, "attacks", steps)
     if att.ward and att.ward[0] == weapon:
         att = replace(att, ward=())
         steps.add(cite("Ward Location"), f"{att.name}'s {weapon} attacks, so it no longer wards a location")
@@ -171,7 +179,7 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
         if tgt.name not in att.engaged:
             att = replace(att, engaged=att.engaged + (tgt.name,))
             tgt = replace(tgt, engaged=tgt.engaged + (att.name,))
-    if ev.charge or ev.moving:
+    if ev.charge or ev.moving or ev.leap:
         att = replace(att, conditions=tuple(c for c in att.conditions if c.name not in ("braced", "in_cover")))
     bonus = 0
     if tgt.surprise_bonus:
@@ -179,17 +187,22 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
         tgt = replace(tgt, surprise_bonus=False)
     state = with_combatant(with_combatant(state, att), tgt)
     ex = Exchange(n=state.action_no, attacker=att.name, target=target, original_target=tgt.name, weapon=weapon,
-                  mode="ranged" if ranged else ("charge" if ev.charge else "melee"), range=ev.range or
+                  mode="ranged" if ranged else ("leap" if ev.leap else "charge" if ev.charge else "melee"),
+                  pass_through=ev.pass_through, range=ev.range or
                   ("effective" if ranged else ""), crowd=ev.crowd, redirected=redirected, stationary=ev.stationary,
                   blind_strike=ev.blind_strike, grade=grade, attack_skill=skill, attack_roll=roll, attack_size=size,
                   dm=dm, att_level=level, bonus=bonus)
-    return replace(state, exchange=ex)
+    if ev.sweep:
+        return sp.start_sweep(state, ex, ev, steps)
+    return replace(state, exchange=ex, queue=())
 
 
 def reaction_problem(state: CFIState, d: Combatant) -> str:
     """Why ``d`` cannot react at all, or "" (CFI Ch.8 Unable or Unwilling to Parry, Surprise)."""
     if d.out:
         return f"{d.name} cannot act"
+    if d.has("heroic"):
+        return f"{d.name}'s Heroic Last Action is a Proactive Action of their own"
     if d.flat_footed:
         return f"{d.name} is surprised and flat-footed until their Initiative arrives"
     if d.ap <= 0:
@@ -198,7 +211,9 @@ def reaction_problem(state: CFIState, d: Combatant) -> str:
 
 
 def apply_defence(state: CFIState, ev: DefenceDeclared, roller: Roller, steps: Steps) -> CFIState:
-    """CFI Ch.8 Parry / Evading / Unable or Unwilling to Parry: step 2, the reaction."""
+    """CFI Ch.8 Parry / Evading / Unable or Unwilling to Parry: step 2, the reaction. Against a
+    charge the recipient may counter-attack instead (Charging); against a leap he resists with
+    Brawn or Evade (Leaping Attacks)."""
     ex = state.exchange
     if ex is None or ex.stage != "defence":
         raise illegal("no attack is waiting for a reaction", "Attacks and Parries")
@@ -206,12 +221,22 @@ def apply_defence(state: CFIState, ev: DefenceDeclared, roller: Roller, steps: S
     if d.name != ex.target:
         raise illegal(f"only {ex.target}, the one attacked, may react to this attack", "Reactive Actions")
     ranged = ex.mode == "ranged"
-    if ev.kind not in ("parry", "evade", "none"):
-        raise InvalidCommand("a reaction is parry, evade or none")
+    if ev.kind not in DEFENCES:
+        raise InvalidCommand(f"a reaction is one of {', '.join(DEFENCES)}")
+    if ev.kind == "counter" and ex.mode != "charge":
+        raise illegal("only the recipient of a charge may counter-attack instead of defending", "Charging")
+    if ev.kind == "brawn" and ex.mode != "leap":
+        raise illegal("Brawn resists a Leaping Attack only", "Leaping Attacks")
+    if ev.kind == "parry" and ex.mode == "leap":
+        raise illegal("a leap is resisted with Brawn or Evade, not parried", "Leaping Attacks")
+    if (ev.back or ev.longer or ev.set_weapon) and ev.kind not in ("evade", "counter"):
+        raise InvalidCommand("--back goes with evade; --longer and --set with counter")
     if ev.kind != "none":
         problem = reaction_problem(state, d)
         if problem:
             raise illegal(problem, "Unable or Unwilling to Parry")
+    if ev.kind == "counter":
+        return sp.counter_attack(state, ex, d, ev, roller, steps)
     if ev.kind == "none":
         why = "cannot react: " + reaction_problem(state, d) if ev.forced else "does not defend"
         steps.add(cite("Unable or Unwilling to Parry"), f"{d.name} {why}: treated as an automatic Failure")
@@ -225,6 +250,18 @@ def apply_defence(state: CFIState, ev: DefenceDeclared, roller: Roller, steps: S
     if d.has("prone") and not ranged:
         sit.append("formidable")
         why.append("fighting while prone")
+    if ev.back:
+        # CFI Ch.8 Facing: evading an attack from a back square is Formidable, and only possible
+        # after a Perception roll shows the attack coming. Decision: that roll is free.
+        seen, text, plbl = sp.back_perception(state, ex, d, roller)
+        steps.add(cite("Facing"), text, plbl)
+        if not seen:
+            steps.add(cite("Unable or Unwilling to Parry"), f"{d.name} never sees it coming: treated as an "
+                      "automatic Failure (no Action Point spent)")
+            ex = replace(ex, defence="none", def_level=t.FAILURE)
+            return with_exchange(state, contest(state, ex, steps))
+        sit.append("formidable")
+        why.append("evading an attack from a back square")
     weapon = ""
     if ev.kind == "parry":
         weapon = ev.weapon or best_parry(d, ranged)
@@ -236,23 +273,27 @@ def apply_defence(state: CFIState, ev: DefenceDeclared, roller: Roller, steps: S
             raise illegal("Ranged weapons can normally only be parried with shields", "Ranged Combat")
         skill_name = "unarmed" if w.has("unarmed") else "combat"
     else:
-        skill_name = "evade"
-    skill, grade, notes = skill_target(state, d, skill_name, [t.hardest(sit)], 0, ev.cap)
+        skill_name = ev.kind if ev.kind == "brawn" else "evade"
+    skill, grade, notes = skill_target(state, d, skill_name, [t.hardest(sit)], 0, ev.cap, weapon=weapon)
     why += notes
     if grade == "hopeless":
         raise illegal(f"the {ev.kind} is Hopeless ({'; '.join(why)})", "Situational Modifiers")
-    lbl = label(state, ev.kind, ex.n)
+    lbl = label(state, ex.prefix + ev.kind, ex.n)
     _f, roll = roller.roll(lbl, "1d100", f"{d.name} {ev.kind}s", d.name)
-    steps.add(cite("Parry" if ev.kind == "parry" else "Evading"),
-              f"{d.name} {'parries with ' + weapon if weapon else 'evades'}: {skill_name} {d.skills.get(skill_name, 0)}%"
+    heading = {"parry": "Parry", "evade": "Evading"}.get(ev.kind, "Leaping Attacks")
+    if ex.mode == "leap":
+        heading = "Leaping Attacks"
+    doing = {"parry": f"parries with {weapon}", "evade": "evades", "brawn": "braces to take the leap"}[ev.kind]
+    steps.add(cite(heading), f"{d.name} {doing}: {skill_name} {d.skills.get(skill_name, 0)}%"
               f" -> {skill}% ({t.GRADE_NAMES[grade]}{'; ' + '; '.join(why) if why else ''}), rolls {roll:02d}", lbl)
-    d = replace(d, ap=d.ap - 1)
+    d = strain(replace(d, ap=d.ap - 1), ev.kind + "s", steps)
     if d.ward and d.ward[0] == weapon:
         d = replace(d, ward=())
         steps.add(cite("Ward Location"), f"{d.name}'s {weapon} parries actively, so it no longer wards a location")
-    if ev.kind == "evade":
+    if ev.kind == "evade" and ex.mode != "leap":
         # CFI Ch.8 Evading: the gambit leaves the defender prone (CFI Ch.5 Evade: Artful Dodger
         # dodges melee without falling, and falls against ranged attacks only on a Failure).
+        # Decision: sidestepping a leap leaves nobody prone (Leaping Attacks says what follows).
         dodger = "artful_dodger" in d.abilities
         if not dodger or (ranged and t.success_level(roll, skill) < t.SUCCESS):
             d = add_condition(d, Condition(name="prone", rule=cite("Evading")))
@@ -278,9 +319,10 @@ def contest(state: CFIState, ex: Exchange, steps: Steps) -> Exchange:
     """CFI Ch.8 Attacks and Parries step 3-4 / CFI Ch.5 Differential Rolls: compare the success
     levels (skills over 100% first), and count the Special Effects the better side wins."""
     a_skill, d_skill = ex.attack_skill, ex.defence_skill
-    excess = t.over_hundred(a_skill, d_skill) if ex.defence in ("parry", "evade") and ex.attack_roll else 0
+    rolled = ex.defence in ("parry", "evade", "brawn")
+    excess = t.over_hundred(a_skill, d_skill) if rolled and ex.attack_roll else 0
     att_level = t.success_level(ex.attack_roll, a_skill - excess) if ex.attack_roll else t.SUCCESS
-    def_level = t.success_level(ex.defence_roll, d_skill - excess) if ex.defence in ("parry", "evade") else t.FAILURE
+    def_level = t.success_level(ex.defence_roll, d_skill - excess) if rolled else t.FAILURE
     if excess:
         steps.add("CFI Ch.5 Opposed Skills Over 100%", f"the highest skill is over 100: both sides lose {excess} "
                   f"({ex.attacker} {a_skill - excess}%, {ex.target} {d_skill - excess}%)")
@@ -288,8 +330,9 @@ def contest(state: CFIState, ex: Exchange, steps: Steps) -> Exchange:
     winner = "attacker" if diff > 0 else ("defender" if diff < 0 else "")
     count = abs(diff)
     evade_winner = ""
-    if ex.defence == "evade":
-        o = t.opposed_winner(att_level, ex.attack_roll or 0, def_level, ex.defence_roll)
+    if ex.defence == "evade" or ex.mode == "leap":
+        # CFI Ch.8 Evading / Leaping Attacks: an Opposed Roll decides whether the blow (or leap) lands.
+        o = t.opposed_winner(att_level, ex.attack_roll or 0, def_level, ex.defence_roll if ex.defence_roll else 0)
         evade_winner = {"a": "attacker", "b": "defender"}.get(o, "")
     bonus_note = ""
     if ex.bonus and att_level >= t.SUCCESS and winner in ("attacker", ""):
@@ -302,47 +345,14 @@ def contest(state: CFIState, ex: Exchange, steps: Steps) -> Exchange:
     steps.add("CFI Ch.5 Differential Rolls",
               f"attack {t.LEVEL_NAMES[att_level]} vs {('defence ' + t.LEVEL_NAMES[def_level])}: "
               + (f"{who_wins} wins {count} Special Effect(s){bonus_note}" if count else f"no Special Effects{bonus_note}"))
-    if ex.defence == "evade":
+    if ex.mode == "leap":
+        steps.add(cite("Leaping Attacks"), f"Opposed Roll: {ex.attacker if evade_winner == 'attacker' else ex.target} "
+                  f"{'lands the leap: the defender is knocked prone' if evade_winner == 'attacker' else 'weathers or sidesteps the leap'}")
+    elif ex.defence == "evade":
         steps.add(cite("Evading"), f"Opposed Roll: {evade_winner and {'attacker': ex.attacker, 'defender': ex.target}[evade_winner] or 'nobody'}"
                   f" wins; {'damage is completely avoided' if evade_winner != 'attacker' else 'the blow lands as normal'}")
     return replace(ex, att_level=att_level, def_level=def_level, winner=winner if count else "", count=count,
                    evade_winner=evade_winner, stage="effects" if count else "resolve")
-
-
-def apply_luck(state: CFIState, ev: LuckSpent, roller: Roller, steps: Steps) -> CFIState:
-    """CFI Ch.8 Use Luck Point (a Free Action): re-roll one's own roll in the open exchange."""
-    ex = state.exchange
-    if ex is None or ex.stage not in ("defence", "effects"):
-        raise illegal("Luck re-rolls a roll of the open exchange, before Special Effects are chosen", "Use Luck Point")
-    c = who(state, ev.who)
-    if c.luck <= 0:
-        raise illegal(f"{c.name} has no Luck Points left", "Use Luck Point")
-    if ev.roll == "attack":
-        if c.name != ex.attacker or not ex.attack_roll:
-            raise illegal(f"{c.name} made no attack roll here", "Use Luck Point")
-        if ex.crowd:
-            raise IllegalCommand("Decision: a shot into a crowd keeps its roll (the bystander rule hangs on it)",
-                                 rule=cite("Firing into a Crowd"))
-    elif ev.roll == "defence":
-        if c.name != ex.target or ex.defence not in ("parry", "evade"):
-            raise illegal(f"{c.name} made no parry or evade roll here", "Use Luck Point")
-    else:
-        raise InvalidCommand("re-roll attack or defence")
-    if ev.roll in ex.luck_used:
-        raise illegal(f"the {ev.roll} roll was already re-rolled", "Use Luck Point")
-    lbl = label(state, f"{ev.roll}-luck", ex.n)
-    _f, roll = roller.roll(lbl, "1d100", f"{c.name} spends a Luck Point to re-roll", c.name)
-    steps.add(cite("Use Luck Point"), f"{c.name} spends a Luck Point ({c.luck} -> {c.luck - 1}) and re-rolls "
-              f"{ev.roll}: {roll:02d}", lbl)
-    state = with_combatant(state, replace(c, luck=c.luck - 1))
-    if ev.roll == "attack":
-        ex = replace(ex, attack_roll=roll, att_level=t.success_level(roll, ex.attack_skill))
-    else:
-        ex = replace(ex, defence_roll=roll)
-    ex = replace(ex, luck_used=ex.luck_used + (ev.roll,))
-    if ex.defence:
-        ex = contest(state, ex, steps)
-    return with_exchange(state, ex)
 
 
 def apply_effects(state: CFIState, ev: EffectsChosen, roller: Roller, steps: Steps) -> CFIState:

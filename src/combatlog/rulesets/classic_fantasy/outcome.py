@@ -12,8 +12,9 @@ from combatlog.rulesets.classic_fantasy.events import ExchangeResolved
 from combatlog.rulesets.classic_fantasy.resolve import Blow, damage_weapon, roll_damage, roll_dm, strike
 from combatlog.rulesets.classic_fantasy.rounds import end_turn
 from combatlog.rulesets.classic_fantasy.rules import Roller, Steps, cite, label, resist
+from combatlog.rulesets.classic_fantasy.special import next_in_queue
 from combatlog.rulesets.classic_fantasy.state import (
-    CFIState, Combatant, Condition, Exchange, add_condition, drop_condition, with_combatant, with_weapon,
+    CFIState, Combatant, Condition, Exchange, Resolution, add_condition, drop_condition, with_combatant, with_weapon,
 )
 
 replace = msgspec.structs.replace
@@ -26,16 +27,48 @@ def disengage(state: CFIState, a: str, b: str) -> CFIState:
     return with_combatant(with_combatant(state, ca), cb)
 
 
-def apply_resolved(state: CFIState, ev: ExchangeResolved, roller: Roller, steps: Steps) -> CFIState:
+class Recording:
+    """Wraps a roller and notes every label's faces and roller, so that a Luck Point spent right
+    after the blow can re-derive it with one roll changed (CFI Ch.7 Cheat Fate)."""
+
+    def __init__(self, inner: Roller) -> None:
+        self.inner = inner
+        self.labels = inner.labels
+        self.faces: dict[str, tuple[int, ...]] = {}
+        self.by: dict[str, str] = {}
+
+    def roll(self, label: str, notation: str, purpose: str = "", by: str = "") -> tuple[tuple[int, ...], int]:
+        faces, total = self.inner.roll(label, notation, purpose, by)
+        self.faces[label], self.by[label] = tuple(faces), by
+        return faces, total
+
+
+def apply_resolved(state: CFIState, ev: ExchangeResolved, roller: Roller, steps: Steps,
+                   rerolled: dict[str, int] | None = None) -> CFIState:
+    """CFI Ch.8 Attacks and Parries steps 5-7 for the open exchange; then the next queued exchange
+    of this Turn opens (sweep, counter-attack), or the Turn passes."""
     ex = state.exchange
     if ex is None or ex.stage != "resolve":
         raise IllegalCommand("no exchange is ready to resolve", rule=cite("Attacks and Parries"))
-    state = resolve_exchange(state, ex, roller, steps)
+    before = replace(state, undo=None)
+    rec = Recording(roller)
+    state = resolve_exchange(state, ex, rec, steps)
+    if ex.pass_through and ex.mode == "charge" and ex.target in state.combatants[ex.attacker].engaged:
+        if state.combatants[ex.attacker].out or state.combatants[ex.attacker].has("gripped"):
+            steps.add(cite("Charging"), f"{ex.attacker} cannot sweep past")
+        else:
+            state = disengage(state, ex.attacker, ex.target)
+            steps.add(cite("Charging"), f"{ex.attacker} continues sweeping past {ex.target}, breaking engagement")
     summary = {"n": ex.n, "attacker": ex.attacker, "target": ex.target, "weapon": ex.weapon,
                "attack": t.LEVEL_NAMES[ex.att_level], "defence": ex.defence or "none",
                "defence_level": t.LEVEL_NAMES[ex.def_level], "winner": ex.winner, "effects": list(ex.effects)}
-    state = replace(state, exchange=None, last_exchange=summary)
-    return end_turn(state, ex.attacker, steps)
+    state = replace(state, exchange=None, last_exchange=summary,
+                    undo=Resolution(before=before, dice=rec.faces, by=rec.by, rerolled=dict(rerolled or {})))
+    if state.queue:
+        state = next_in_queue(state, steps)
+        if state.exchange is not None:
+            return state
+    return end_turn(state, state.turn or ex.attacker, steps)
 
 
 def resolve_exchange(state: CFIState, ex: Exchange, roller: Roller, steps: Steps) -> CFIState:
@@ -58,13 +91,13 @@ def resolve_exchange(state: CFIState, ex: Exchange, roller: Roller, steps: Steps
     force = "force_failure" in effects
     my_roll = ex.attack_roll if attacking else ex.defence_roll
     my_skill = ex.attack_skill if attacking else ex.defence_skill
-    lb = lambda kind: label(state, kind, ex.n)  # noqa: E731
+    lb = lambda kind: label(state, ex.prefix + kind, ex.n)  # noqa: E731
     att = state.combatants[ex.attacker]
     # -- effects that need no blow --------------------------------------------------------
     if "accidental_injury" in effects:
         w = att.weapons[ex.weapon]
         blow = Blow(attacker=ex.attacker, victim=ex.attacker, weapon=ex.weapon, dm=att.dm, size=ex.attack_size,
-                    ranged=ex.mode == "ranged", long_range=False, prefix="accident-",
+                    ranged=ex.mode == "ranged", long_range=False, prefix=ex.prefix + "accident-",
                     ignore_armour=w.has("unarmed"), orig_roll=ex.attack_roll, orig_skill=ex.attack_skill)
         steps.add(cite("Accidental Injury"), f"{ex.attacker} fumbles and strikes himself with the {ex.weapon}"
                   + (" (unarmed: internal injury, armour ignored)" if w.has("unarmed") else ""))
@@ -103,11 +136,12 @@ def resolve_exchange(state: CFIState, ex: Exchange, roller: Roller, steps: Steps
         state = disengage(state, ex.attacker, ex.target)
         steps.add(cite("Withdraw"), f"{ex.target} withdraws out of {ex.attacker}'s reach")
     if "arise" in effects:
-        state = with_combatant(state, drop_condition(state.combatants[chooser], "prone"))
+        state = with_combatant(state, drop_condition(drop_condition(state.combatants[chooser], "prone"), "pinned"))
         steps.add(cite("Arise"), f"{chooser} rolls back up to their feet")
     if "slip_free" in effects:
         c = state.combatants[chooser]
-        state = with_combatant(state, drop_condition(drop_condition(c, "entangled"), "gripped"))
+        state = with_combatant(state, drop_condition(drop_condition(drop_condition(c, "entangled"), "gripped"),
+                                                     "pinned"))
         steps.add(cite("Slip Free"), f"{chooser} slips free")
     if "scar_foe" in effects:
         o = state.combatants[opponent]
@@ -138,11 +172,13 @@ def resolve_exchange(state: CFIState, ex: Exchange, roller: Roller, steps: Steps
                   "by surprise: it hits automatically and carries no Special Effect")
         a = state.combatants[ex.attacker]
         blow = Blow(attacker=ex.attacker, victim=bystander, weapon=ex.weapon, dm=ex.dm, size=ex.attack_size,
-                    ranged=ex.mode == "ranged", long_range=ex.range == "long", prefix="bystander-",
+                    ranged=ex.mode == "ranged", long_range=ex.range == "long", prefix=ex.prefix + "bystander-",
                     orig_roll=ex.attack_roll, orig_skill=ex.attack_skill)
-        if not a.weapons[ex.weapon].broken:
+        if not a.weapons[ex.weapon].broken or ex.sweep:
             state, _where = strike(state, blow, roller, steps, ex)
         return state
+    if ex.mode == "leap":
+        return leap_landed(state, ex, steps)
     hit = ex.att_level >= t.SUCCESS and (ex.defence != "evade" or ex.evade_winner == "attacker")
     if not hit:
         if ex.att_level >= t.SUCCESS:
@@ -150,13 +186,13 @@ def resolve_exchange(state: CFIState, ex: Exchange, roller: Roller, steps: Steps
         else:
             steps.add(cite("Unsuccessful Rolls and Fumbles"), f"{ex.attacker}'s attack misses")
         return state
-    if state.combatants[ex.attacker].weapons[ex.weapon].broken:
+    if state.combatants[ex.attacker].weapons[ex.weapon].broken and not ex.sweep:
         steps.add(cite("Damage Weapon"), f"{ex.attacker}'s {ex.weapon} broke: the blow lands no damage")
         return state
     parried = ex.defence == "parry" and ex.def_level >= t.SUCCESS
     offensive = tuple(e for e in effects if attacking and EFFECTS[e].off)
     blow = Blow(attacker=ex.attacker, victim=ex.target, weapon=ex.weapon, dm=ex.dm, size=ex.attack_size,
-                ranged=ex.mode == "ranged", long_range=ex.range == "long", prefix="", effects=offensive,
+                ranged=ex.mode == "ranged", long_range=ex.range == "long", prefix=ex.prefix, effects=offensive,
                 params=dict(ex.params), parry_weapon=ex.defence_weapon if parried or
                 ("damage_weapon" in offensive and ex.defence == "parry") else "",
                 orig_roll=ex.attack_roll, orig_skill=ex.attack_skill)
@@ -165,6 +201,20 @@ def resolve_exchange(state: CFIState, ex: Exchange, roller: Roller, steps: Steps
     if attacking and "entangle" in offensive:
         state = entangle_struck(state, ex, where, steps)
     return state
+
+
+def leap_landed(state: CFIState, ex: Exchange, steps: Steps) -> CFIState:
+    """CFI Ch.8 Leaping Attacks: no damage; if the leaper wins the Opposed Roll the defender is
+    knocked prone with the attacker astride, and cannot regain his footing until the attacker
+    leaves or he wins Arise."""
+    if ex.evade_winner != "attacker":
+        steps.add(cite("Leaping Attacks"), f"{ex.target} has weathered or sidestepped the impact")
+        return state
+    victim = state.combatants[ex.target]
+    victim = add_condition(victim, Condition(name="prone", rule=cite("Leaping Attacks")))
+    victim = add_condition(victim, Condition(name="pinned", by=ex.attacker, rule=cite("Leaping Attacks")))
+    steps.add(cite("Leaping Attacks"), f"{ex.target} is knocked prone with {ex.attacker} astride them")
+    return with_combatant(state, victim)
 
 
 def entangle_struck(state: CFIState, ex: Exchange, where: str, steps: Steps) -> CFIState:
@@ -202,13 +252,13 @@ def disarm(state: CFIState, ex: Exchange, chooser: str, opponent: str, attacking
     theirs_name = ex.defence_weapon if attacking else ex.weapon
     theirs = o.weapons[theirs_name]
     gap = t.size_index(mine.size) - t.size_index(theirs.size)
-    lbl = label(state, "disarm", ex.n)
+    lbl = label(state, ex.prefix + "disarm", ex.n)
     ok, text = resist(state, roller, o, ("combat",), lbl, roll, skill, grade_steps=gap, forced_fail=force)
     steps.add(cite("Disarm Opponent"), f"{text}" + (f" (weapon Size gap {gap:+d} grade(s))" if gap else ""),
               lbl if not force else "")
     if ok:
         return state
-    return fling(state, c, o, theirs_name, roller, label(state, "disarm-distance", ex.n), steps)
+    return fling(state, c, o, theirs_name, roller, label(state, ex.prefix + "disarm-distance", ex.n), steps)
 
 
 def fling(state: CFIState, c: Combatant, o: Combatant, weapon: str, roller: Roller, lbl: str, steps: Steps) -> CFIState:
@@ -240,7 +290,7 @@ def substitute(state: CFIState, by: str, on: str, sub: str, steps: Steps) -> CFI
         state = disengage(state, by, on)
         steps.add(cite("Withdraw"), f"{by} withdraws from {on}")
     elif sub == "arise":
-        state = with_combatant(state, drop_condition(c, "prone"))
+        state = with_combatant(state, drop_condition(drop_condition(c, "prone"), "pinned"))
         steps.add(cite("Arise"), f"{by} regains their feet")
     elif sub == "scar_foe":
         state = with_combatant(state, replace(o, scars=o.scars + 1))

@@ -182,11 +182,20 @@ def strike(state: CFIState, b: Blow, roller: Roller, steps: Steps, ex: Exchange)
             steps.add(cite("Attacks and Parries"), f"no damage reaches {victim.name}'s {loc.name}")
         return with_combatant(state, victim), loc.name
     old = loc.wound
+    if f"{victim.name}/{loc.name}" in ex.mitigate and loc.hp - final <= -loc.max_hp:
+        # CFI Ch.7 Mitigate Damage: a Luck Point downgrades a Major Wound to Serious, the damage
+        # becoming one Hit Point less than a Major Wound would need.
+        less = max(0, loc.hp - (1 - loc.max_hp))
+        steps.add("CFI Ch.7 Mitigate Damage", f"{victim.name} spends a Luck Point: {final} damage becomes {less}, "
+                  f"one short of a Major Wound")
+        final = less
+        if final <= 0:
+            return with_combatant(state, victim), loc.name
     hp = loc.hp - final
     level = "major" if hp <= -loc.max_hp else ("serious" if hp <= 0 else "minor")
     rank = ("", "minor", "serious", "major")
     level = level if rank.index(level) >= rank.index(old) else old
-    loc = replace(loc, hp=hp, wound=level)
+    loc = replace(loc, hp=hp, wound=level, aided=False)  # a new injury: First Aid may treat it again
     victim = with_location(victim, loc)
     steps.add(CH7, f"{victim.name}'s {loc.name} takes {final}: {loc.hp + final} -> {hp} HP, a {level} wound")
     state = with_combatant(state, victim)
@@ -202,7 +211,11 @@ def knockback_and_bash(state: CFIState, b: Blow, raw: int, roller: Roller, steps
     att = state.combatants[b.attacker]
     if "bash" in b.effects:
         per = 3 if att.weapons[b.weapon].shield else 5
-        steps.add(cite("Bash"), f"{victim.name} is bashed back {5 * (raw // per)} ft ({raw} damage, 5 ft per {per})")
+        feet = 5 * (raw // per)
+        steps.add(cite("Bash"), f"{victim.name} is bashed back {feet} ft ({raw} damage, 5 ft per {per})")
+        if b.params.get("obstacle") == "yes":
+            state = bash_obstacle(state, victim, feet, label(state, b.prefix + "obstacle", ex.n), roller, steps)
+            victim = state.combatants[b.victim]
     if state.options.get("knockback", "on") != "on":
         return state
     siz = victim.siz
@@ -224,6 +237,29 @@ def knockback_and_bash(state: CFIState, b: Blow, raw: int, roller: Roller, steps
               f"{'stays standing' if ok else 'falls prone'}", lbl)
     if not ok:
         state = with_combatant(state, add_condition(victim, Condition(name="prone", rule=cite("Knockback"))))
+    return state
+
+
+def bash_obstacle(state: CFIState, victim: Combatant, feet: int, lbl: str, roller: Roller, steps: Steps) -> CFIState:
+    """CFI Ch.8 Bash: "If the recipient is forced backward into an obstacle, then they must make an
+    Acrobatics skill roll or Athletics roll at Hard difficulty to avoid falling or tripping over."
+    The obstacle is declared (``obstacle=yes``): positions are not tracked. Decisions: Hard applies
+    to either skill (the better is used); a Bash of 0 ft drives nobody into anything."""
+    from combatlog.rulesets.classic_fantasy.rules import skill_target
+
+    if feet <= 0:
+        steps.add(cite("Bash"), f"{victim.name} is not moved, so the obstacle behind does not trip them")
+        return state
+    method = state.options.get("difficulty_grades", "multiply")
+    skill = max([s for s in ("acrobatics", "athletics") if s in victim.skills],
+                key=lambda s: t.apply_grade(victim.skills[s], "hard", method))
+    value, grade, _n = skill_target(state, victim, skill, ["hard"])
+    _f, r = roller.roll(lbl, "1d100", f"{victim.name} keeps their feet against the obstacle", victim.name)
+    ok = grade != "hopeless" and t.success_level(r, value) >= t.SUCCESS
+    steps.add(cite("Bash"), f"{victim.name} is driven into an obstacle: {skill} {value}% ({t.GRADE_NAMES[grade]}) "
+              f"rolls {r:02d}: {'keeps their feet' if ok else 'falls over'}", lbl)
+    if not ok:
+        state = with_combatant(state, add_condition(victim, Condition(name="prone", rule=cite("Bash"))))
     return state
 
 

@@ -9,7 +9,9 @@ from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.classic_fantasy import tables as t
 from combatlog.rulesets.classic_fantasy.events import RoundStarted
 from combatlog.rulesets.classic_fantasy.rules import Roller, Steps, cite, who
-from combatlog.rulesets.classic_fantasy.state import CFIState, Combatant, Condition, add_condition, with_combatant
+from combatlog.rulesets.classic_fantasy.state import (
+    CFIState, Combatant, Condition, add_condition, drop_condition, with_combatant,
+)
 
 replace = msgspec.structs.replace
 
@@ -163,7 +165,15 @@ def end_turn(state: CFIState, actor: str, steps: Steps) -> CFIState:
     order, cycling until no Action Points remain or all are held (Delay)."""
     c = state.combatants.get(actor)
     if c is not None:
-        state = with_combatant(state, tick_turns(c, steps))
+        c = tick_turns(c, steps)
+        if c.has("heroic"):
+            # CFI Ch.7 Heroic Last Actions: after the single last Action, the hero collapses.
+            c = drop_condition(c, "heroic")
+            if not c.dead and not c.has("unconscious"):
+                c = add_condition(c, Condition(name="unconscious", rule="CFI Ch.7 Heroic Last Actions"))
+            c = replace(c, ap=0)
+            steps.add("CFI Ch.7 Heroic Last Actions", f"{c.name} collapses into unconsciousness")
+        state = with_combatant(state, c)
     if state.interrupted:
         back = state.interrupted
         steps.add(cite("Interrupt"), f"{back}'s interrupted Turn continues")

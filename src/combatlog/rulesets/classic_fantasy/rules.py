@@ -83,11 +83,31 @@ def label(state: CFIState, kind: str, n: int | None = None) -> str:
 
 # -- skills and grades ------------------------------------------------------------------
 
-def condition_grades(c: Combatant) -> tuple[list[str], int, list[str]]:
+# CFI Ch.7 Serious Wound (optional): "tasks requiring use of that Hit Location" are one grade harder.
+# Decision: a leg serves Evade, Athletics and Acrobatics; an arm serves Brawn and the weapon it holds;
+# the head, chest and abdomen serve every roll.
+LEG_SKILLS = ("evade", "athletics", "acrobatics")
+
+
+def serious_steps(c: Combatant, skill: str, weapon: str) -> tuple[int, list[str]]:
+    """CFI Ch.7 Serious Wound, the Games Master's option ``serious_wound_grade``: one grade harder
+    for tasks using a Seriously wounded location, until it is a Minor Wound again (HP above 0)."""
+    arms = hand_of(c, weapon) if weapon and weapon in c.weapons and weapon != "unarmed" else ()
+    for loc in c.locations:
+        if loc.wound != "serious" or loc.hp > 0:
+            continue
+        if (loc.kind == "vital" or (loc.kind == "leg" and skill in LEG_SKILLS)
+                or (loc.kind == "arm" and (skill == "brawn" or loc.name in arms))):
+            return 1, [f"Seriously wounded {loc.name}: one grade harder"]
+    return 0, []
+
+
+def condition_grades(c: Combatant, options: dict[str, str] | None = None, skill: str = "",
+                     weapon: str = "") -> tuple[list[str], int, list[str]]:
     """Grades and grade steps the combatant's own state imposes on every skill roll.
 
     CFI Ch.7 Fatigue (the level's grade); CFI Ch.8 Blind Opponent and Impale (a grade);
-    CFI Ch.8 Entangle (head, chest or abdomen: one grade harder)."""
+    CFI Ch.8 Entangle (head, chest or abdomen: one grade harder); optionally CFI Ch.7 Serious Wound."""
     grades, notes, steps = [], [], 0
     fat_name, fat_grade = t.FATIGUE[c.fatigue][0], t.FATIGUE[c.fatigue][1]
     if fat_grade != "standard":
@@ -100,11 +120,16 @@ def condition_grades(c: Combatant) -> tuple[list[str], int, list[str]]:
         if cond.name == "entangled" and cond.location not in ("", "right arm", "left arm", "right leg", "left leg"):
             steps += 1
             notes.append(f"entangled {cond.location}: one grade harder")
-    return grades, min(steps, 1), notes
+    steps = min(steps, 1)
+    if (options or {}).get("serious_wound_grade", "off") == "on":
+        more, why = serious_steps(c, skill, weapon)
+        steps += more
+        notes += why
+    return grades, steps, notes
 
 
 def skill_target(state: CFIState, c: Combatant, skill: str, grades: list[str] | tuple[str, ...] = (),
-                 steps: int = 0, cap: str = "") -> tuple[int, str, list[str]]:
+                 steps: int = 0, cap: str = "", weapon: str = "") -> tuple[int, str, list[str]]:
     """The skill value a roll is made against, its final grade and the reasons.
 
     CFI Ch.5 Modifying Skills: the hardest grade applies; CFI Ch.8 Situational Modifiers:
@@ -117,7 +142,7 @@ def skill_target(state: CFIState, c: Combatant, skill: str, grades: list[str] | 
         if c.skills[cap] < base:
             notes.append(f"capped by {cap} {c.skills[cap]}")
             base = c.skills[cap]
-    own, own_steps, own_notes = condition_grades(c)
+    own, own_steps, own_notes = condition_grades(c, state.options, skill, weapon)
     grade = t.hardest(list(grades) + own)
     grade = t.shift_grade(grade, steps + own_steps)
     notes += own_notes
@@ -227,6 +252,21 @@ def legs_problem(c: Combatant) -> str:
     if c.has("gripped"):
         return f"{c.name} is gripped and cannot disengage"
     return ""
+
+
+def strain(c: Combatant, doing: str, steps: Steps) -> Combatant:
+    """CFI Ch.8 Bleed: a staunched wound re-opens if the recipient performs any strenuous or violent
+    action. Decision: attacking, parrying, evading, resisting a leap, hustling, outmaneuvering,
+    struggling, an opposed Regain Footing and pulling an impaled weapon free are strenuous; walking,
+    aiming, readying, casting and the Free Actions are not."""
+    from combatlog.rulesets.classic_fantasy.state import Condition, add_condition, drop_condition
+
+    for cond in [x for x in c.conditions if x.name == "staunched"]:
+        c = drop_condition(c, "staunched", cond.location)
+        c = add_condition(c, Condition(name="bleeding", location=cond.location, by=cond.by, rule=cite("Bleed")))
+        steps.add(cite("Bleed"), f"{c.name} {doing}: the staunched wound in the {cond.location or 'body'} re-opens "
+                  "and bleeds again")
+    return c
 
 
 def illegal(message: str, heading: str) -> IllegalCommand:

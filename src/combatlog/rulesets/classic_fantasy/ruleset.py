@@ -27,8 +27,9 @@ from combatlog.rulesets.classic_fantasy.events import (
     LuckSpent, RoundStarted,
 )
 from combatlog.rulesets.classic_fantasy.exchange import (
-    apply_attack, apply_defence, apply_effects, apply_luck, reaction_problem,
+    DEFENCES, apply_attack, apply_defence, apply_effects, reaction_problem,
 )
+from combatlog.rulesets.classic_fantasy.luck import apply_luck
 from combatlog.rulesets.classic_fantasy.outcome import apply_resolved
 from combatlog.rulesets.classic_fantasy.rounds import apply_round_start
 from combatlog.rulesets.classic_fantasy.rules import Drawing, Replaying, Steps, cite, who
@@ -71,6 +72,10 @@ def tidy(state: CFIState, steps: Steps) -> CFIState:
 
 
 def apply_event(state: CFIState, event: Event, roller: Any, steps: Steps) -> CFIState:
+    """Apply one event. The last blow stays open to Luck (CFI Ch.7 Cheat Fate) only until the
+    next event that is not itself a Luck Point or the resolution that records it."""
+    if state.undo is not None and type(event) not in (LuckSpent, ExchangeResolved):
+        state = replace(state, undo=None)
     return tidy(APPLY[type(event)](state, event, roller, steps), steps)
 
 
@@ -111,23 +116,23 @@ class ClassicFantasy(Ruleset[CFIState]):
                                     charge=command.charge, moving=command.moving, situations=command.situations,
                                     grade=command.grade, cap=command.cap, range=command.range, crowd=command.crowd,
                                     bystanders=command.bystanders, stationary=command.stationary,
-                                    blind_strike=command.blind_strike, mount_dm=command.mount_dm)
+                                    blind_strike=command.blind_strike, mount_dm=command.mount_dm,
+                                    sweep=tuple(command.sweep), leap=command.leap,
+                                    pass_through=command.pass_through)
                 state = self._emit(state, ev, dice, out)
-                ex = state.exchange
-                assert ex is not None
-                problem = reaction_problem(state, state.combatants[ex.target])
-                if problem:
-                    state = self._emit(state, DefenceDeclared(defender=ex.target, kind="none", forced=True), dice, out)
                 self._close(state, dice, out)
             case c.Defend():
-                if command.kind not in ("parry", "evade", "none"):
-                    raise InvalidCommand("defend: parry, evade or none")
+                if command.kind not in DEFENCES:
+                    raise InvalidCommand(f"defend: {', '.join(DEFENCES)}")
                 state = self._emit(state, DefenceDeclared(defender=command.defender, kind=command.kind,
                                                           weapon=command.weapon.lower(), situations=command.situations,
-                                                          grade=command.grade, cap=command.cap), dice, out)
+                                                          grade=command.grade, cap=command.cap, back=command.back,
+                                                          longer=command.longer, set_weapon=command.set_weapon),
+                                   dice, out)
                 self._close(state, dice, out)
             case c.UseLuck():
-                state = self._emit(state, LuckSpent(who=command.who, roll=command.roll), dice, out)
+                state = self._emit(state, LuckSpent(who=command.who, roll=command.roll, swap=command.swap,
+                                                    location=command.location), dice, out)
                 self._close(state, dice, out)
             case c.ChooseEffects():
                 state = self._emit(state, EffectsChosen(by=command.who, effects=tuple(command.effects),
@@ -155,8 +160,17 @@ class ClassicFantasy(Ruleset[CFIState]):
         return replace(new_state, dice={})
 
     def _close(self, state: CFIState, port: DicePort, out: list[Event]) -> None:
-        if state.exchange is not None and state.exchange.stage == "resolve":
-            self._emit(state, ExchangeResolved(), port, out)
+        """Run the exchange on as far as it goes without a decision: a target who cannot react
+        gets an automatic Failure; a blow with no Special Effects to choose resolves at once; a
+        queued exchange (sweep, counter-attack) opens after the one before it."""
+        while state.exchange is not None:
+            ex = state.exchange
+            if ex.stage == "resolve":
+                state = self._emit(state, ExchangeResolved(), port, out)
+            elif ex.stage == "defence" and reaction_problem(state, state.combatants[ex.target]):
+                state = self._emit(state, DefenceDeclared(defender=ex.target, kind="none", forced=True), port, out)
+            else:
+                break
 
     # -- evolve ------------------------------------------------------------------------------
     def evolve(self, state: CFIState, event: Event, seq: int) -> CFIState:

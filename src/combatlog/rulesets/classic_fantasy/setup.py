@@ -36,8 +36,15 @@ OPTIONS = {
     "difficulty_grades": ("multiply", "simplified"),
     # CFI Ch.8 Knockback: "by default" an attack over the recipient's SIZ knocks back.
     "knockback": ("on", "off"),
+    # CFI Ch.7 Serious Wound: "At the Games Master's discretion", tasks using a Seriously wounded
+    # location are one grade harder until it is a Minor Wound again. Off unless chosen.
+    "serious_wound_grade": ("off", "on"),
+    # CFI Ch.5 First Aid "may be applied only once per specific injury": success (default) counts a
+    # successful treatment; attempt counts any attempt, failed or not.
+    "first_aid_once": ("success", "attempt"),
 }
-DEFAULT_OPTIONS = {"difficulty_grades": "multiply", "knockback": "on"}
+DEFAULT_OPTIONS = {"difficulty_grades": "multiply", "knockback": "on", "serious_wound_grade": "off",
+                   "first_aid_once": "success"}
 # Decision: unarmed strikes are 1d3, Size Small (the usual Mythras value; the notes give none).
 UNARMED = {"damage": "1d3", "size": "S", "types": ["unarmed", "bludgeoning"], "hands": 1}
 WEAPON_TYPES = {"cutting", "impaling", "bludgeoning", "entangling", "unarmed", "shield", "ranged", "two_handed"}
@@ -216,6 +223,10 @@ def _weapon(spec: Any, where: str, shield: bool = False) -> dict[str, Any]:
            "types": sorted(types), "hands": _int(w.get("hands", 1), f"{where}.hands", 1, 2),
            "covers": _int(w.get("covers", 1 if not shield else 2), f"{where}.covers", 0, 20),
            "ap": _int(w.get("ap", 0), f"{where}.ap", 0, 100), "hp": _int(w.get("hp", 0), f"{where}.hp", 0, 500)}
+    # CFI Ch.6 weapon traits: Set (may be set to receive a charge), Barbed (full damage when yanked free).
+    for trait in ("set", "barbed"):
+        if w.get(trait):
+            out[trait] = bool(w[trait])
     if "ranged" in types:
         rng = w.get("range") or []
         if not isinstance(rng, list) or len(rng) != 3 or not all(isinstance(x, int) and x > 0 for x in rng):
@@ -251,7 +262,8 @@ def build(spec: dict[str, Any]) -> Combatant:
             name=w["name"], damage=w["damage"], size=w["size"], types=tuple(w["types"]), hands=w["hands"],
             covers=w["covers"], force=w.get("force", ""), ranges=tuple(w.get("range", ())), load=w.get("load", 0),
             uses_dm=w.get("dm", True) if "ranged" in w["types"] else True, thrown=w.get("thrown", False),
-            impale_size=w.get("impale_size", ""), ap=w["ap"], max_hp=w["hp"], hp=w["hp"])
+            impale_size=w.get("impale_size", ""), ap=w["ap"], max_hp=w["hp"], hp=w["hp"],
+            can_set=w.get("set", False), barbed=w.get("barbed", False))
     return Combatant(
         name=spec["name"], side=spec["side"], chars=dict(spec["characteristics"]), skills=dict(spec["skills"]),
         ap_max=spec["action_points"], init_mod=spec["initiative_modifier"], dm=spec["damage_modifier"],

@@ -21,6 +21,7 @@ class Location(msgspec.Struct, frozen=True, kw_only=True):
     worn: int = 0  # worn Armor Points
     adjacent: tuple[str, ...] = ()
     wound: str = ""  # "" | minor | serious | major
+    aided: bool = False  # First Aid already applied to this injury (CFI Ch.5 First Aid: once per injury)
 
 
 class Weapon(msgspec.Struct, frozen=True, kw_only=True):
@@ -44,6 +45,8 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True):
     reload_left: int = 0  # Turns of loading still needed (0: loaded)
     rapid: int = 0  # Rapid Reload credits for the next reload
     stuck_in: str = ""  # "<name>/<location>" while impaled
+    can_set: bool = False  # CFI Ch.6 trait Set: may be set to receive a charge (CFI Ch.8 Charging)
+    barbed: bool = False  # CFI Ch.6 trait Barbed: full damage when yanked free (CFI Ch.8 Impale)
 
     def has(self, kind: str) -> bool:
         return kind in self.types
@@ -137,9 +140,12 @@ class Combatant(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def out(self) -> bool:
-        """Cannot act at all (CFI Ch.7 wounds and fatigue; CFI Ch.8 Stun Location on the head)."""
+        """Cannot act at all (CFI Ch.7 wounds and fatigue; CFI Ch.8 Stun Location on the head), unless
+        taking a Heroic Last Action (CFI Ch.7 Heroic Last Actions)."""
         from combatlog.rulesets.classic_fantasy.tables import FATIGUE
 
+        if self.has("heroic") and not self.has("dead"):
+            return False
         return (self.has("dead") or self.has("unconscious") or self.has("incapacitated")
                 or not FATIGUE[self.fatigue][4] or any(c.name == "stunned" and c.location == "head"
                                                         for c in self.conditions))
@@ -173,10 +179,26 @@ class Exchange(msgspec.Struct, frozen=True, kw_only=True):
     winner: str = ""  # attacker | defender | ""
     evade_winner: str = ""  # for an Evade: who won the Opposed Roll
     bonus: int = 0  # Surprise bonus Special Effect
-    stage: str = "defence"  # defence | effects
+    stage: str = "defence"  # defence | effects | resolve
     effects: tuple[str, ...] = ()
     params: dict[str, str] = {}
-    luck_used: tuple[str, ...] = ()
+    luck_used: tuple[str, ...] = ()  # rolls already re-rolled (attack, defence)
+    luck_by: tuple[str, ...] = ()  # who spent a Luck Point on this exchange (CFI Ch.7 Using Luck Points)
+    prefix: str = ""  # dice label prefix of a follow-on exchange: "<name>/" (sweep), "counter/" (charge)
+    follows: str = ""  # queued exchanges: "together" (lands regardless) | "strike" (only if its striker still can)
+    sweep: bool = False  # one attack roll shared by several targets (CFI Ch.8 Sweep Attacks)
+    pass_through: bool = False  # the charger sweeps past, breaking engagement (CFI Ch.8 Charging)
+    mitigate: tuple[str, ...] = ()  # "<victim>/<location>": Luck downgrades a Major Wound (CFI Ch.7 Mitigate Damage)
+
+
+class Resolution(msgspec.Struct, frozen=True, kw_only=True):
+    """The last blow resolved, kept so that a Luck Point spent at once can re-derive it
+    (CFI Ch.7 Cheat Fate, Mitigate Damage): the state before it, and the dice it used."""
+
+    before: CFIState
+    dice: dict[str, tuple[int, ...]] = {}
+    by: dict[str, str] = {}  # who rolled each label
+    rerolled: dict[str, int] = {}  # how often each label was re-rolled by Luck
 
 
 class CFIState(msgspec.Struct, frozen=True, kw_only=True):
@@ -192,6 +214,8 @@ class CFIState(msgspec.Struct, frozen=True, kw_only=True):
     free_no: int = 0
     combatants: dict[str, Combatant] = {}
     exchange: Exchange | None = None
+    queue: tuple[Exchange, ...] = ()  # exchanges still to resolve this Turn (sweep, counter-attack)
+    undo: Resolution | None = None  # the blow just resolved, open to Luck until the next command
     dice: dict[str, tuple[int, ...]] = {}  # dice drawn since the last cfi event (by label)
     last_exchange: dict[str, Any] = {}  # summary of the last resolved exchange (views)
 

@@ -68,6 +68,9 @@ def exchange_view(state: CFIState) -> dict[str, Any] | None:
                    defence_level=t.LEVEL_NAMES[ex.def_level], winner=ex.winner, special_effects=ex.count)
     if ex.stage == "effects":
         out["offered"] = offered(state, ex)
+    if state.queue:  # CFI Ch.8 Sweep Attacks / Charging: blows still to come this Turn
+        out["queued"] = [{"attacker": q.attacker, "target": q.target, "labels": f"r{state.round}/a{q.n}/{q.prefix}"}
+                         for q in state.queue]
     return out
 
 
@@ -122,8 +125,10 @@ def pending(state: CFIState) -> list[Pending]:
         if ex.stage == "defence":
             d = state.combatants[ex.target]
             problem = reaction_problem(state, d)
-            opts = ("none",) if problem else ("parry", "evade", "none")
-            return [Pending(who=ex.target, what=f"react to {ex.attacker}'s attack (rolled {ex.attack_roll:02d})",
+            opts = ("none",) if problem else {"charge": ("parry", "evade", "counter", "none"),
+                                              "leap": ("brawn", "evade", "none")}.get(ex.mode, ("parry", "evade", "none"))
+            return [Pending(who=ex.target, what=f"react to {ex.attacker}'s "
+                            f"{'leap' if ex.mode == 'leap' else 'attack'} (rolled {ex.attack_roll:02d})",
                             options=opts, rule=cite("Reactive Actions"))]
         if ex.stage == "effects":
             winner = ex.attacker if ex.winner == "attacker" else ex.target
@@ -174,13 +179,17 @@ def summarize(event: Event) -> str:
             return f"round {event.round} begins" + (" (Initiative re-rolled)" if event.reroll and event.round > 1 else "") \
                 + (f"; surprised: {', '.join(event.surprised)}" if event.surprised else "")
         case AttackDeclared():
-            how = "charges" if event.charge else "attacks"
+            how = "leaps at" if event.leap else "charges" if event.charge else "sweeps at" if event.sweep else "attacks"
             return f"{event.attacker} {how} {event.target}" + (f" with {event.weapon}" if event.weapon else "")
         case DefenceDeclared():
             return f"{event.defender} " + {"parry": f"parries{' with ' + event.weapon if event.weapon else ''}",
-                                           "evade": "evades", "none": "does not defend"}[event.kind]
+                                           "evade": "evades" + (" (from behind)" if event.back else ""),
+                                           "none": "does not defend", "counter": "counter-attacks the charge",
+                                           "brawn": "resists the leap with Brawn"}.get(event.kind, event.kind)
         case LuckSpent():
-            return f"{event.who} spends a Luck Point to re-roll the {event.roll}"
+            what = {"action_point": "gain an Action Point", "action-point": "gain an Action Point",
+                    "mitigate": "downgrade a Major Wound", "heroic": "take a Heroic Last Action"}.get(event.roll)
+            return f"{event.who} spends a Luck Point to " + (what or f"{'swap' if event.swap else 're-roll'} the {event.roll}")
         case EffectsChosen():
             names = ", ".join(EFFECTS[e].title if e in EFFECTS else e for e in event.effects) or "no effect"
             return f"{event.by} chooses {names}"
