@@ -23,9 +23,9 @@ class Fight:
     """One combat in a memory store; ``do`` runs a command with manual dice faces."""
 
     def __init__(self, combatants: list[dict[str, Any]], *, options: dict[str, str] | None = None,
-                 engaged: list[list[str]] | None = None) -> None:
+                 engaged: list[list[str]] | None = None, **extra: Any) -> None:
         self.store = open_store("memory:")
-        setup: dict[str, Any] = {"combatants": combatants, "options": options or {}}
+        setup: dict[str, Any] = {"combatants": combatants, "options": options or {}, **extra}
         if engaged:
             setup["engaged"] = engaged
         create_combat(self.store, "t", "osric", actor="gm", setup=setup, dice="manual")

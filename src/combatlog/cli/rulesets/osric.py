@@ -7,7 +7,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command, stream_argument,
+    app_state, dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command, stream_argument,
 )
 
 app = typer.Typer(help="OSRIC combat: surprise, declarations, side initiative in segments, attacks, spells, morale.",
@@ -97,19 +97,60 @@ def declare(
     entries: list[str] = typer.Argument(None, help="WHO=ACTION[:ARG][@TARGET], e.g. Brom=melee, "
                                                    "Halvaine=spell:sleep:1, Ael=missile:long bow@orc2"),
     rest: str = typer.Option("", "--rest", help="Action for every able member not listed (e.g. melee)."),
+    seal: bool = typer.Option(False, "--seal", help="With pinned players: commit them to step rN/declare (only "
+                                                    "a hash enters the log); reveal later with osric reveal."),
     as_json: bool = json_option(),
 ) -> None:
     """Declare a side's spells and general actions before initiative (one event per side).
 
     Actions: melee missile charge close retreat flee parry hold set unarmed grapple overbear
     spell:NAME:SEGMENTS negotiate none other:TEXT (continue is automatic for a spell still being cast).
+    In a combat with pinned players the side's caller seals them (--seal) and reveals them once every
+    required commit is in (osric reveal).
 
     Example: combatlog osric declare ford party Brom=melee Halvaine=spell:sleep:1 "Ael=missile:long bow"
     """
     from combatlog.rulesets.osric.commands import Declare, parse_declaration
 
     decls = tuple(parse_declaration(x) for x in entries or [])
-    _run(ctx, stream, Declare(side=side, declarations=decls, rest=rest), as_json=as_json)
+    if not seal:
+        _run(ctx, stream, Declare(side=side, declarations=decls, rest=rest), as_json=as_json)
+        return
+    from combatlog.rulesets.osric.declare import orders_for
+    from combatlog.trust.api import CommitOrders
+
+    _sealed(ctx, stream, lambda s, step: CommitOrders(step=step, orders=orders_for(s, side, decls, rest)), as_json)
+
+
+def _sealed(ctx: typer.Context, stream: str, make: Any, as_json: bool) -> None:
+    """Run ``make(state, step)`` for this round's sealed declaration step (rN/declare)."""
+    from combatlog.rulesets.osric.declare import step_name
+
+    _meta, folded = read_state(ctx, stream)
+    _run(ctx, stream, make(folded.state, step_name(folded.state.round)), as_json=as_json)
+
+
+@app.command()
+def reveal(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
+    """Reveal your sealed declarations (step rN/declare) once every required commit is in the log.
+
+    Example: combatlog osric reveal ford --as alice
+    """
+    from combatlog.trust.api import RevealOrders
+
+    _sealed(ctx, stream, lambda _s, step: RevealOrders(step=step), as_json)
+
+
+@app.command()
+def seed(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
+    """Joint dice: commit a nonce (empty orders) to step rN/declare, for a pinned player who declares for
+    no side (a referee); reveal it with osric reveal.
+
+    Example: combatlog osric seed ford --as gm
+    """
+    from combatlog.trust.api import CommitOrders
+
+    _sealed(ctx, stream, lambda _s, step: CommitOrders(step=step), as_json)
 
 
 @app.command()
@@ -441,21 +482,15 @@ def timeline(ctx: typer.Context, stream: str = stream_argument(),
 
     Example: combatlog osric timeline ford --round 1
     """
-    from combatlog.rulesets.osric.views import timeline as tl
+    from combatlog.cli.views import viewer_of
+    from combatlog.rulesets.osric.views import render, timeline as tl
 
     _meta, folded = read_state(ctx, stream)
-    rounds = tl(folded.state, round_no)
+    viewer = viewer_of(app_state(ctx))
     if as_json:
-        print_json({"stream": stream, "timeline": rounds})
+        print_json({"stream": stream, "timeline": tl(folded.state, round_no, viewer)})
         return
-    for rnd in rounds:
-        echo(f"round {rnd['round']}" if rnd["round"] else "surprise segments")
-        for seg in rnd["segments"]:
-            tag = f"  seg {seg['segment']:>2}" if seg["segment"] else "  ------"
-            for ent in seg["entries"]:
-                dice = f"  [{', '.join(ent['dice'])}]" if ent["dice"] else ""
-                echo(f"{tag}{'+' if ent['late'] else ' '} {ent['text']}  ({ent['rule']}){dice}")
-                tag = " " * len(tag)
+    echo(render(folded.state, viewer, rules=True, round_no=round_no))
 
 
 @app.command()
@@ -464,13 +499,15 @@ def table(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = j
 
     Example: combatlog osric table ford
     """
+    from combatlog.cli.views import viewer_of
     from combatlog.rulesets.osric.views import combatant_rows, render_table
 
     _meta, folded = read_state(ctx, stream)
+    viewer = viewer_of(app_state(ctx))
     if as_json:
-        print_json({"stream": stream, "combatants": combatant_rows(folded.state)})
+        print_json({"stream": stream, "combatants": combatant_rows(folded.state, viewer)})
         return
-    echo(render_table(folded.state))
+    echo(render_table(folded.state, viewer))
 
 
 @app.command()
@@ -479,22 +516,9 @@ def weapons(as_json: bool = json_option()) -> None:
 
     Example: combatlog osric weapons
     """
-    import msgspec
+    from combatlog.rulesets.osric.views import weapon_rows, weapons_text
 
-    from combatlog.rulesets.osric.tables import weapon, weapon_names
-
-    rows = [msgspec.to_builtins(weapon(n)) for n in weapon_names()]
     if as_json:
-        print_json(rows)
+        print_json(weapon_rows())
         return
-    for w in rows:
-        parts = []
-        if w.get("melee"):
-            parts.append(f"melee {w['melee'][0]}/{w['melee'][1]}")
-        for key in ("thrown", "missile"):
-            if w.get(key):
-                m = w[key]
-                parts.append(f"{key} {m['damage'][0]}/{m['damage'][1]} rate {m['rate']} range {m['increment']} ft")
-        if w.get("set"):
-            parts.append("set vs charge")
-        echo(f"  {w['name']:<20} " + "; ".join(parts))
+    echo(weapons_text())

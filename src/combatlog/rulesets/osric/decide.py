@@ -11,6 +11,7 @@ from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.rulesets.osric import attacks as atk
 from combatlog.rulesets.osric import commands as c
+from combatlog.rulesets.osric import declare as dc
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric.evolve import DECLARE, MORALE, ROUND, SURPRISE, TABLE
@@ -137,74 +138,19 @@ def _reach(s: OsricState, cmd: c.ReachSegment) -> list[Event]:
     return [e.SegmentReached(segment=cmd.segment, end=cmd.end)]
 
 
-def able(s: OsricState, name: str) -> bool:
-    live = s.live[name]
-    return s.standing(name) and not live.restrained_by and not any(x in live.conditions for x in ("sleeping", "held"))
-
-
 def _declare(s: OsricState, cmd: c.Declare) -> e.ActionsDeclared:
     """OSRIC Combat: Declare Spells and General Actions: before initiative, one declaration per able member."""
-    if s.phase != "round":
-        raise IllegalCommand("declarations open a round: start one first (osric round)", rule=DECLARE)
-    if s.initiative:
-        raise IllegalCommand("initiative is rolled: declarations are closed for this round", rule=DECLARE)
-    if cmd.side not in s.sides:
-        raise InvalidCommand(f"no side {cmd.side!r} (sides: {', '.join(s.sides)})")
-    if cmd.side in s.declared:
-        raise IllegalCommand(f"{cmd.side} has already declared for round {s.round}", rule=DECLARE)
-    members = [n for n, x in s.roster.items() if x.side == cmd.side and able(s, n)]
-    decls: dict[str, e.Declaration] = {}
-    for d in cmd.declarations:
-        if d.who not in s.roster or s.roster[d.who].side != cmd.side:
-            raise InvalidCommand(f"{d.who} is not on side {cmd.side} (members: {', '.join(members)})")
-        if d.who not in members:
-            raise IllegalCommand(f"{d.who} cannot act (down, fled, restrained or asleep)", rule=DECLARE)
-        if d.who in decls:
-            raise InvalidCommand(f"{d.who} is declared twice")
-        decls[d.who] = d
-    if cmd.rest:
-        if cmd.rest not in c.ACTIONS or cmd.rest in ("spell", "other"):
-            raise InvalidCommand(f"--rest must be a simple action such as melee (got {cmd.rest!r})")
-        for n in members:
-            decls.setdefault(n, e.Declaration(who=n, action=cmd.rest))
-    for n in members:
-        cast = s.live[n].casting
-        still = cast is not None and cast.status == "casting"
-        d = decls.get(n)
-        if still and cast is not None:
-            if d is not None and d.action != "continue":
-                raise IllegalCommand(f"{n} is still casting {cast.spell}; declare continue (or decline later)",
-                                     rule=DECLARE)
-            decls[n] = e.Declaration(who=n, action="continue", spell=cast.spell, casting=cast.casting)
-        elif d is None:
-            raise InvalidCommand(f"declare an action for {n} (or use --rest ACTION for everyone not listed)")
-        elif d.action == "continue":
-            raise IllegalCommand(f"{n} is not casting anything to continue", rule=DECLARE)
-        _check_declaration(s, decls[n])
-    ordered = tuple(decls[n] for n in members)
-    return e.ActionsDeclared(round=s.round, side=cmd.side, declarations=ordered)
-
-
-def _check_declaration(s: OsricState, d: e.Declaration) -> None:
-    from combatlog.rulesets.osric import tables as t
-
-    x = s.roster[d.who]
-    if d.target and d.target not in s.roster:
-        raise InvalidCommand(f"{d.who}'s target {d.target!r} is not in the combat")
-    if d.weapon:
-        name = t.canonical_weapon(d.weapon)
-        if name not in [w.name for w in x.weapons] and name != "unarmed":
-            raise InvalidCommand(f"{d.who} does not carry a {name}")
-        if d.action == "set" and not t.weapon(name).set:
-            raise IllegalCommand(f"a {name} cannot be set against a charge (spears, dismounted lances, pole arms, "
-                                 "tridents)", rule=r.SET)
-    if d.action == "set" and not d.weapon and not any(t.weapon(w.name).set for w in x.weapons):
-        raise IllegalCommand(f"{d.who} has no weapon that can be set against a charge", rule=r.SET)
-    if d.action == "charge" and s.round - s.live[d.who].last_charge < 10:
-        raise IllegalCommand(f"{d.who} charged in round {s.live[d.who].last_charge}: once every 10 rounds",
-                             rule=r.CHARGE)
-    if d.action == "spell" and d.casting > 99:
-        raise InvalidCommand("a casting time above 99 segments is not a combat spell")
+    dc.check_open(s, cmd.side)
+    if s.pinned:
+        who = dc.caller(s, cmd.side) or f"the caller of {cmd.side}"
+        raise IllegalCommand(f"this combat pins its players, so declarations are sealed: {who} runs osric declare "
+                             f"STREAM {cmd.side} WHO=ACTION ... --seal, then osric reveal STREAM", rule=dc.SEALED)
+    step = s.sealed.get(dc.step_name(s.round))
+    if step is not None and dc.caller(s, cmd.side) in step.committed:
+        raise IllegalCommand(f"{cmd.side}'s declarations are sealed in step {step.step}: its caller reveals them "
+                             "(osric reveal STREAM)", rule=dc.SEALED)
+    decls = dc.resolve_declarations(s, cmd.side, cmd.declarations, cmd.rest)
+    return e.ActionsDeclared(round=s.round, side=cmd.side, declarations=decls)
 
 
 def _initiative(s: OsricState, dice: DicePort) -> list[Event]:
@@ -213,8 +159,7 @@ def _initiative(s: OsricState, dice: DicePort) -> list[Event]:
         raise IllegalCommand("initiative opens a round: start one first (osric round)", rule=_NO_ROUND)
     if s.initiative:
         raise IllegalCommand(f"initiative for round {s.round} is already rolled", rule=_NO_ROUND)
-    missing = [x for x in s.sides if x not in s.declared and any(able(s, n) for n, y in s.roster.items()
-                                                               if y.side == x)]
+    missing = [x for x in s.sides if dc.must_declare(s, x)]
     if missing:
         raise IllegalCommand(f"{', '.join(missing)} must declare first (spells and general actions come before "
                              "initiative)", rule=DECLARE)
@@ -300,5 +245,7 @@ def _morale(s: OsricState, cmd: c.Morale, dice: DicePort) -> list[Event]:
         out.append(e.MoraleChecked(who=who, roll=roll, modifier=cmd.modifier, label=label, reason=cmd.reason))
     return out
 
+
+able = dc.able
 
 __all__ = ["decide", "able", "TABLE"]

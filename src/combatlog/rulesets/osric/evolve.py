@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from combatlog.events.base import Event
-from combatlog.events.core import CombatStarted
+from combatlog.events.core import CombatStarted, OrdersCommitted, OrdersRevealed
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric import tables as t
@@ -38,24 +38,30 @@ DISABLING = ("sleeping", "held")  # conditions that stop a combatant from acting
 
 def initial_state(genesis: CombatStarted) -> OsricState:
     setup = genesis.setup
-    options = normalise_options({**setup.get("options", {}), **genesis.options})
+    # the trust layer's genesis options (joint_dice) are not OSRIC's
+    ours = {k: v for k, v in genesis.options.items() if k != "joint_dice"}
+    options = normalise_options({**setup.get("options", {}), **ours})
     roster = {d["name"]: build_combatant(d) for d in setup["combatants"]}
     live = {n: Live(hp=c.hp) for n, c in roster.items()}
     sides = tuple(dict.fromkeys(c.side for c in roster.values()))
     engaged = tuple(sorted(tuple(sorted(p)) for p in setup.get("engaged", [])))  # type: ignore[misc]
+    # Decision: without set-up "players", a player named like a side plays it (osric/declare.py)
+    players = {side: tuple(setup.get("players", {}).get(side, ()) if "players" in setup else (side,))
+               for side in sides}
     return OsricState(roster=roster, live=live, sides=sides, options=options, engaged=engaged,
-                      title=setup.get("title", ""))
+                      title=setup.get("title", ""), players=players, pinned=tuple(p.name for p in genesis.players),
+                      joint=genesis.dice == "joint")
 
 
 # -- helpers ---------------------------------------------------------------------------------
 
 
 def _log(s: OsricState, seq: int, text: str, rule: str, dice: tuple[str, ...] = (), t_: int | None = None,
-         ) -> OsricState:
+         side: str = "") -> OsricState:
     at = s.cursor if t_ is None else t_
     seg = segment_of(at, s.round) if s.phase in ("round", "surprise") and at >= tick(s.round, 1) else 0
     entry = Entry(seq=seq, round=s.round, segment=seg, text=text, rule=rule, dice=dice,
-                  late=bool(at % 4 == LATE) and seg > 0)
+                  late=bool(at % 4 == LATE) and seg > 0, side=side)
     return replace(s, log=s.log + (entry,))
 
 
@@ -131,16 +137,16 @@ def evolve(s: OsricState, ev: Event, seq: int) -> OsricState:  # noqa: C901 - on
         case e.RoundStarted():
             live = {n: replace(v, routines=0, rolls=0, first_routine_tick=-1, shield_vs=(), acted_tick=-1)
                     for n, v in s.live.items()}
-            s = replace(s, round=ev.round, phase="round", declared={}, initiative={}, live=live, no_attack=())
+            s = replace(s, round=ev.round, phase="round", declared={}, initiative={}, live=live, no_attack=(),
+                        sealed={})
             return _log(s, seq, f"round {ev.round} begins: declare spells and general actions, then roll "
                                 "initiative", DECLARE)
         case e.RoundEnded():
             return _end_round(s, ev, seq)
         case e.ActionsDeclared():
-            s = replace(s, declared={**s.declared, ev.side: ev.declarations})
-            for d in ev.declarations:
-                s = _log(s, seq, f"{ev.side} declares: {describe_declaration(d)}", DECLARE)
-            return s
+            from combatlog.rulesets.osric.declare import record
+
+            return record(s, ev.side, ev.declarations, seq)
         case e.InitiativeRolled():
             return _initiative(s, ev, seq)
         case e.AttackRolled():
@@ -245,8 +251,12 @@ def evolve(s: OsricState, ev: Event, seq: int) -> OsricState:  # noqa: C901 - on
         case e.CombatEnded():
             s = replace(s, ended=True, phase="ended", outcome=ev.outcome)
             return _log(s, seq, "the combat ends" + (f": {ev.outcome}" if ev.outcome else ""), ROUND)
+        case OrdersCommitted() | OrdersRevealed():
+            from combatlog.rulesets.osric.declare import evolve_sealed
+
+            return evolve_sealed(s, ev, seq)  # sealed declarations (trust layer)
         case _:
-            return s  # core events change nothing here
+            return s  # other core events change nothing here
 
 
 def describe_declaration(d: e.Declaration) -> str:

@@ -10,6 +10,7 @@ from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted
 from combatlog.rulesets.base import Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.osric import decide as d
+from combatlog.rulesets.osric import declare as dc
 from combatlog.rulesets.osric import evolve as ev
 from combatlog.rulesets.osric import setup, tables, views
 from combatlog.rulesets.osric.events import OSRIC_EVENTS
@@ -87,7 +88,19 @@ class Osric(Ruleset[OsricState]):
         return views.summarize(event) or super().summarize(event)
 
     def describe(self, state: OsricState, viewer: str | None = None) -> dict[str, Any]:
-        return views.describe(state)
+        return views.describe(state, viewer)
 
     def render(self, state: OsricState, viewer: str | None = None) -> str:
-        return views.render(state)
+        return views.render(state, viewer)
+
+    # -- secrecy: concealment at one table, sealed orders between pinned players (declare.py) --------
+    def conceals(self, event: Event, state: OsricState, viewer: str | None) -> bool:
+        """OSRIC Combat: Declare Spells and General Actions: a side's declarations stay hidden from the
+        other side until every side has declared (monsters' actions are not tailored to the players')."""
+        return dc.conceals(event, state, viewer)
+
+    def sealed_required(self, state: OsricState, step: str) -> tuple[str, ...]:
+        return dc.sealed_required(state, step)
+
+    def check_orders(self, state: OsricState, step: str, player: str, orders: dict[str, Any]) -> None:
+        dc.check_orders(state, step, player, orders)

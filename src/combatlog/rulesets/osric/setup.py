@@ -231,10 +231,10 @@ def _combatant(raw: Any) -> dict[str, Any]:
 
 def validate_setup(setup: dict[str, Any]) -> dict[str, Any]:
     """Check the referee's set-up: combatants on exactly two sides, options, engagements."""
-    unknown = set(setup) - {"combatants", "options", "engaged", "title"}
+    unknown = set(setup) - {"combatants", "options", "engaged", "title", "players"}
     if unknown:
         raise InvalidCommand(f"osric setup: unknown key(s) {sorted(unknown)}; allowed: combatants, options, "
-                             "engaged, title")
+                             "engaged, title, players")
     raw = setup.get("combatants")
     if not isinstance(raw, list) or not raw:
         raise InvalidCommand("osric setup needs a non-empty 'combatants' list")
@@ -262,6 +262,30 @@ def validate_setup(setup: dict[str, Any]) -> dict[str, Any]:
         out["engaged"] = engaged
     if "title" in setup:
         out["title"] = str(setup["title"])
+    if "players" in setup:
+        out["players"] = _players(setup["players"], sides)
+    return out
+
+
+_PLAYER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def _players(raw: Any, sides: list[str]) -> dict[str, list[str]]:
+    """Who plays each side: ``{"party": ["alice", "carol"], "orcs": ["bob"]}``; the first named is the
+    side's caller, who declares for it (docs/osric.md, "Players and sides"). A player plays one side."""
+    if not isinstance(raw, dict) or set(raw) - set(sides):
+        raise InvalidCommand(f"players: an object of side: [player, ...] for the sides {', '.join(sides)}")
+    out: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for side in sides:
+        names = raw.get(side, [])
+        if not isinstance(names, list) or not all(isinstance(n, str) and _PLAYER.match(n) for n in names):
+            raise InvalidCommand(f"players.{side}: a list of player names (letters, digits, _ . -)")
+        for n in names:
+            if n in seen:
+                raise InvalidCommand(f"players: {n} is named twice (a player plays one side)")
+            seen.add(n)
+        out[side] = list(names)
     return out
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import msgspec
 
 from combatlog.rulesets.osric.events import Declaration
+from combatlog.trust.api import SealedStep
 from combatlog.rulesets.osric.setup import Combatant
 
 NORMAL, LATE, END, ROUND_END = 0, 1, 2, 3
@@ -36,6 +37,7 @@ class Entry(msgspec.Struct, frozen=True, kw_only=True):
     rule: str
     dice: tuple[str, ...] = ()
     late: bool = False
+    side: str = ""  # a side's declaration: secret to that side until every side has declared
 
 
 class Casting(msgspec.Struct, frozen=True, kw_only=True):
@@ -92,6 +94,10 @@ class OsricState(msgspec.Struct, frozen=True, kw_only=True):
     log: tuple[Entry, ...] = ()
     ended: bool = False
     outcome: str = ""
+    players: dict[str, tuple[str, ...]] = {}  # side -> its players; the first is its caller (declare.py)
+    pinned: tuple[str, ...] = ()  # the genesis's pinned players: declarations are then sealed
+    joint: bool = False  # the combat's dice scheme is joint (its seed steps include r<N>/declare)
+    sealed: dict[str, SealedStep] = {}  # this round's sealed declaration step
 
     # -- small queries used everywhere -------------------------------------------------
     def other_side(self, side: str) -> str:

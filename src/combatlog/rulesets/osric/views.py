@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from combatlog.errors import InvalidCommand
 from combatlog.events.base import Event
+from combatlog.events.core import OrdersRevealed
 from combatlog.rulesets.base import Pending
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
+from combatlog.rulesets.osric.declare import SEALED, caller, hidden, must_declare, sealed_required, step_name, step_round
 from combatlog.rulesets.osric.evolve import DECLARE, ROUND, SURPRISE, describe_declaration
 from combatlog.rulesets.osric.state import OsricState, segment_of, tick
 
@@ -42,11 +45,11 @@ def _when(t: int, round_no: int) -> str:
     return f"round {rnd} segment {seg}" + (" (end)" if t % 4 == 2 else "")
 
 
-def combatant_rows(s: OsricState) -> list[dict[str, Any]]:
+def combatant_rows(s: OsricState, viewer: str | None = None) -> list[dict[str, Any]]:
     rows = []
     for name, x in s.roster.items():
         live = s.live[name]
-        d = s.declaration(name) if s.round and s.phase == "round" else None
+        d = s.declaration(name) if s.round and s.phase == "round" and not hidden(s, x.side, s.round, viewer) else None
         rows.append({
             "name": name, "side": x.side, "kind": x.kind,
             "what": f"{x.cls} {x.level}" if x.kind == "character" else f"HD {x.hd}",
@@ -59,11 +62,14 @@ def combatant_rows(s: OsricState) -> list[dict[str, Any]]:
     return rows
 
 
-def timeline(s: OsricState, round_no: int | None = None) -> list[dict[str, Any]]:
-    """The segment timeline: per round, the derived entries grouped by segment (0 = before the segments)."""
+def timeline(s: OsricState, round_no: int | None = None, viewer: str | None = None) -> list[dict[str, Any]]:
+    """The segment timeline: per round, the derived entries grouped by segment (0 = before the segments).
+    A side's declarations are left out for a viewer of the other side until every side has declared."""
     rounds: dict[int, dict[int, list[dict[str, Any]]]] = {}
     for entry in s.log:
         if round_no is not None and entry.round != round_no:
+            continue
+        if entry.side and hidden(s, entry.side, entry.round, viewer):
             continue
         seg = rounds.setdefault(entry.round, {}).setdefault(entry.segment, [])
         seg.append({"seq": entry.seq, "text": entry.text, "rule": entry.rule, "dice": list(entry.dice),
@@ -85,31 +91,42 @@ def schedule(s: OsricState) -> list[dict[str, Any]]:
     return sorted(out, key=lambda x: (x["segment"], x["late"], x["who"]))
 
 
-def describe(s: OsricState) -> dict[str, Any]:
+def describe(s: OsricState, viewer: str | None = None) -> dict[str, Any]:
     seg = segment_of(s.cursor, s.round) if s.cursor >= tick(s.round, 1) else 0
-    return {
+    out = {
         "ruleset": "osric", "title": s.title, "round": s.round, "phase": s.phase, "segment": seg,
         "ended": s.ended, "outcome": s.outcome, "options": dict(s.options), "sides": list(s.sides),
         "surprise": {"rolls": dict(s.surprise_rolls), "alert": list(s.surprise_alert), "segments": s.surprise_len},
         "initiative": dict(s.initiative), "schedule": schedule(s),
-        "combatants": combatant_rows(s), "engaged": [list(p) for p in s.engaged],
-        "timeline": timeline(s),
+        "combatants": combatant_rows(s, viewer), "engaged": [list(p) for p in s.engaged],
+        "timeline": timeline(s, None, viewer),
     }
+    if s.pinned:  # who plays which side, and the round's sealed declaration step
+        step = s.sealed.get(step_name(s.round))
+        out["players"] = {side: list(p) for side, p in s.players.items()}
+        out["sealed"] = {"step": step_name(s.round), "required": list(step.required) if step else [],
+                         "committed": list(step.committed) if step else [],
+                         "revealed": sorted(step.orders) if step else []} if s.phase == "round" else None
+    return out
 
 
-def render(s: OsricState) -> str:
-    lines = [render_table(s)]
-    for rnd in timeline(s, s.round):
+def render(s: OsricState, viewer: str | None = None, *, rules: bool = False, round_no: int | None = None) -> str:
+    """The table and the open round's timeline; ``rules``: only the timeline (of ``round_no``, else
+    every round) with citations and dice (``osric timeline``)."""
+    lines = [render_table(s, viewer)] if not rules else []
+    for rnd in timeline(s, round_no if rules else s.round, viewer):
         lines.append(f"round {rnd['round']}" if rnd["round"] else "surprise segments")
         for seg in rnd["segments"]:
             tag = f"  seg {seg['segment']:>2}" if seg["segment"] else "  ------"
             for ent in seg["entries"]:
-                lines.append(f"{tag}{'+' if ent['late'] else ' '} {ent['text']}")
+                dice = f"  [{', '.join(ent['dice'])}]" if ent["dice"] else ""
+                extra = f"  ({ent['rule']}){dice}" if rules else ""
+                lines.append(f"{tag}{'+' if ent['late'] else ' '} {ent['text']}{extra}")
                 tag = " " * len(tag)
     return "\n".join(lines)
 
 
-def render_table(s: OsricState) -> str:
+def render_table(s: OsricState, viewer: str | None = None) -> str:
     """The combatant table with a heading saying where the combat stands."""
     head = s.title or "OSRIC combat"
     if s.ended:
@@ -123,7 +140,7 @@ def render_table(s: OsricState) -> str:
             seg = segment_of(s.cursor, s.round) if s.cursor >= tick(s.round, 1) else 0
             head += f", segment {seg} ({a} acts in {s.initiative[b]}, {b} in {s.initiative[a]})"
     lines = [head]
-    rows = combatant_rows(s)
+    rows = combatant_rows(s, viewer)
     w = max(len(x["name"]) for x in rows)
     lines.append(f"  {'name':<{w}}  {'side':<8} {'what':<14} {'hp':>7}  AC  status / notes")
     for x in rows:
@@ -154,6 +171,8 @@ def pending(s: OsricState) -> list[Pending]:
         return who + [Pending(who="gm", what=nxt, rule=SURPRISE)]
     if s.phase == "between":
         return [Pending(who="gm", what=f"start round {s.round + 1} (osric round) or end the combat", rule=ROUND)]
+    if s.pinned and any(must_declare(s, x) for x in s.sides):
+        return sealed_pending(s)
     waiting = [x for x in s.sides if x not in s.declared]
     if waiting:
         return [Pending(who=x, what=f"declare spells and general actions for round {s.round} (osric declare)",
@@ -178,8 +197,35 @@ def pending(s: OsricState) -> list[Pending]:
                           rule=ROUND)]
 
 
+def sealed_pending(s: OsricState) -> list[Pending]:
+    """Who must commit or reveal the round's sealed declarations (OSRIC Combat: Declare Spells and
+    General Actions, sealed by the trust layer)."""
+    name = step_name(s.round)
+    step = s.sealed.get(name)
+    try:
+        waiting = step.waiting() if step else [(p, "commit") for p in sealed_required(s, name)]
+    except InvalidCommand as exc:
+        return [Pending(who="gm", what=exc.message, rule=SEALED)]
+    out = []
+    for player, what in waiting:
+        sides = [x for x in s.sides if caller(s, x) == player and must_declare(s, x)]
+        if what == "commit":
+            text = (f"seal the declarations of {sides[0]} for round {s.round} (osric declare STREAM {sides[0]} "
+                    "WHO=ACTION ... --seal)" if sides else
+                    f"commit a nonce to {name} for the round's dice (osric seed STREAM)")
+        else:
+            text = f"reveal {name} (osric reveal STREAM)"
+        out.append(Pending(who=player, what=text, rule=SEALED))
+    return out
+
+
 def summarize(ev: Event) -> str | None:
     match ev:
+        case OrdersRevealed() if step_round(ev.step) is not None and ev.orders:
+            decls = ev.orders.get("declarations")
+            body = "; ".join(f"{d.get('who')} {d.get('action')}" + (f" {d['spell']}" if d.get("spell") else "")
+                             for d in decls if isinstance(d, dict)) if isinstance(decls, list) else "?"
+            return f"{ev.player} reveals {ev.step} for {ev.orders.get('side')}: {body}"
         case e.SurpriseChecked():
             return "surprise: " + ", ".join([f"{k} {v}" for k, v in ev.rolls.items()] + [f"{a} alert" for a in ev.alert])
         case e.SegmentReached():
@@ -214,3 +260,28 @@ def summarize(ev: Event) -> str | None:
         case e.CombatEnded():
             return "combat ends" + (f": {ev.outcome}" if ev.outcome else "")
     return None
+
+
+def weapon_rows() -> list[dict[str, Any]]:
+    """The weapon table as data (OSRIC Master and Missile Weapon Tables)."""
+    import msgspec
+
+    from combatlog.rulesets.osric.tables import weapon, weapon_names
+
+    return [msgspec.to_builtins(weapon(n)) for n in weapon_names()]
+
+
+def weapons_text() -> str:
+    lines = []
+    for w in weapon_rows():
+        parts = []
+        if w.get("melee"):
+            parts.append(f"melee {w['melee'][0]}/{w['melee'][1]}")
+        for key in ("thrown", "missile"):
+            if w.get(key):
+                m = w[key]
+                parts.append(f"{key} {m['damage'][0]}/{m['damage'][1]} rate {m['rate']} range {m['increment']} ft")
+        if w.get("set"):
+            parts.append("set vs charge")
+        lines.append(f"  {w['name']:<20} " + "; ".join(parts))
+    return "\n".join(lines)

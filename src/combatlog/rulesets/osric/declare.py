@@ -1,0 +1,300 @@
+"""Declarations: validation, sealing with the trust layer, and concealment from the other side.
+
+OSRIC Combat: Declare Spells and General Actions: before initiative every caster names his spell
+and everyone else says in general terms what he will do; "monsters' actions are not to be tailored
+to the players' declared actions" (the step's notes). Two ways to keep a side from tailoring:
+
+- *Hot seat / a referee's own log* (no pinned players): ``osric declare`` appends one
+  ``osric.actions_declared`` per side in clear; ``conceals`` hides it from viewers of the other side
+  until every side has declared for that round.
+- *Pinned players* (the trust layer): a side's caller commits the side's declarations to the sealed
+  step ``r<N>/declare`` (only a hash enters the log) and reveals once every required commit is in;
+  the revealed orders *are* that side's declarations (``evolve`` applies them; the plain ``declare``
+  is refused so nothing travels in clear).
+
+Who plays which side: the set-up's ``players`` (``{"party": ["alice", "carol"], "orcs": ["bob"]}``);
+the first player named for a side is its *caller*, who commits its declarations. Decision: without
+``players``, a player whose name is a side's name plays that side (``--as party``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from combatlog.errors import IllegalCommand, InvalidCommand
+from combatlog.events.base import Event
+from combatlog.events.core import OrdersCommitted, OrdersRevealed
+from combatlog.rulesets.osric import commands as c
+from combatlog.rulesets.osric import events as e
+from combatlog.rulesets.osric import rules as r
+from combatlog.rulesets.osric.evolve import DECLARE, _log, describe_declaration
+from combatlog.rulesets.osric.state import OsricState
+from combatlog.trust.api import track_sealed
+
+SEALED = "OSRIC Combat: Declare Spells and General Actions (sealed by the trust layer)"
+_STEP = re.compile(r"^r([0-9]{1,6})/declare$")
+_ORDER_KEYS = {"side", "declarations", "rest"}
+
+
+# -- steps, sides and players ------------------------------------------------------------------
+
+
+def step_name(round_no: int) -> str:
+    """The sealed step of a round's declarations (deterministic: ``r3/declare``)."""
+    return f"r{round_no}/declare"
+
+
+def step_round(step: str) -> int | None:
+    m = _STEP.match(step)
+    return int(m.group(1)) if m else None
+
+
+def caller(s: OsricState, side: str) -> str:
+    """The player who commits ``side``'s declarations: the first named for it in the set-up."""
+    players = s.players.get(side, ())
+    return players[0] if players else ""
+
+
+def sides_of(s: OsricState, player: str) -> list[str]:
+    return [side for side, players in s.players.items() if player in players]
+
+
+def able(s: OsricState, name: str) -> bool:
+    """Can act this round: standing, not restrained, not asleep or held."""
+    live = s.live[name]
+    return s.standing(name) and not live.restrained_by and not any(x in live.conditions for x in ("sleeping", "held"))
+
+
+def must_declare(s: OsricState, side: str) -> bool:
+    """``side`` still owes its declarations for the open round (it has a member able to act)."""
+    return (s.phase == "round" and not s.initiative and side not in s.declared
+            and any(able(s, n) for n, x in s.roster.items() if x.side == side))
+
+
+# -- validation (the same rules for a plain declaration, a commit and a reveal) ---------------
+
+
+def resolve_declarations(s: OsricState, side: str, given: tuple[e.Declaration, ...], rest: str = "",
+                         problems: list[str] | None = None) -> tuple[e.Declaration, ...]:
+    """OSRIC Combat: Declare Spells and General Actions: one declaration per able member of ``side``.
+
+    Strict (``problems`` None): raise on the first fault, naming the rule. Lenient (a list; for
+    revealed sealed orders, whose commit only the committing machine checked, or whose members'
+    state changed since): a faulty declaration is dropped and noted, an able member without one
+    declares ``none``, and a caster still casting continues.
+    """
+    def fault(exc: InvalidCommand | IllegalCommand) -> None:
+        if problems is None:
+            raise exc
+        problems.append(exc.message)
+
+    members = [n for n, x in s.roster.items() if x.side == side and able(s, n)]
+    decls: dict[str, e.Declaration] = {}
+    for d in given:
+        if d.who not in s.roster or s.roster[d.who].side != side:
+            fault(InvalidCommand(f"{d.who} is not on side {side} (members: {', '.join(members)})"))
+        elif d.who not in members:
+            fault(IllegalCommand(f"{d.who} cannot act (down, fled, restrained or asleep)", rule=DECLARE))
+        elif d.who in decls:
+            fault(InvalidCommand(f"{d.who} is declared twice"))
+        else:
+            decls[d.who] = d
+    if rest:
+        if rest not in c.ACTIONS or rest in ("spell", "other", "continue"):
+            fault(InvalidCommand(f"--rest must be a simple action such as melee (got {rest!r})"))
+        else:
+            for n in members:
+                decls.setdefault(n, e.Declaration(who=n, action=rest))
+    for n in members:
+        cast = s.live[n].casting
+        d = decls.get(n)
+        if cast is not None and cast.status == "casting":
+            if d is not None and d.action != "continue":
+                fault(IllegalCommand(f"{n} is still casting {cast.spell}; declare continue (or decline later)",
+                                     rule=DECLARE))
+            decls[n] = e.Declaration(who=n, action="continue", spell=cast.spell, casting=cast.casting)
+            continue
+        if d is None:
+            if problems is None:
+                raise InvalidCommand(f"declare an action for {n} (or use --rest ACTION for everyone not listed)")
+            problems.append(f"{n} has no declaration: none")
+            decls[n] = e.Declaration(who=n, action="none")
+            continue
+        if d.action == "continue":
+            fault(IllegalCommand(f"{n} is not casting anything to continue", rule=DECLARE))
+            decls[n] = e.Declaration(who=n, action="none")
+            continue
+        try:
+            check_declaration(s, d)
+        except (InvalidCommand, IllegalCommand) as exc:
+            fault(exc)
+            decls[n] = e.Declaration(who=n, action="none")
+    return tuple(decls[n] for n in members)
+
+
+def check_declaration(s: OsricState, d: e.Declaration) -> None:
+    """One declaration against the combatant (weapons carried, set weapons, charge once per 10 rounds)."""
+    from combatlog.rulesets.osric import tables as t
+
+    x = s.roster[d.who]
+    if d.action not in c.ACTIONS:
+        raise InvalidCommand(f"{d.who}: action must be one of {', '.join(c.ACTIONS)}")
+    if d.action == "spell" and (not d.spell or d.casting < 1):
+        raise InvalidCommand(f"{d.who}: a spell needs its name and casting time (spell:NAME:SEGMENTS)")
+    if d.target and d.target not in s.roster:
+        raise InvalidCommand(f"{d.who}'s target {d.target!r} is not in the combat")
+    if d.weapon:
+        name = t.canonical_weapon(d.weapon)
+        if name not in [w.name for w in x.weapons] and name != "unarmed":
+            raise InvalidCommand(f"{d.who} does not carry a {name}")
+        if d.action == "set" and not t.weapon(name).set:
+            raise IllegalCommand(f"a {name} cannot be set against a charge (spears, dismounted lances, pole arms, "
+                                 "tridents)", rule=r.SET)
+    if d.action == "set" and not d.weapon and not any(t.weapon(w.name).set for w in x.weapons):
+        raise IllegalCommand(f"{d.who} has no weapon that can be set against a charge", rule=r.SET)
+    if d.action == "charge" and s.round - s.live[d.who].last_charge < 10:
+        raise IllegalCommand(f"{d.who} charged in round {s.live[d.who].last_charge}: once every 10 rounds",
+                             rule=r.CHARGE)
+    if d.action == "spell" and d.casting > 99:
+        raise InvalidCommand("a casting time above 99 segments is not a combat spell")
+
+
+# -- sealed orders: what a commit holds, who must commit, the trust layer's hooks --------------
+
+
+def orders_for(s: OsricState, side: str, given: tuple[e.Declaration, ...], rest: str = "") -> dict[str, Any]:
+    """The orders a caller seals: ``side``'s declarations resolved now (``--rest`` expanded, casters
+    still casting continuing), each without its empty fields. Raises like ``osric declare``."""
+    check_open(s, side)
+    decls = resolve_declarations(s, side, given, rest)
+    return {"side": side, "declarations": [
+        {k: v for k, v in msgspec.structs.asdict(d).items() if v not in ("", 0)} for d in decls]}
+
+
+def check_open(s: OsricState, side: str) -> None:
+    if s.phase != "round":
+        raise IllegalCommand("declarations open a round: start one first (osric round)", rule=DECLARE)
+    if s.initiative:
+        raise IllegalCommand("initiative is rolled: declarations are closed for this round", rule=DECLARE)
+    if side not in s.sides:
+        raise InvalidCommand(f"no side {side!r} (sides: {', '.join(s.sides)})")
+    if side in s.declared:
+        raise IllegalCommand(f"{side} has already declared for round {s.round}", rule=DECLARE)
+
+
+def sealed_required(s: OsricState, step: str) -> tuple[str, ...]:
+    """Who commits to ``r<N>/declare``: the caller of every side that owes declarations; with joint
+    dice every pinned player (so that the step seeds the round's dice: its initiative dice come
+    from it). Decision: a pinned player on no side (a referee) commits an empty order then."""
+    if step_round(step) is None:
+        return ()
+    if s.joint and s.pinned:
+        return s.pinned
+    out: list[str] = []
+    for side in s.sides:
+        if not must_declare(s, side):
+            continue
+        who = caller(s, side)
+        if not who or (s.pinned and who not in s.pinned):
+            raise InvalidCommand(f"side {side} has no pinned player to declare for it: name its players in the "
+                                 f"set-up, e.g. \"players\": {{\"{side}\": [\"alice\"]}}")
+        out.append(who)
+    return tuple(dict.fromkeys(out))
+
+
+def _decode(orders: dict[str, Any]) -> tuple[str, tuple[e.Declaration, ...], str]:
+    unknown = set(orders) - _ORDER_KEYS
+    if unknown:
+        raise InvalidCommand(f"declaration orders hold only side, declarations, rest (not {sorted(unknown)})")
+    try:
+        given = msgspec.convert(orders.get("declarations", []), tuple[e.Declaration, ...])
+    except msgspec.ValidationError as exc:
+        raise InvalidCommand(f"declaration orders: {exc}") from None
+    return str(orders.get("side", "")), given, str(orders.get("rest", ""))
+
+
+def check_orders(s: OsricState, step: str, player: str, orders: dict[str, Any]) -> None:
+    """Refuse a commit to ``r<N>/declare`` that ``osric declare`` would refuse (with the rule)."""
+    n = step_round(step)
+    if n is None:
+        return
+    if s.phase != "round" or n != s.round:
+        raise IllegalCommand(f"step {step} is not the open round's declarations (now: round {s.round}"
+                             + (f", step {step_name(s.round)})" if s.phase == "round" else ", no round open)"),
+                             rule=DECLARE)
+    if s.initiative:
+        raise IllegalCommand("initiative is rolled: declarations are closed for this round", rule=DECLARE)
+    if not orders:
+        due = [x for x in s.sides if caller(s, x) == player and must_declare(s, x)]
+        if due:
+            raise IllegalCommand(f"{player} is the caller of {due[0]}: commit its declarations "
+                                 f"(osric declare STREAM {due[0]} WHO=ACTION ... --seal)", rule=SEALED)
+        return  # a nonce for the round's joint dice
+    side, given, rest = _decode(orders)
+    check_open(s, side)
+    if caller(s, side) != player:
+        raise IllegalCommand(f"{player} does not declare for {side}; its caller is {caller(s, side) or 'nobody'} "
+                             "(the first of its players in the set-up)", rule=SEALED)
+    resolve_declarations(s, side, given, rest)
+
+
+def evolve_sealed(s: OsricState, ev: Event, seq: int) -> OsricState:
+    """Track the round's declaration step; a reveal becomes that side's declarations (leniently:
+    only the committing machine checked the orders, and the state may have moved since)."""
+    if not isinstance(ev, (OrdersCommitted, OrdersRevealed)):
+        return s
+    n = step_round(ev.step)
+    if n is None:
+        return s
+    s = msgspec.structs.replace(s, sealed=track_sealed(dict(s.sealed), ev))
+    if isinstance(ev, OrdersCommitted) or not ev.orders:
+        return s
+    try:
+        side, given, rest = _decode(dict(ev.orders))
+    except InvalidCommand as exc:
+        return _log(s, seq, f"{ev.player}'s revealed orders for {ev.step} are void: {exc.message}", SEALED)
+    why = ("it names no side of this combat" if side not in s.sides else
+           f"{ev.player} is not the caller of {side}" if caller(s, side) != ev.player else
+           f"{side} has already declared" if side in s.declared else
+           "they are not for the open round" if n != s.round or s.phase != "round" or s.initiative else "")
+    if why:
+        return _log(s, seq, f"{ev.player}'s revealed orders for {ev.step} are void: {why}", SEALED)
+    problems: list[str] = []
+    decls = resolve_declarations(s, side, given, rest, problems)
+    return record(s, side, decls, seq, problems, sealed=True)
+
+
+def record(s: OsricState, side: str, decls: tuple[e.Declaration, ...], seq: int, problems: tuple[str, ...] |
+           list[str] = (), *, sealed: bool = False) -> OsricState:
+    """``side``'s declarations for the round, logged as entries secret to ``side`` until all are in."""
+    s = msgspec.structs.replace(s, declared={**s.declared, side: decls})
+    for text in problems:
+        s = _log(s, seq, f"{side}'s sealed declarations: {text}", SEALED, side=side)
+    how = " (sealed, revealed)" if sealed else ""
+    for d in decls:
+        s = _log(s, seq, f"{side} declares{how}: {describe_declaration(d)}", DECLARE, side=side)
+    return s
+
+
+# -- concealment ------------------------------------------------------------------------------
+
+
+def hidden(s: OsricState, side: str, round_no: int, viewer: str | None) -> bool:
+    """A side's declarations for the open round are hidden from a viewer not playing that side until
+    every side has declared (``viewer`` None: the referee or hot-seat table, who sees everything)."""
+    if viewer is None or viewer in s.players.get(side, ()):
+        return False
+    return round_no == s.round and any(must_declare(s, x) for x in s.sides)
+
+
+def conceals(event: Event, s: OsricState, viewer: str | None) -> bool:
+    if isinstance(event, e.ActionsDeclared):
+        return hidden(s, event.side, event.round, viewer)
+    if isinstance(event, OrdersRevealed) and event.orders:
+        n = step_round(event.step)
+        side = event.orders.get("side")
+        return n is not None and isinstance(side, str) and hidden(s, side, n, viewer)
+    return False
