@@ -4,10 +4,9 @@ on two machines, exchanging bundle files only; both end with the same verified, 
 The moves are round 1 of docs/examples/magic_realm/giant-and-goblins.cmds, each made by the player
 who owns the character (steps anyone may run are split between them), with the same manual dice.
 Manual dice are typed in by a player, so ``verify`` notes that they are not checkable at a
-distance. Note what this test also shows: alice's ``mr.plays_made`` travels in plain JSON in her
-bundle before bob plays, because Magic Realm's secret plays are not sealed yet (its views conceal
-them, which is enough at one table only); sealing them, and joint dice seeded by them, is the
-integration described in docs/trust.md, "For ruleset authors".
+distance. The secret plays (MR 8.4.5) are sealed: each player commits his side's plays (only a hash
+travels in the bundle), and reveals once both commits are in (docs/magic_realm.md, "Playing by email";
+tests/trust/test_mr_sealed.py covers joint dice and the refusals).
 """
 
 from __future__ import annotations
@@ -45,10 +44,15 @@ def test_a_magic_realm_round_by_mail(tmp_path: Path) -> None:
     alice("mr", "target", G, "bk", "goblin-3")
     alice("mr", "play", G, "bk", "--attack", "smash", "--fight", "F3", "--maneuver", "charge", "--move", "M3",
           "--shield", "thrust", "--place", "giant=1", "--place", "giant-club=2", "--place", "goblin-3=3",
-          "--place", "lancer-hq=1", "--place", "lancer-1=1")
-    mail(alice, bob, G, tmp_path)
+          "--place", "lancer-hq=1", "--place", "lancer-1=1", "--seal")
+    sent = mail(alice, bob, G, tmp_path)
+    assert b'"fight"' not in sent.read_bytes()  # only the commitment travels
     bob("mr", "play", G, "amazon", "--attack", "thrust", "--fight", "F6", "--maneuver", "dodge", "--move", "M1",
-        "--shield", "smash", "--place", "goblin-1=1", "--place", "goblin-2=3")
+        "--shield", "smash", "--place", "goblin-1=1", "--place", "goblin-2=3", "--seal")
+    bob("mr", "reveal", G)
+    mail(bob, alice, G, tmp_path)
+    alice("mr", "reveal", G)
+    mail(alice, bob, G, tmp_path)
     bob("mr", "resolve", G, "--face", "r1/reposition/amazon=4", "--face", "r1/reposition/bk=4",
         "--face", "r1/tactics/amazon/box1=2,3", "--face", "r1/tactics/amazon/box3=6,1",
         "--face", "r1/tactics/bk/box1=1,5", "--face", "r1/tactics/bk/box2=4,4", "--face", "r1/tactics/bk/box3=2,2")

@@ -101,7 +101,8 @@ def action(
     character: str = typer.Argument(...),
     kind: str = typer.Argument(..., help="none, alert, run, fly, cast, activate, deactivate or abandon."),
     chit: str = typer.Option("", "--chit", help="The chit played (Fight to alert, Move to run, Magic to cast)."),
-    item: list[str] = typer.Option([], "--item", help="Item to activate, deactivate or abandon (repeatable)."),
+    item: list[str] = typer.Option([], "--item", help="Item to activate, deactivate or abandon (repeatable); with cast: the Artifact or "
+                                                       "Spell Book that casts the spell (completion time 0)."),
     spell: str = typer.Option("", "--spell", help="The spell cast."),
     horse: str = typer.Option("", "--horse", help="Run away on the horse: trot or gallop."),
     as_json: bool = json_option(),
@@ -138,7 +139,7 @@ def target(
                                        help="Target of a hireling defending its own sheet."),
     position: list[str] = typer.Option([], "--position", metavar="PIECE=1|2|3",
                                        help="Place a counter on a hireling's or denizen's sheet."),
-    spell_target: list[str] = typer.Option([], "--spell-target", help="A target of his spell (repeatable)."),
+    spell_target: list[str] = typer.Option([], "--spell-target", help="A target of his spell (repeatable; a Goblins or Bats target is filled in when omitted)."),
     as_json: bool = json_option(),
 ) -> None:
     """Target selection, in Attention-chit order, for the character and his hirelings.
@@ -168,19 +169,67 @@ def play(
                                     help="Red box of a counter on his own sheet."),
     hireling_box: list[str] = typer.Option([], "--hireling-box", metavar="HIRELING=BOX",
                                            help="Red box of a hireling (or its horse) defending its own sheet."),
+    seal: bool = typer.Option(False, "--seal", help="Combat with pinned players: commit these plays (only a "
+                                                    "hash enters the log); reveal later with mr reveal."),
     as_json: bool = json_option(),
 ) -> None:
     """Secret plays: attack circle and Fight chit, maneuver square and Move chit or horse, shield, placement.
+
+    With pinned players the plays are sealed (--seal) in step r<N>/plays and revealed with mr reveal once
+    every side has sealed.
 
     Example: combatlog mr play cave bk --attack smash --fight F6 --maneuver dodge --move M3 --shield 1
     """
     from combatlog.rulesets.magic_realm.commands import Play
 
-    run_command(ctx, stream, Play(character=character, attack=_box(attack, "--attack"), fight=fight,
-                                  alert_only=alert_only, maneuver=_box(maneuver, "--maneuver"), move=move,
-                                  horse=horse, shield=_box(shield, "--shield"),
-                                  place=_pairs(place, "--place", numeric=True),
-                                  hirelings=_pairs(hireling_box, "--hireling-box", numeric=True)),
+    command = Play(character=character, attack=_box(attack, "--attack"), fight=fight,
+                   alert_only=alert_only, maneuver=_box(maneuver, "--maneuver"), move=move,
+                   horse=horse, shield=_box(shield, "--shield"),
+                   place=_pairs(place, "--place", numeric=True),
+                   hirelings=_pairs(hireling_box, "--hireling-box", numeric=True))
+    if not seal:
+        run_command(ctx, stream, command, as_json=as_json)
+        return
+    from combatlog.rulesets.magic_realm.sealed import play_orders, step_name
+    from combatlog.trust.commands import CommitOrders
+
+    _meta, folded = read_state(ctx, stream)
+    orders = {"plays": {character: play_orders(command)}}
+    run_command(ctx, stream, CommitOrders(step=step_name(folded.state), orders=orders), as_json=as_json)
+
+
+@app.command()
+def reveal(ctx: typer.Context, stream: str = stream_argument(),
+           step: str = typer.Option("", "--step", help="The sealed step (default: the only one awaiting you)."),
+           as_json: bool = json_option()) -> None:
+    """Reveal what you sealed (plays of step r<N>/plays, or a dice seed), once every required commit is in.
+
+    Example: combatlog mr reveal cave --as alice
+    """
+    from combatlog.trust.commands import RevealOrders
+
+    run_command(ctx, stream, RevealOrders(step=step), as_json=as_json)
+
+
+@app.command()
+def seed(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
+    """Commit a nonce (empty orders) to the step the joint dice need next: r<N>/assign before the random
+    assignment, r<N>/attention before the Attention chits (r<N>/assign#2 ... when needed again),
+    r<N>/plays for a player with no character in the Melee Step. Reveal it with mr reveal.
+
+    Example: combatlog mr seed cave --as bob
+    """
+    from combatlog.rulesets.magic_realm.sealed import seed_step_name, step_name
+    from combatlog.trust.commands import CommitOrders
+
+    _meta, folded = read_state(ctx, stream)
+    st = folded.state
+    phase = {"lure": "assign", "actions": "attention", "plays": "plays"}.get(st.step)
+    if phase is None:
+        raise InvalidCommand(f"no Magic Realm dice seed is due at this step ({st.step}); a seed is sealed before "
+                             "mr assign, mr melee, or as empty plays")
+    step = step_name(st) if phase == "plays" else seed_step_name(st, phase)
+    run_command(ctx, stream, CommitOrders(step=step, orders={"plays": {}} if phase == "plays" else {}),
                 as_json=as_json)
 
 

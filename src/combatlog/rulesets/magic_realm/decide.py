@@ -22,6 +22,8 @@ from combatlog.rulesets.magic_realm.plays import check_actions, check_play, chec
 from combatlog.rulesets.magic_realm.rounds import (
     assign_randomly, deciders, resolve, start_melee, unassigned_denizens,
 )
+from combatlog.rulesets.magic_realm.sealed import RULE as SEALED_RULE
+from combatlog.rulesets.magic_realm.sealed import fresh_seed_events, sealed_for
 from combatlog.rulesets.magic_realm.state import MRState
 from combatlog.rulesets.magic_realm.work import Work
 
@@ -36,6 +38,18 @@ def _roller(dice: DicePort):  # type: ignore[no-untyped-def]
         return dice.roll(label, notation, purpose=purpose, by=by or None).faces
 
     return roll
+
+
+def _labels(step, state: MRState) -> list[str]:  # type: ignore[no-untyped-def]
+    """The dice labels a dice-driven step would draw (a dry run with face 1 everywhere)."""
+    labels: list[str] = []
+
+    def record(label: str, notation: str, purpose: str, by: str) -> tuple[int, ...]:
+        labels.append(label)
+        return (1,) * int(notation.split("d")[0] or 1)
+
+    step(Work(state, 0, record))
+    return labels
 
 
 def need_step(state: MRState, step: str, what: str) -> None:
@@ -70,8 +84,9 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
             if deciders(state, "lure"):
                 raise IllegalCommand(f"waiting for luring by {', '.join(deciders(state, 'lure'))}",
                                      rule="MR 001 Luring")
+            marks = fresh_seed_events(state, dice, "lure", _labels(assign_randomly, state), "assign")
             assign_randomly(Work(state, 0, _roller(dice)))
-            return [e.DenizensAssigned(round=state.round)]
+            return [*marks, *dice.drawn, e.DenizensAssigned(round=state.round)]
         case c.Deploy():
             need_step(state, "deploy", "deployment")
             need_turn(state, command.character, "deploy")
@@ -90,8 +105,9 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
             if deciders(state, "actions"):
                 raise IllegalCommand(f"waiting for the actions of {', '.join(deciders(state, 'actions'))}",
                                      rule="MR 001 Actions")
+            marks = fresh_seed_events(state, dice, "run", _labels(start_melee, state), "attention")
             start_melee(Work(state, 0, _roller(dice)))
-            return [e.MeleeStarted(round=state.round)]
+            return [*marks, *dice.drawn, e.MeleeStarted(round=state.round)]
         case c.Target():
             need_step(state, "targets", "target selection")
             need_turn(state, command.character, "targets")
@@ -102,6 +118,10 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
         case c.Play():
             need_step(state, "plays", "playing attacks and maneuvers")
             need_turn(state, command.character, "plays")
+            if sealed_for(state, command.character):
+                raise IllegalCommand(f"this combat pins players, so {state.characters[command.character].player} "
+                                     "seals these plays: mr play ... --seal, then mr reveal once every side has "
+                                     "sealed", rule=SEALED_RULE)
             fight, move = check_play(state, command)
             return [e.PlaysMade(character=command.character, round=state.round, attack=command.attack, fight=fight,
                                 alert_only=command.alert_only, maneuver=command.maneuver, move=move,

@@ -11,8 +11,12 @@ from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.rounds import (
     advance, apply_fatigue, assign_randomly, resolve, start_melee,
 )
-from combatlog.rulesets.magic_realm.state import Action, MRState, Plays, SpellCast
+from combatlog.events.core import DecisionMarked, OrdersCommitted, OrdersRevealed
+from combatlog.rulesets.magic_realm.sealed import fold_sealed, note_choice, record_plays
+from combatlog.rulesets.magic_realm.state import Action, MRState, SpellCast
 from combatlog.rulesets.magic_realm.work import Work
+
+SEALED_EVENTS = (OrdersCommitted, OrdersRevealed, DecisionMarked)
 
 replace = msgspec.structs.replace
 
@@ -20,6 +24,12 @@ replace = msgspec.structs.replace
 def evolve(state: MRState, event: Event, seq: int) -> MRState:
     if isinstance(event, DiceRolled):
         return replace(state, rolls={**state.rolls, event.label: tuple(event.faces)}, last_round=state.round)
+    if isinstance(event, SEALED_EVENTS):  # sealed plays and joint dice seeds (sealed.py)
+        w = Work(state, seq)
+        w.set(last_round=state.round)
+        fold_sealed(w, event)
+        advance(w)
+        return w.freeze()
     if not isinstance(event, e.MR_EVENTS):
         return replace(state, last_round=state.round)  # other core events change nothing here
     w = Work(state, seq)
@@ -35,26 +45,23 @@ def evolve(state: MRState, event: Event, seq: int) -> MRState:
                 w.step("MR 001 Luring", f"{event.character} lures {q.name(state, did)} onto {q.name(state, lurer)}")
             w.set(assigned=assigned, lured={**state.lured, **event.lures}, done=state.done + (event.character,))
             battle_rebels(w, event.character, set(event.lures))
+            # The random assignment that follows depends on the lures (joint dice: sealed.py).
+            note_choice(w, "lure", event.character, f"{event.character} lures "
+                        + (", ".join(sorted(event.lures)) or "nothing") + f" in round {state.round}")
         case e.DenizensAssigned():
             assign_randomly(w)
+            w.set(seed_choices=tuple(x for x in state.seed_choices if x[0] != "lure"))
         case e.Deployed():
             _deploy(w, event)
         case e.ActionDeclared():
             _action(w, event)
         case e.MeleeStarted():
             start_melee(w)
+            w.set(seed_choices=tuple(x for x in state.seed_choices if x[0] != "run"))
         case e.TargetsChosen():
             _targets(w, event)
         case e.PlaysMade():
-            plays = Plays(attack=event.attack, fight=event.fight, alert_only=event.alert_only,
-                          maneuver=event.maneuver, move=event.move, horse=event.horse, shield=event.shield,
-                          place=dict(event.place), hirelings=dict(event.hirelings))
-            flips = dict(state.weapon_flip)
-            if event.fight and not event.attack:
-                flips[event.character] = event.alert_only or "alert"
-            w.set(plays={**state.plays, event.character: plays}, done=state.done + (event.character,),
-                  weapon_flip=flips)
-            w.step("MR 8.4.5", f"{event.character} has played (secret until every side has played)")
+            record_plays(w, event.character, event, event.fight, event.move)
         case e.MeleeResolved():
             resolve(w)
             return w.freeze()
@@ -143,6 +150,8 @@ def _action(w: Work, ev: e.ActionDeclared) -> None:
         w.step(rule, f"{c.name} takes no action")
     w.set(actions={**st.actions, cid: Action(kind=ev.kind, chit=ev.chit, item=ev.items, spell=ev.spell)},
           done=w.view().done + (cid,))
+    if ev.kind in ("run", "fly"):  # the Attention chits drawn next depend on who is still in the fight
+        note_choice(w, "run", cid, f"{cid} {ev.kind}s away in round {st.round}")
 
 
 def _targets(w: Work, ev: e.TargetsChosen) -> None:

@@ -77,6 +77,9 @@ def advance(w: Work) -> None:
 
             energize(w)
             w.set(step="plays", done=())
+            from combatlog.rulesets.magic_realm.sealed import reveal_early
+
+            reveal_early(w)
         elif step == "plays":
             reveal(w)
             w.set(step="resolve", done=())
@@ -261,7 +264,11 @@ def apply_fatigue(w: Work, cid: str, fatigue: tuple[str, ...], change: str, woun
         text += f", wounds {', '.join(wounds)}"
     w.step(FATIGUE_RULE, text)
     if total and dies_of_wounds(c.chits, total):
-        w.char(cid, chits=tuple(replace(ch, status="wounded") for ch in after), alive=False,
+        # MR tables: Fatigue Step: wounds exceeding the remaining chits kill ("wounded to death").
+        # The round's wounds are spent in this very step, so none stay pending on the dead
+        # character (wounds=0). Found by the property test, seeds 169 (two wounds, one unwounded
+        # chit left) and 261 (one wound, every chit already wounded): both kept wounds on a corpse.
+        w.char(cid, chits=tuple(replace(ch, status="wounded") for ch in after), alive=False, wounds=0,
                death=f"wounded to death in round {w.view().round}")
         w.step(FATIGUE_RULE, f"{c.name} has more wounds than unwounded chits: wounded to death")
         killer = c.last_harmed_by

@@ -44,7 +44,10 @@ class MagicRealm(Ruleset[MRState]):
                 **{k: v for k, v in genesis.options.items() if k in DEFAULT_OPTIONS}}
         state = msgspec.structs.replace(state, name=genesis.name, options=opts)
         assigned = dict(genesis.setup.get("assigned") or {})
-        state = msgspec.structs.replace(state, assigned=assigned)
+        # Pinned players seal their plays; joint dice come from seed steps (sealed.py).
+        joint = genesis.options.get("joint_dice", "strict") if genesis.dice == "joint" else ""
+        state = msgspec.structs.replace(state, assigned=assigned, players=tuple(p.name for p in genesis.players),
+                                        joint=joint)
         w = Work(state, 1)
         w.step("MR 001 Encounter Step", "round 1 begins")
         advance(w)
@@ -59,6 +62,17 @@ class MagicRealm(Ruleset[MRState]):
         from combatlog.rulesets.magic_realm.evolve import evolve
 
         return evolve(state, event, seq)
+
+    # -- the trust layer's hooks (docs/trust.md, "For ruleset authors") ---------------
+    def sealed_required(self, state: MRState, step: str) -> tuple[str, ...]:
+        from combatlog.rulesets.magic_realm.sealed import sealed_required
+
+        return sealed_required(state, step)
+
+    def check_orders(self, state: MRState, step: str, player: str, orders: dict[str, Any]) -> None:
+        from combatlog.rulesets.magic_realm.sealed import check_orders
+
+        check_orders(state, step, player, orders)
 
     # -- views ---------------------------------------------------------------------
     def round_of(self, state: MRState) -> int:
@@ -89,10 +103,18 @@ class MagicRealm(Ruleset[MRState]):
                 out.append(Pending(who=player(cid), rule=rule, options=opts,
                                    what=f"pay {need} asterisk(s) of fatigue and take {c.wounds} wound(s): mr fatigue"))
             return out
+        if state.step == "plays" and state.players:
+            from combatlog.rulesets.magic_realm.sealed import plays_pending
+
+            return plays_pending(state, [cid for cid in who if state.characters[cid].player not in state.players])
         if who:
             return [Pending(who=player(cid), what=what[state.step], rule=rule) for cid in who]
-        anyone = {"lure": ("random assignment: mr assign", "MR 001 Random assignment"),
-                  "actions": ("start the Melee Step (Attention chits): mr melee", "MR 8.4.2"),
+        from combatlog.rulesets.magic_realm.sealed import seed_hint
+
+        anyone = {"lure": ("random assignment: mr assign" + seed_hint(state, "lure", "assign"),
+                           "MR 001 Random assignment"),
+                  "actions": ("start the Melee Step (Attention chits): mr melee" + seed_hint(state, "run", "attention"),
+                              "MR 8.4.2"),
                   "resolve": ("reposition, change tactics and resolve: mr resolve", "MR 8.4.6")}
         if state.step in anyone:
             text, r = anyone[state.step]

@@ -11,6 +11,7 @@ from fractions import Fraction
 import msgspec
 
 from combatlog.rulesets.magic_realm.data import DenizenDef, Face
+from combatlog.trust.api import SealedStep
 
 # The steps of a round (MR "A Round of Combat", seed 001; MR 8.4).
 STEPS = ("lure", "deploy", "actions", "targets", "plays", "fatigue")
@@ -253,6 +254,12 @@ class MRState(msgspec.Struct, frozen=True, kw_only=True):
     steps: tuple[StepRec, ...] = ()
     ended: bool = False
     end_reason: str = ""
+    # Play by email (sealed.py): pinned players seal their plays; joint dice come from seed steps.
+    players: tuple[str, ...] = ()  # the players pinned in the genesis
+    joint: str = ""  # "strict" or "friendly" when the combat's dice scheme is joint, else ""
+    sealed: dict[str, SealedStep] = {}  # every sealed step of the combat (trust.api.track_sealed)
+    seed: str = ""  # the newest completed seed step: the joint dice derive from its reveals
+    seed_choices: tuple[tuple[str, str, str], ...] = ()  # (kind, player, what) chosen while ``seed`` was known
 
 
 def frac(value: tuple[int, int]) -> Fraction:

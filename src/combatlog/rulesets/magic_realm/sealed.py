@@ -1,0 +1,296 @@
+"""Sealed secret plays and joint dice for Magic Realm played by mail (MR 8.4.5 with the trust layer).
+
+MR 8.4.5: each side plays its attack, maneuver and armor *secretly*, then all sides reveal
+simultaneously. In a combat that pins players (``combatlog new ... --player``), concealment in the
+views is not enough (each player holds the whole log), so each pinned player seals his side's plays
+with the trust layer's commit-reveal (``trust.api``):
+
+- step ``r<N>/plays``: the orders are ``{"plays": {CHARACTER: {attack, fight, ...}}}``, the same
+  fields as ``mr play``, for every character of that player taking part in the Melee Step;
+  ``check_orders`` validates them exactly as ``mr play`` does before the commit (on the committing
+  machine); the reveal makes them the side's plays (``apply_revealed``);
+- steps ``r<N>/assign`` and ``r<N>/attention`` (``#2``, ``#3``... when one is needed again): empty
+  orders, only a nonce, to seed the joint dice of the random assignment or the Attention chits when
+  no usable seed is known (pbem_trust 6.4).
+
+With ``joint`` dice every pinned player commits to ``r<N>/plays`` (a player without a character in
+the fight commits empty plays), so its reveals form the round's seed and the repositioning, change
+tactics and missile dice of ``mr resolve`` derive from it (pbem_trust 6.4 "Magic Realm fit").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from combatlog.errors import IllegalCommand, InvalidCommand
+from combatlog.events.base import Event
+from combatlog.events.core import DecisionMarked, OrdersCommitted, OrdersRevealed
+from combatlog.rulesets.magic_realm import commands as c
+from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.state import MRState, Plays
+from combatlog.rulesets.magic_realm.work import Work
+from combatlog.trust.api import decision_point, track_sealed
+
+RULE = "MR 8.4.5 / trust: sealed orders"
+SEED_RULE = "pbem_trust 6.4 / trust: joint dice"
+_STEP = re.compile(r"^r([1-9][0-9]{0,5})/(plays|assign|attention)(#[2-9]|#[1-9][0-9]+)?$")
+FORMAT = '{"plays": {"CHARACTER": {"attack": 1, "fight": "F1", "maneuver": 2, "move": "M1", "shield": 1}}}'
+
+
+def step_name(state: MRState, phase: str = "plays") -> str:
+    """Deterministic step names: ``r<round>/plays``, ``r<round>/assign``, ``r<round>/attention``."""
+    return f"r{state.round}/{phase}"
+
+
+def seed_step_name(state: MRState, phase: str) -> str:
+    """A fresh seed step for ``phase``: ``r<N>/assign``, then ``r<N>/assign#2`` ... once one completed."""
+    base = name = step_name(state, phase)
+    k = 1
+    while name in state.sealed and state.sealed[name].complete:
+        k += 1
+        name = f"{base}#{k}"
+    return name
+
+
+def parse_step(step: str) -> tuple[int, str] | None:
+    m = _STEP.match(step)
+    return (int(m.group(1)), m.group(2)) if m else None
+
+
+def sealed_for(state: MRState, cid: str) -> bool:
+    """A character's plays are sealed when his player is pinned in the genesis."""
+    return state.characters[cid].player in state.players
+
+
+def owners(state: MRState) -> list[str]:
+    """Pinned players with a character still to play in this Melee Step."""
+    from combatlog.rulesets.magic_realm.rounds import deciders
+
+    return sorted({state.characters[cid].player for cid in deciders(state, "plays") if sealed_for(state, cid)})
+
+
+# -- the ruleset hooks (docs/trust.md, "For ruleset authors") ----------------------------------
+
+
+def sealed_required(state: MRState, step: str) -> tuple[str, ...]:
+    """Who must commit before anyone reveals.
+
+    ``r<N>/plays``: with joint dice every pinned player, so the step seeds the round's dice
+    (pbem_trust 6.4); otherwise the pinned players with a character in the Melee Step (MR 8.4.5:
+    every side plays). Seed-only steps: the default (every pinned player)."""
+    parsed = parse_step(step)
+    if parsed is None or parsed[1] != "plays" or not state.players:
+        return ()
+    if state.joint:
+        return tuple(state.players)
+    return tuple(owners(state))
+
+
+def plays_of(orders: Any) -> dict[str, c.Play]:
+    """The ``mr play`` commands a sealed order holds (shape errors are InvalidCommand)."""
+    if not isinstance(orders, dict) or set(orders) != {"plays"} or not isinstance(orders["plays"], dict):
+        raise InvalidCommand(f"Magic Realm plays are sealed as {FORMAT}")
+    out: dict[str, c.Play] = {}
+    for cid, entry in orders["plays"].items():
+        if not isinstance(entry, dict) or "character" in entry:
+            raise InvalidCommand(f"the plays of {cid!r} are an object of mr play fields (attack, fight, alert_only, "
+                                 "maneuver, move, horse, shield, place, hirelings)")
+        try:
+            out[cid] = msgspec.convert({**entry, "character": cid}, c.Play)
+        except msgspec.ValidationError as exc:
+            raise InvalidCommand(f"the plays of {cid}: {exc}") from None
+    return out
+
+
+def play_orders(cmd: c.Play) -> dict[str, Any]:
+    """One ``mr play`` as the orders entry for its character (defaults left out)."""
+    raw = msgspec.to_builtins(cmd)
+    raw.pop("character")
+    default = msgspec.to_builtins(c.Play(character=cmd.character))
+    return {k: v for k, v in raw.items() if v != default.get(k)}
+
+
+def check_orders(state: MRState, step: str, player: str, orders: dict[str, Any]) -> None:
+    """Refuse sealed orders ``mr play`` would refuse (MR 8.4.5), naming the rule; steps that are not
+    Magic Realm's (no ``r<N>/plays|assign|attention`` name) are left to the players."""
+    from combatlog.rulesets.magic_realm.decide import need_step
+    from combatlog.rulesets.magic_realm.plays import check_play
+
+    parsed = parse_step(step)
+    if parsed is None:
+        return
+    rnd, phase = parsed
+    if phase != "plays":
+        if orders:
+            raise InvalidCommand(f"step {step} only seeds the joint dice: its orders are empty (mr seed)")
+        return
+    if state.ended:
+        raise IllegalCommand(f"the combat has ended ({state.end_reason})", rule="MR 001 Disengagement")
+    need_step(state, "plays", "sealing attacks and maneuvers")
+    if rnd != state.round:
+        raise IllegalCommand(f"this is round {state.round}: its plays are sealed in step {step_name(state)}",
+                             rule=RULE)
+    plays = plays_of(orders)
+    mine = [cid for cid in q.participants(state) if state.characters[cid].player == player
+            and sealed_for(state, cid) and cid not in state.done]
+    if set(plays) != set(mine):
+        raise IllegalCommand(f"{player} seals the plays of exactly his characters in this Melee Step: "
+                             f"{', '.join(mine) or 'none (empty plays: mr seed)'}; the orders name "
+                             f"{', '.join(sorted(plays)) or 'none'}", rule=RULE)
+    for cmd in plays.values():
+        check_play(state, cmd)
+
+
+# -- evolve: the sealed events ----------------------------------------------------------------
+
+
+def fold_sealed(w: Work, event: Event) -> None:
+    """Track the sealed steps; a completed seed step becomes the current seed; revealed plays of
+    this round become the side's plays; a decision point is noted."""
+    st = w.view()
+    steps = track_sealed(st.sealed, event)
+    w.set(sealed=steps)
+    parsed = parse_step(getattr(event, "step", "") or "")
+    match event:
+        case OrdersCommitted():
+            if parsed and parsed[1] == "plays":
+                w.step(RULE, f"{event.player} seals the plays for {event.step}: only a hash is in the log")
+            elif parsed:
+                w.step(SEED_RULE, f"{event.player} commits a nonce to {event.step} (joint dice seed)")
+        case OrdersRevealed():
+            info = steps[event.step] if event.step in steps else None
+            if info is not None and info.complete and st.players and set(st.players) <= set(info.required):
+                w.set(seed=event.step, seed_choices=())
+                if st.joint:
+                    w.step(SEED_RULE, f"step {event.step} is complete: the joint dice now derive from its seed")
+            if parsed and parsed[1] == "plays" and parsed[0] == st.round and st.step == "plays":
+                apply_revealed(w, event.player, event.orders)
+        case DecisionMarked():
+            w.step(SEED_RULE, f"decision point: {event.player} chose after the seed of {st.seed or '-'} was known "
+                   f"({event.what})")
+
+
+def apply_revealed(w: Work, player: str, orders: Any) -> None:
+    """The revealed orders become the plays of the player's characters (MR 8.4.5).
+
+    Decision: a revealed play that ``mr play`` would refuse (possible only from a client that
+    skipped ``check_orders``) is void: that character plays nothing this round, and the step says
+    why with the rule. A character the orders leave out plays nothing."""
+    from combatlog.rulesets.magic_realm.plays import check_play
+    from combatlog.rulesets.magic_realm.rounds import deciders
+
+    st = w.view()
+    try:
+        plays = plays_of(orders)
+    except InvalidCommand as exc:
+        w.step(RULE, f"{player}'s revealed plays are malformed ({exc}): his characters play nothing")
+        plays = {}
+    mine = [cid for cid in deciders(st, "plays") if st.characters[cid].player == player and sealed_for(st, cid)]
+    for cid in sorted(set(plays) - set(mine)):
+        w.step(RULE, f"{player}'s revealed plays for {cid} are ignored: not his character in this Melee Step")
+    for cid in mine:
+        cmd = plays.get(cid)
+        fight = move = ""
+        if cmd is None:
+            w.step(RULE, f"{player} sealed no plays for {cid}: he plays nothing")
+            cmd = c.Play(character=cid)
+        else:
+            try:
+                fight, move = check_play(st, cmd)
+            except (IllegalCommand, InvalidCommand) as exc:
+                w.step(getattr(exc, "rule", "") or RULE,
+                       f"{cid}'s revealed plays are illegal ({exc}): void, he plays nothing this round")
+                cmd, fight, move = c.Play(character=cid), "", ""
+        record_plays(w, cid, cmd, fight, move)
+
+
+def record_plays(w: Work, cid: str, cmd: Any, fight: str, move: str) -> None:
+    """One side's plays enter the state (from ``mr.plays_made`` or a reveal); secret until every
+    side has played (MR 8.4.5)."""
+    plays = Plays(attack=cmd.attack, fight=fight, alert_only=cmd.alert_only, maneuver=cmd.maneuver, move=move,
+                  horse=cmd.horse, shield=cmd.shield, place=dict(cmd.place), hirelings=dict(cmd.hirelings))
+    flips = dict(w.get("weapon_flip"))
+    if fight and not cmd.attack:
+        flips[cid] = cmd.alert_only or "alert"
+    w.set(plays={**w.get("plays"), cid: plays}, done=w.get("done") + (cid,), weapon_flip=flips)
+    w.step("MR 8.4.5", f"{cid} has played (secret until every side has played)")
+
+
+def reveal_early(w: Work) -> None:
+    """Orders of this round's plays revealed before the Melee Step reached the plays (a log written
+    by a client that skipped ``check_orders``) take effect when it does."""
+    st = w.view()
+    info = st.sealed.get(step_name(st))
+    for player, orders in sorted((info.orders if info else {}).items()):
+        apply_revealed(w, player, orders)
+
+
+# -- joint dice: a fresh seed where a choice was made with the seed known ---------------------------
+
+
+def note_choice(w: Work, kind: str, cid: str, what: str) -> None:
+    """Record a choice made while the joint seed was known (for a later decision point)."""
+    st = w.view()
+    if st.joint and st.seed:
+        w.set(seed_choices=w.get("seed_choices") + ((kind, st.characters[cid].player, what),))
+
+
+def fresh_seed_events(state: MRState, dice: Any, kind: str, labels: list[str], phase: str) -> list[Event]:
+    """Before joint dice that depend on choices made while their seed was known: strict mode
+    refuses (a fresh seed step ``r<N>/<phase>`` first), friendly mode marks the decision points
+    (pbem_trust 6.4 "Randomness after a decision point"; docs/trust.md)."""
+    if getattr(dice, "scheme", "") != "joint" or not labels:
+        return []
+    fresh = seed_step_name(state, phase)
+    how = f"every player runs: combatlog mr seed STREAM (step {fresh}), then: combatlog mr reveal STREAM"
+    if not state.seed:
+        raise IllegalCommand(f"joint dice need a seed first: {how}", rule=SEED_RULE)
+    choices = [(p, what) for k, p, what in state.seed_choices if k == kind]
+    if not choices:
+        return []
+    if state.joint == "strict":
+        who = "; ".join(f"{p}: {what}" for p, what in choices)
+        raise IllegalCommand(f"{', '.join(labels)} would depend on choices made after the seed of {state.seed} was "
+                             f"known ({who}); strict joint dice need a fresh seed: {how}", rule=SEED_RULE)
+    return [decision_point(p, what) for p, what in choices]
+
+
+def seed_hint(state: MRState, kind: str, phase: str) -> str:
+    """For ``pending``: what joint dice need before the next roll ('' if nothing)."""
+    if not state.joint:
+        return ""
+    fresh = seed_step_name(state, phase)
+    info = state.sealed.get(fresh)
+    if info is not None and not info.complete:
+        waiting = ", ".join(f"{p} ({what})" for p, what in info.waiting())
+        return f"; joint dice seed {fresh} is waiting for {waiting}: mr seed / mr reveal"
+    needs = not state.seed or (state.joint == "strict" and any(k == kind for k, _p, _w in state.seed_choices))
+    return f"; joint dice need a fresh seed first: every player runs mr seed, then mr reveal ({fresh})" if needs else ""
+
+
+def plays_pending(state: MRState, plain: list[str]) -> list[Any]:
+    """``pending`` at the plays of a combat with pinned players: who commits, who reveals."""
+    from combatlog.rulesets.base import Pending
+    from combatlog.rulesets.magic_realm.rounds import deciders
+
+    step = step_name(state)
+    info = state.sealed.get(step)
+    waiting = info.waiting() if info is not None else [(p, "commit") for p in
+                                                        (sealed_required(state, step) or state.players)]
+    out = []
+    for p, what in waiting:
+        chars = [cid for cid in deciders(state, "plays") if state.characters[cid].player == p]
+        if what == "reveal":
+            text = "reveal the sealed plays (every side has sealed): mr reveal"
+        elif chars:
+            text = f"seal the plays of {', '.join(chars)} (secret): mr play STREAM CHARACTER ... --seal"
+        else:
+            text = "commit empty plays (a nonce for the round's joint dice): mr seed"
+        out.append(Pending(who=p, what=f"{text} [step {step}]", rule=RULE))
+    for cid in plain:
+        out.append(Pending(who=f"{state.characters[cid].player} ({cid})", rule="MR 8.4.5",
+                           what="play attack, maneuver, armor (his player is not pinned: not sealed): mr play"))
+    return out
