@@ -205,3 +205,14 @@ def test_run_treats_hash_as_a_comment_only_at_a_word_start() -> None:
     assert strip_comment("# whole line") == ""
     assert strip_comment(r'note x "say \"#1\"" # c') == r'note x "say \"#1\"" '
     assert strip_comment(r"note x \#not-a-comment") == r"note x \#not-a-comment"
+
+
+def test_a_setup_file_with_a_fraction_is_refused_with_its_path(cli: Cli, tmp_path: Path) -> None:
+    setup = tmp_path / "setup.json"
+    setup.write_text('{"characters": [{"id": "c0"}, {"level": 2.5}]}')
+    result = cli("new", "x", "--ruleset", "freeform", "--setup", str(setup), ok=False)
+    assert result.code == ExitStatus.INVALID
+    assert f"{setup}: characters.1.level:" in result.err and "whole numbers" in result.err
+    assert cli("list", "--json").json() == []
+    setup.write_text("[1, 2]")
+    assert "top level" in cli("new", "x", "--ruleset", "freeform", "--setup", str(setup), ok=False).err

@@ -25,20 +25,13 @@ def new(
 
     Example: combatlog new duel --ruleset freeform
     """
-    import msgspec
-
     from combatlog.commands.handler import create_combat
 
     setup_data: dict[str, object] = {}
     if setup is not None:
-        try:
-            setup_data = msgspec.json.decode(setup.read_bytes())
-        except OSError as exc:
-            raise InvalidCommand(f"cannot read {setup}: {exc.strerror}") from None
-        except msgspec.DecodeError as exc:
-            raise InvalidCommand(f"{setup} is not valid JSON: {exc}") from None
-        if not isinstance(setup_data, dict):
-            raise InvalidCommand(f"{setup} must hold a JSON object")
+        from combatlog.commands.setup_file import read_setup
+
+        setup_data = read_setup(setup)
     options: dict[str, str] = {}
     for item in option:
         key, sep, value = item.partition("=")
