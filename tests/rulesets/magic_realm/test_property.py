@@ -33,6 +33,13 @@ def _setup(rng: random.Random) -> dict:
     chars = []
     for i, name in enumerate(rng.sample(CHARS, rng.randint(1, 2))):
         entry = {"id": f"c{i}", "character": name, "player": f"p{i}", "level": rng.randint(1, 4)}
+        if rng.random() < 0.3:  # Boots/Gloves cards, Fly chits, the Elusive Cloak (MR 8.4.7)
+            entry["items"] = [{"kind": "boots", "strength": rng.choice("LMHT"), "time": rng.randint(2, 5),
+                               "asterisks": rng.randint(0, 1)},
+                              {"kind": "gloves", "strength": rng.choice("MHT"), "time": 4}, {"kind": "elusive_cloak"}]
+            entry["fly_chits"] = [rng.choice(["FLY L2", "FLY T3*", "FLY H4"])]
+        if rng.random() < 0.15:  # transmorphized into a Tremendous monster (MR 8.4.7)
+            entry["transmorphized"] = rng.choice(["Giant", "T Troll", "T Dragon"])
         if rng.random() < 0.5:
             entry["hirelings"] = [{"id": f"h{i}-{k}", "native": n} for k, n in enumerate(rng.sample(NATIVES, 1))]
         chars.append(entry)
@@ -54,6 +61,10 @@ def _try(store, cmds) -> None:  # type: ignore[no-untyped-def]
 def _command(state, rng: random.Random) -> list:  # type: ignore[no-untyped-def]
     step = state.step
     who = deciders(state, step)
+    held = [cid for cid in sorted(state.characters) if q.red_on_sheet(state, cid)
+            and "Elusive Cloak" in state.characters[cid].items and state.characters[cid].alive]
+    if held and rng.random() < 0.2:  # the Elusive Cloak ruling (MR 8.4.7), tried first; else the step's commands
+        return [c.Concede(character=held[0], reason=rng.choice(["no_chance", "declined"])), *_command(state, rng)]
     if step == "lure":
         if not who:
             return [c.Assign()]
@@ -74,6 +85,11 @@ def _command(state, rng: random.Random) -> list:  # type: ignore[no-untyped-def]
         opts = [c.Act(character=cid, kind="none")]
         if fights and rng.random() < 0.3:
             opts.insert(0, c.Act(character=cid, kind="alert", chit=rng.choice(fights)))
+        extras = {x.action: x.id for x in state.characters[cid].extras}
+        kind = {"GLOVES": "alert", "BOOTS": "run", "FLY": "fly"}
+        for action, xid in extras.items():
+            if rng.random() < 0.15:  # may be refused (held, too weak): the next option is tried
+                opts.insert(0, c.Act(character=cid, kind=kind[action], chit=xid))
         return opts
     if step == "targets":
         cid = who[0]
@@ -84,6 +100,8 @@ def _command(state, rng: random.Random) -> list:  # type: ignore[no-untyped-def]
         target = rng.choice(foes) if foes and state.characters[cid].present and rng.random() < 0.8 else ""
         if cid in state.charges:
             target = state.charges[cid]
+        if state.characters[cid].holding and q.alive(state, state.characters[cid].holding):
+            target = state.characters[cid].holding
         return [c.Target(character=cid, target=target, hirelings=hires), c.Target(character=cid, hirelings=hires)]
     if step == "plays":
         cid = who[0]
@@ -92,12 +110,17 @@ def _command(state, rng: random.Random) -> list:  # type: ignore[no-untyped-def]
         act = [x.id for x in ch.chits if x.status == "active" and x.id not in used]
         fights = [x for x in act if ch.chit(x).action == "FIGHT"]
         moves = [x for x in act if ch.chit(x).action == "MOVE"]
+        moves += [x.id for x in ch.extras if x.action == "BOOTS" and x.id not in used]
         shield = rng.randint(1, 3) if any(a.kind == "shield" and a.active and a.condition != "destroyed"
                                           for a in ch.armor) and ch.present else 0
         full = c.Play(character=cid, shield=shield,
                       attack=rng.randint(1, 3) if fights and state.targets.get(cid) else 0,
                       fight=rng.choice(fights) if fights and state.targets.get(cid) else "",
                       maneuver=rng.randint(1, 3) if moves else 0, move=rng.choice(moves) if moves else "")
+        if ch.form is not None:  # transmorphized: the monster's values, no chits (MR 8.4.7)
+            full = c.Play(character=cid, shield=shield, attack=rng.randint(1, 3) if state.targets.get(cid) else 0,
+                          part_attack=rng.randint(0, 3) if ch.form.parts and state.targets.get(cid) else 0,
+                          maneuver=rng.randint(1, 3) if ch.present else 0)
         return [full, c.Play(character=cid, shield=shield)]
     if step == "resolve":
         return [c.Resolve()]

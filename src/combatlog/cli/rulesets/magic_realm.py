@@ -100,14 +100,15 @@ def action(
     stream: str = stream_argument(),
     character: str = typer.Argument(...),
     kind: str = typer.Argument(..., help="none, alert, run, fly, cast, activate, deactivate or abandon."),
-    chit: str = typer.Option("", "--chit", help="The chit played (Fight to alert, Move to run, Magic to cast)."),
+    chit: str = typer.Option("", "--chit", help="The chit or card played (Fight chit or Gloves card to alert, Move "
+                                                 "chit or Boots card to run, Fly chit to fly, Magic chit to cast)."),
     item: list[str] = typer.Option([], "--item", help="Item to activate, deactivate or abandon (repeatable); with cast: the Artifact or "
                                                        "Spell Book that casts the spell (completion time 0)."),
     spell: str = typer.Option("", "--spell", help="The spell cast."),
     horse: str = typer.Option("", "--horse", help="Run away on the horse: trot or gallop."),
     as_json: bool = json_option(),
 ) -> None:
-    """Encounter Step action: alert a weapon, run away, cast a spell, (de)activate or abandon items.
+    """Encounter Step action: alert a weapon, run or fly away, cast a spell, (de)activate or abandon items.
 
     Example: combatlog mr action cave bk alert --chit F2
     """
@@ -162,13 +163,17 @@ def play(
     fight: str = typer.Option("", "--fight", help="Fight chit (id like F3, or its label)."),
     alert_only: str = typer.Option("", "--alert-only", help="Fight chit without a target: alert or unalert."),
     maneuver: str = typer.Option("", "--maneuver", help="Maneuver square: charge, dodge or duck (or 1-3)."),
-    move: str = typer.Option("", "--move", help="Move chit for the maneuver."),
+    move: str = typer.Option("", "--move", help="Move chit or Boots card (K1) for the maneuver."),
     horse: str = typer.Option("", "--horse", help="Maneuver with the horse: trot or gallop side."),
     shield: str = typer.Option("", "--shield", help="Red box the shield is played in (1-3 or a direction)."),
     place: list[str] = typer.Option([], "--place", metavar="COUNTER=BOX",
                                     help="Red box of a counter on his own sheet."),
     hireling_box: list[str] = typer.Option([], "--hireling-box", metavar="HIRELING=BOX",
                                            help="Red box of a hireling (or its horse) defending its own sheet."),
+    part_attack: str = typer.Option("", "--part-attack", help="Transmorphized into a Tremendous monster: the "
+                                                              "attack circle of its head or club (default: --attack)."),
+    part_side: str = typer.Option("", "--part-side", help="Transmorphized: the side its head or club is played, "
+                                                          "light (default) or dark."),
     seal: bool = typer.Option(False, "--seal", help="Combat with pinned players: commit these plays (only a "
                                                     "hash enters the log); reveal later with mr reveal."),
     as_json: bool = json_option(),
@@ -186,7 +191,8 @@ def play(
                    alert_only=alert_only, maneuver=_box(maneuver, "--maneuver"), move=move,
                    horse=horse, shield=_box(shield, "--shield"),
                    place=_pairs(place, "--place", numeric=True),
-                   hirelings=_pairs(hireling_box, "--hireling-box", numeric=True))
+                   hirelings=_pairs(hireling_box, "--hireling-box", numeric=True),
+                   part_attack=_box(part_attack, "--part-attack"), part_side=part_side)
     if not seal:
         run_command(ctx, stream, command, as_json=as_json)
         return
@@ -266,6 +272,26 @@ def fatigue(
                 as_json=as_json)
 
 
+@app.command()
+def concede(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    character: str = typer.Argument(..., help="The character held by a red-side-up Tremendous monster."),
+    reason: str = typer.Option("no_chance", "--reason",
+                               help="no_chance (nobody can kill the monster) or declined (the others decline to help)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Table ruling on the Elusive Cloak 'infinite loop' (MR 8.4.7): the held character is killed.
+
+    Legal only while a red-side-up Tremendous monster holds the character and he has the Elusive Cloak.
+
+    Example: combatlog mr concede cave bk --reason declined
+    """
+    from combatlog.rulesets.magic_realm.commands import Concede
+
+    run_command(ctx, stream, Concede(character=character, reason=reason), as_json=as_json)
+
+
 def _view(ctx: typer.Context, stream: str, round_no: Optional[int], key: str) -> dict[str, Any]:
     from combatlog.cli.views import viewer_of
 
@@ -324,6 +350,10 @@ def chits(ctx: typer.Context, stream: str = stream_argument(),
              f"{'' if f['in_clearing'] else ', not in the clearing'}")
         for k in ("active", "fatigued", "wounded"):
             echo(f"  {k:<9} {', '.join(f[k]) or '-'}")
+        if f.get("cards"):
+            echo(f"  items     {', '.join(f['cards'])}")
+        if f.get("transmorphized"):
+            echo(f"  transmorphized into {f['transmorphized']}")
         echo(f"  asterisks owed {f['asterisks_owed']}, wounds to take {f['wounds_this_round']}")
 
 

@@ -58,6 +58,8 @@ class Play(_Command, frozen=True, kw_only=True):
     shield: int = 0
     place: dict[str, int] = {}
     hirelings: dict[str, int] = {}
+    part_attack: int = 0
+    part_side: str = ""
 
 
 class Resolve(_Command, frozen=True, kw_only=True):
@@ -69,3 +71,10 @@ class Fatigue(_Command, frozen=True, kw_only=True):
     fatigue: tuple[str, ...] = ()
     change: str = ""
     wounds: tuple[str, ...] = ()
+
+
+class Concede(_Command, frozen=True, kw_only=True):
+    """A table ruling: the held character cannot be freed, so he is killed (MR 8.4.7 Elusive Cloak)."""
+
+    character: str
+    reason: str = "no_chance"  # no_chance | declined

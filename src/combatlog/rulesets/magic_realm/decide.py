@@ -126,7 +126,8 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
             return [e.PlaysMade(character=command.character, round=state.round, attack=command.attack, fight=fight,
                                 alert_only=command.alert_only, maneuver=command.maneuver, move=move,
                                 horse=command.horse, shield=command.shield, place=dict(command.place),
-                                hirelings=dict(command.hirelings))]
+                                hirelings=dict(command.hirelings), part_attack=command.part_attack,
+                                part_side=command.part_side)]
         case c.Resolve():
             need_step(state, "resolve", "resolving the Melee Step")
             resolve(Work(state, 0, _roller(dice)))
@@ -138,7 +139,36 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
 
             fat, change, wounds = check_fatigue(state, command)
             return [e.FatiguePaid(character=command.character, fatigue=fat, change=change, wounds=wounds)]
+        case c.Concede():
+            check_concede(state, command)
+            return [e.Conceded(character=command.character, reason=command.reason)]
     raise InvalidCommand(f"magic_realm does not know the command {type(command).__name__}")
+
+
+CLOAK_RULE = "MR 8.4.7 Elusive Cloak"
+CONCEDE_REASONS = ("no_chance", "declined")
+
+
+def check_concede(state: MRState, cmd: c.Concede) -> None:
+    """MR 8.4.7: "If there is no chance for the Tremendous monster to be killed by either the character or
+    anyone else in the clearing (or the other characters decline to help), then the character is killed."
+
+    Decision: whether there is "no chance" is a judgement the rules leave to the table, so it is an explicit
+    ruling, legal only while a red-side-up Tremendous monster holds the character and he has the Elusive Cloak
+    whose use causes the 'infinite loop'; the reason says which half of the sentence applies.
+    """
+    if cmd.character not in state.characters:
+        raise InvalidCommand(f"no character {cmd.character!r} (characters: {', '.join(state.characters)})")
+    if cmd.reason not in CONCEDE_REASONS:
+        raise InvalidCommand(f"--reason is one of {', '.join(CONCEDE_REASONS)}")
+    char = state.characters[cmd.character]
+    if not char.alive or not char.present:
+        raise IllegalCommand(f"{cmd.character} is not alive in the clearing", rule=CLOAK_RULE)
+    if not q.red_on_sheet(state, cmd.character):
+        raise IllegalCommand(f"no red-side-up Tremendous monster holds {cmd.character}", rule=CLOAK_RULE)
+    if "Elusive Cloak" not in char.items:
+        raise IllegalCommand(f"{cmd.character} has no Elusive Cloak (setup: items kind elusive_cloak): the "
+                             "'infinite loop' ruling is about its use", rule=CLOAK_RULE)
 
 
 def _chit_id(state: MRState, cid: str, ref: str) -> str:
@@ -198,6 +228,9 @@ def _check_deploy(state: MRState, cmd: c.Deploy) -> None:
         if q.red_on_sheet(state, cmd.character):
             raise IllegalCommand("a character held by a red-side-up Tremendous monster cannot charge",
                                  rule="MR 8.4.7")
+        if char.holding and cmd.charge != char.holding:
+            raise IllegalCommand(f"{cmd.character} is transmorphized and red side up: he stays assigned to "
+                                 f"{char.holding}", rule="MR 8.4.7")
         if peaceful(state, cmd.character):
             raise IllegalCommand(f"{cmd.character} is under Peace: he cannot attack, so he cannot charge",
                                  rule="MR 8.4.4 Preventing Attacks")

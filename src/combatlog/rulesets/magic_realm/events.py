@@ -74,6 +74,8 @@ class PlaysMade(Event, frozen=True, kw_only=True, tag="mr.plays_made"):
     shield: int = 0
     place: dict[str, int] = {}
     hirelings: dict[str, int] = {}
+    part_attack: int = 0  # transmorphized characters: the head's or club's attack circle (MR 8.4.7)
+    part_side: str = ""
 
 
 class MeleeResolved(Event, frozen=True, kw_only=True, tag="mr.melee_resolved"):
@@ -91,8 +93,16 @@ class FatiguePaid(Event, frozen=True, kw_only=True, tag="mr.fatigue_paid"):
     wounds: tuple[str, ...] = ()
 
 
+class Conceded(Event, frozen=True, kw_only=True, tag="mr.conceded"):
+    """The table rules that nobody can (or will) kill the Tremendous monster holding a character who uses
+    the Elusive Cloak; ``evolve`` derives his death (MR 8.4.7). ``reason``: no_chance | declined."""
+
+    character: str
+    reason: str = "no_chance"
+
+
 MR_EVENTS: tuple[type[Event], ...] = (
     Lured, DenizensAssigned, Deployed, ActionDeclared, MeleeStarted, TargetsChosen, PlaysMade, MeleeResolved,
-    FatiguePaid,
+    FatiguePaid, Conceded,
 )
 register(*MR_EVENTS)

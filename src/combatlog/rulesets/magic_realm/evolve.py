@@ -65,6 +65,8 @@ def evolve(state: MRState, event: Event, seq: int) -> MRState:
         case e.MeleeResolved():
             resolve(w)
             return w.freeze()
+        case e.Conceded():
+            concede(w, event)
         case e.FatiguePaid():
             from combatlog.rulesets.magic_realm.fatigue import options, owed
 
@@ -116,13 +118,18 @@ def _action(w: Work, ev: e.ActionDeclared) -> None:
     if ev.kind == "alert":
         weapon = c.weapon
         w.char(cid, weapons=tuple(replace(x, alert=True) if x.active else x for x in c.weapons))
-        w.step(rule, f"{c.name} plays {ev.chit} to alert his {weapon.name if weapon else 'weapon'}")
-    elif ev.kind == "run":
+        chit = c.chit(ev.chit)
+        gloves = chit is not None and chit.action == "GLOVES"  # MR 8.4.7: Gloves cards turn a weapon over
+        w.step("MR 8.4.7" if gloves else rule, f"{c.name} plays {ev.chit}{' ' + chit.label if gloves else ''} "
+               f"to alert his {weapon.name if weapon else 'weapon'}")
+    elif ev.kind in ("run", "fly"):
         w.char(cid, present=False)
         assigned = {d: t for d, t in st.assigned.items() if t != cid}
         w.set(assigned=assigned)
-        how = f"horse ({ev.horse})" if ev.horse else f"Move chit {ev.chit}"
-        w.step(rule, f"{c.name} runs away with his {how}: he leaves the clearing; denizens attacking him become "
+        chit = c.chit(ev.chit) if ev.chit else None
+        how = f"horse ({ev.horse})" if ev.horse else f"{chit.id} {chit.label}" if chit else ev.chit
+        verb = "flies" if ev.kind == "fly" else "runs"
+        w.step(rule, f"{c.name} {verb} away with his {how}: he leaves the clearing; denizens attacking him become "
                "unassigned")
     elif ev.kind == "cast":
         chit = c.chit(ev.chit) if ev.chit else None
@@ -218,3 +225,34 @@ def battle_rebels(w: Work, cid: str, named) -> None:  # type: ignore[no-untyped-
         if d is not None and d.rebel and cid not in d.foes:
             w.den(t, foes=d.foes + (cid,))
             w.step("MR 8.4.2", f"{t} is a rebel: it is now battling {cid}")
+
+
+def concede(w: Work, ev: e.Conceded) -> None:
+    """MR 8.4.7 Elusive Cloak: "If there is no chance for the Tremendous monster to be killed by either the
+    character or anyone else in the clearing (or the other characters decline to help), then the character
+    is killed." "When its target is killed, the Tremendous monster turns red side down again."
+
+    Decision: this death is not a kill by an attack, so nobody is credited a bounty (monsters earn none).
+    """
+    st = w.view()
+    cid = ev.character
+    mon = q.red_on_sheet(st, cid)
+    why = ("there is no chance for it to be killed" if ev.reason == "no_chance"
+           else "the other characters decline to help")
+    w.char(cid, alive=False, wounds=0, death=f"killed by {mon} in round {st.round}: held with the Elusive Cloak "
+           f"and {why} (MR 8.4.7)")
+    w.step("MR 8.4.7 Elusive Cloak", f"{st.characters[cid].name} is held by {q.name(st, mon)} and uses the Elusive "
+           f"Cloak; the table rules that {why}: the character is killed (it is assumed that the character will "
+           "tire before the monster does)")
+    pinned = dict(st.pinned)
+    for m, t in sorted(st.pinned.items()):
+        if t == cid:
+            del pinned[m]
+            if m in w.dens and w.dens[m].alive:
+                w.den(m, side="light")
+                w.step("MR 8.4.7", f"{m}'s target is killed: it turns red side down")
+    owed_now = {k: v for k, v in st.owed.items() if k != cid}
+    w.set(pinned=pinned, owed=owed_now, active_round=True)
+    if not q.participants(w.view()):
+        w.set(ended=True, end_reason="no character takes part any more", step="over")
+        w.step("MR 001 Disengagement / MR tables: End of combat", "combat ends: no character takes part any more")

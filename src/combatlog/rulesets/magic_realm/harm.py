@@ -162,6 +162,8 @@ def harm_denizen(w: Work, a: Attack, h: Harm, fx: Effects, horse_dead: set[str])
 def flip_weapon(w: Work, cid: str, alert: bool, why: str) -> None:
     c = w.chars[cid]
     weapon = c.weapon
+    if c.form is not None:  # a transmorphized character attacks with his monster form, not his weapon
+        return
     if weapon is None or weapon.alert == alert:
         return
     w.char(cid, weapons=tuple(x if not x.active else _flip(x, alert) for x in c.weapons))
@@ -226,6 +228,8 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
             mon = owner or a.attacker
             if mon in w.dens and w.dens[mon].stats.tremendous:  # hired ones too (MR 8.4.7)
                 tremendous[mon] = a.target
+            if a.kind == "form":  # transmorphized: "flip red-side-up if their body, head, or club hit" (MR 8.4.7)
+                tremendous[a.attacker] = a.target
         for victim, killer in fx.kills:
             if victim not in dead:
                 dead.add(victim)

@@ -170,6 +170,9 @@ def maneuver(w: Work, pid: str, pos: dict[str, tuple[str, str, int]]) -> tuple[i
             return None
         if plays.horse and c.horse is not None and c.horse.alive:
             return plays.maneuver, c.horse.move_time(plays.horse), c.horse.id
+        face = c.form_face()
+        if face is not None and not plays.move:  # transmorphized: the monster's move time (MR 8.4.7)
+            return (plays.maneuver, face.move_time, "") if face.move_time is not None else None
         chit = c.chit(plays.move)
         return (plays.maneuver, chit.time, "") if chit else None
     d = w.dens[pid]
@@ -189,6 +192,9 @@ def build_attacks(w: Work, pos: dict[str, tuple[str, str, int]], where: dict[str
         c = w.chars[cid]
         plays = st.plays.get(cid)
         target = st.targets.get(cid, "")
+        if c.form is not None:
+            out.extend(form_attacks(w, cid, target))
+            continue
         if plays is None or not plays.attack or not plays.fight or not target:
             continue
         if st.cancelled.get(f"{cid}/attack"):
@@ -240,6 +246,41 @@ def build_attacks(w: Work, pos: dict[str, tuple[str, str, int]], where: dict[str
                           face.sharpness, missile=face.missile, archer=d.stats.archer,
                           kind="demon" if face.spell else "denizen", table=face.spell,
                           label=f"r{st.round}/missile/{did}"))
+    return out
+
+
+def form_attacks(w: Work, cid: str, target: str) -> list[Attack]:
+    """A character transmorphized into a Tremendous monster attacks with the monster's values: its body
+    with the side in play, and each head or club, which "makes a separate attack against the target,
+    using its own weapon length, harm letter, and sharpness stars" (MR 8.4.7).
+
+    Decision: the player chooses the circle of each attack (the body's with --attack, the head's or
+    club's with --part-attack, default the body's) and the side of the head or club (--part-side, as
+    "their head or club can be played either side up" for hired ones); no Fight chit is played.
+    """
+    st = w.view()
+    c = w.chars[cid]
+    plays = st.plays.get(cid)
+    if plays is None or not plays.attack or not target or c.form is None:
+        return []
+    face = c.form_face()
+    out: list[Attack] = []
+    side = "red side up" if c.form_side == "dark" else "red side down"
+    if face is not None and face.harm is not None and face.attack_time is not None:
+        out.append(Attack(cid, target, plays.attack, face.attack_time, face.length, face.harm, face.sharpness,
+                          missile=face.missile, kind="form", weapon=c.form.name,
+                          label=f"r{st.round}/missile/{cid}"))
+        w.step("MR 8.4.7", f"{c.name} (transmorphized into {c.form.name}, {side}) attacks {q.name(st, target)} "
+               f"with {letter(face.harm)}{'*' * face.sharpness} at time {face.attack_time}")
+    for k, part in enumerate(c.form.parts):
+        pf = part.dark if plays.part_side == "dark" else part.light
+        if pf.harm is None or pf.attack_time is None:
+            continue
+        out.append(Attack(cid, target, plays.part_attack or plays.attack, pf.attack_time, pf.length, pf.harm,
+                          pf.sharpness, missile=pf.missile, kind="form", weapon=part.name,
+                          label=f"r{st.round}/missile/{cid}-part{k + 1}"))
+        w.step("MR 8.4.7", f"{c.name}'s {part.name} ({plays.part_side or 'light'} side) makes a separate attack: "
+               f"{letter(pf.harm)}{'*' * pf.sharpness} at time {pf.attack_time}, length {pf.length}")
     return out
 
 

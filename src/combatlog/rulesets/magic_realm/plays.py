@@ -66,23 +66,39 @@ def check_actions(state: MRState, cmd: c.Act) -> None:
     if kind == "alert":
         if char.weapon is None:
             raise IllegalCommand("no active weapon to alert", rule=rule)
-        chit = _chit(state, cmd.character, cmd.chit, ("FIGHT", "BERSERK"), rule)
+        # MR 8.4.7: "He can play Fight chits and Gloves cards to turn over his weapon counter".
+        # Decision: a Gloves card obeys the Fight chit's strength rule (MR 8.4.5) with its own strength.
+        chit = _chit(state, cmd.character, cmd.chit, ("FIGHT", "BERSERK", "GLOVES"), rule)
         if chit.strength < char.weapon.weight:
             raise IllegalCommand(f"{chit.label} is weaker than the {char.weapon.name} "
                                  f"({letter(char.weapon.weight)})", rule="MR 8.4.5 strength restrictions")
         return
     if kind in ("run", "fly"):
+        if char.holding:
+            # Decision: leaving the clearing would end the assignment that MR 8.4.7 keeps "until either they
+            # or their target are killed".
+            raise IllegalCommand(f"{cmd.character} is transmorphized and red side up: he stays assigned to "
+                                 f"{char.holding}", rule="MR 8.4.7")
         if q.red_on_sheet(state, cmd.character):
             raise IllegalCommand("a red-side-up Tremendous monster holds him: no running or flying away",
                                  rule="MR 8.4.7")
         if kind == "fly":
-            raise IllegalCommand("he has no Fly chit (Fly chits come from spells and treasures not modelled here)",
-                                 rule=rule)
+            # MR 001 Actions: "run or fly away"; a Fly chit flies (MR 8.4.7 names Fly chits). Decision: the
+            # seeds give no speed test, so flying away succeeds as running away does; the Fly chit obeys the
+            # Move chit's strength rule (MR 8.4.5: strength at least the weight of every item carried).
+            if cmd.horse:
+                raise IllegalCommand("a horse runs, it does not fly: fly away with a Fly chit (--chit)", rule=rule)
+            chit = _chit(state, cmd.character, cmd.chit, ("FLY",), rule)
+            if chit.strength < q.items_weight(char):
+                raise IllegalCommand(f"{chit.label} is weaker than his heaviest item "
+                                     f"({letter(q.items_weight(char))})", rule="MR 8.4.5 strength restrictions")
+            return
         if cmd.horse:
             if char.horse is None or not char.horse.alive or cmd.horse not in ("trot", "gallop"):
                 raise IllegalCommand("no living horse to run with (--horse trot|gallop)", rule=rule)
             return
-        chit = _chit(state, cmd.character, cmd.chit, ("MOVE",), rule)
+        # A Boots card runs like a Move chit (MR 8.4.7 lists it with them), with the same strength rule.
+        chit = _chit(state, cmd.character, cmd.chit, ("MOVE", "BOOTS"), rule)
         if chit.strength < q.items_weight(char):
             raise IllegalCommand(f"{chit.label} is weaker than his heaviest item "
                                  f"({letter(q.items_weight(char))})", rule="MR 8.4.5 strength restrictions")
@@ -176,6 +192,10 @@ def check_targets(state: MRState, cmd: c.Target) -> tuple[str, ...]:
                 _hidden_ok(state, char, t)
     elif cmd.spell_targets:
         raise IllegalCommand(f"{cmd.character} cast no spell this round", rule=rule)
+    if char.holding and char.present and cmd.target != char.holding and q.alive(state, char.holding):
+        raise IllegalCommand(f"{cmd.character} is transmorphized and red side up: he stays assigned to "
+                             f"{char.holding} until he or it is killed (mr target ... {char.holding})",
+                             rule="MR 8.4.7")
     if cmd.target:
         if not char.present:
             raise IllegalCommand("a character who is not in the clearing picks no target for himself", rule=rule)
@@ -253,6 +273,13 @@ def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
     fight = move = ""
     if not char.present and (cmd.attack or cmd.fight or cmd.maneuver or cmd.move or cmd.horse or cmd.shield):
         raise IllegalCommand("he is not in the clearing: he only places his hirelings", rule=rule)
+    if char.form is not None:
+        _check_form_play(state, cmd, char)
+        _check_place(state, cmd)
+        return "", ""
+    if cmd.part_attack or cmd.part_side:
+        raise InvalidCommand("--part-attack and --part-side are for characters transmorphized into a Tremendous "
+                             "monster with a head or club")
     if cmd.fight:
         if spell is not None:
             raise IllegalCommand(f"his {spell.spell} came to life this round: no weapon or Fight chit attack",
@@ -269,7 +296,9 @@ def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
     if cmd.move:
         if not cmd.maneuver:
             raise InvalidCommand("a Move chit goes in a maneuver square (--maneuver 1|2|3)")
-        chit = _chit(state, cmd.character, cmd.move, ("MOVE", "DUCK"), rule)
+        # MR 8.4.7 / 8.4.8: a Move chit or a Boots card maneuvers (its time is the maneuver time); the
+        # strength rule is applied to both at the reveal (MR 8.4.5).
+        chit = _chit(state, cmd.character, cmd.move, ("MOVE", "DUCK", "BOOTS"), rule)
         if chit.action == "DUCK" and cmd.maneuver != 3:
             raise IllegalCommand(f"{chit.label} can only be played in the Duck square", rule=rule)
         if chit.id == fight:
@@ -292,6 +321,48 @@ def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
         raise InvalidCommand("he has no active shield")
     _check_place(state, cmd)
     return fight, move
+
+
+def _check_form_play(state: MRState, cmd: c.Play, char: Character) -> None:
+    """A character transmorphized into a Tremendous monster plays the monster's attack and maneuver
+    values (MR 8.4.7: "Characters transmorphized into Tremendous monsters follow many of the same rules in
+    combat as untransmorphized Tremendous monsters").
+
+    Decision: he plays no Fight or Move chit, no weapon and no horse: his attack circle and maneuver
+    square take the monster counter's values (time, harm, length; move time), which have no effort
+    asterisks and no strength to check; an active shield must still be played (MR 8.4.5).
+    """
+    rule = "MR 8.4.7"
+    form = char.form
+    assert form is not None
+    if cmd.fight or cmd.move or cmd.horse or cmd.alert_only:
+        raise IllegalCommand(f"{char.name} is transmorphized into {form.name}: he attacks and maneuvers with the "
+                             "monster's values (--attack, --maneuver), not with chits or a horse", rule=rule)
+    from combatlog.rulesets.magic_realm.spells import working_spell
+
+    if cmd.attack and working_spell(state, cmd.character) is not None:
+        raise IllegalCommand("his spell came to life this round: no normal attack", rule="MR 8.4.5")
+    if cmd.attack and not state.targets.get(cmd.character):
+        raise IllegalCommand("he selected no target this round", rule="MR 8.4.2")
+    face = char.form_face()
+    if cmd.attack and (face is None or face.harm is None):
+        raise IllegalCommand(f"this side of {form.name} has no attack", rule=rule)
+    if cmd.part_attack not in (0, 1, 2, 3):
+        raise InvalidCommand("--part-attack is 1, 2 or 3 (thrust, swing, smash)")
+    if cmd.part_side not in ("", "light", "dark"):
+        raise InvalidCommand("--part-side is light or dark")
+    if (cmd.part_attack or cmd.part_side) and not form.parts:
+        raise InvalidCommand(f"{form.name} has no head or club")
+    if cmd.part_attack and not cmd.attack:
+        raise IllegalCommand("the head or club attacks the body's target: play --attack too", rule=rule)
+    if cmd.maneuver and (face is None or face.move_time is None):
+        raise IllegalCommand(f"this side of {form.name} has no maneuver", rule=rule)
+    shield = [a for a in char.armor if a.kind == "shield" and a.active and a.condition != "destroyed"]
+    if shield and not cmd.shield:
+        raise IllegalCommand(f"his {shield[0].name} is active: he must play it in a box (--shield 1|2|3)",
+                             rule="MR 8.4.5")
+    if cmd.shield and not shield:
+        raise InvalidCommand("he has no active shield")
 
 
 def _check_place(state: MRState, cmd: c.Play) -> None:

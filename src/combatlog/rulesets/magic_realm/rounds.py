@@ -177,11 +177,17 @@ def reveal(w: Work) -> None:
         c = w.chars[cid]
         p = st.plays.get(cid, Plays())
         parts = []
-        if p.attack and p.fight:
+        if c.form is not None:  # transmorphized: the monster's values (MR 8.4.7)
+            if p.attack:
+                parts.append(f"attack {p.attack} as {c.form.name}"
+                             + (f", {c.form.parts[0].name} in {p.part_attack or p.attack}" if c.form.parts else ""))
+            if p.maneuver:
+                parts.append(f"maneuver {p.maneuver} as {c.form.name}")
+        elif p.attack and p.fight:
             parts.append(f"attack {p.attack} with {p.fight} {c.chit(p.fight).label}")  # type: ignore[union-attr]
         elif p.fight:
             parts.append(f"Fight chit {p.fight} to {p.alert_only or 'alert'} the weapon")
-        if p.maneuver:
+        if p.maneuver and c.form is None:
             parts.append(f"maneuver {p.maneuver} with " + (f"horse ({p.horse})" if p.horse else
                                                            f"{p.move} {c.chit(p.move).label}"))  # type: ignore[union-attr]
         if p.shield:
@@ -284,7 +290,10 @@ def end_round(w: Work) -> None:
     st = w.view()
     pinned = dict(st.pinned)
     melee = st.melee or Melee()
+    transmorphized_flips(w, melee)
     for mon, tgt in sorted(melee.hit_by_tremendous.items()):
+        if mon in st.characters:
+            continue
         if q.alive(st, mon) and q.alive(st, tgt) and mon not in pinned:
             pinned[mon] = tgt
             w.den(mon, side="dark")
@@ -332,7 +341,7 @@ def end_round(w: Work) -> None:
     fighting = [c for c in q.participants(st)]
     if not fighting:
         w.set(ended=True, end_reason="no character takes part any more", step="over")
-    elif quiet >= 2 and not pinned:
+    elif quiet >= 2 and not pinned and not any(c.holding for c in st.characters.values()):
         w.set(ended=True, end_reason="two consecutive rounds without harm, fatigue or spells", step="over")
     elif quiet >= 2:
         w.step(END_RULE, "combat cannot end while a Tremendous monster is red side up")
@@ -340,6 +349,29 @@ def end_round(w: Work) -> None:
         w.step(END_RULE, f"combat ends: {w.view().end_reason}")
         return
     start_round(w, st.round + 1)
+
+
+def transmorphized_flips(w: Work, melee: Melee) -> None:
+    """MR 8.4.7: characters transmorphized into Tremendous monsters "must be played red-side-down initially,
+    and flip red-side-up if their body, head, or club hit. Unless otherwise specified, while red-side up they
+    stay assigned to their target until either they or their target are killed."
+
+    Decision: as for Tremendous monsters (MR 8.4.7, MR 001 Fatigue Step), the flip happens at the end of the
+    round and only if the target still lives; when the target is killed (or leaves) he turns red side down.
+    """
+    st = w.view()
+    for cid, tgt in sorted(melee.hit_by_tremendous.items()):
+        c = w.chars.get(cid)
+        if c is None or c.form is None or c.holding or not q.alive(st, cid) or not q.alive(st, tgt):
+            continue
+        w.char(cid, form_side="dark", holding=tgt)
+        w.step("MR 8.4.7", f"{c.name} (transmorphized into {c.form.name}) hit {q.name(st, tgt)}, who lives: he "
+               f"turns red side up and stays assigned to {tgt} until he or it is killed")
+    for cid, c in list(w.chars.items()):
+        if c.holding and (not q.alive(w.view(), c.holding) or not c.alive):
+            w.char(cid, form_side="light", holding="")
+            if c.alive:
+                w.step("MR 8.4.7", f"{c.name}'s target {c.holding} is gone: he turns red side down")
 
 
 def start_round(w: Work, number: int) -> None:

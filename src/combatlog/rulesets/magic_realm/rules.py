@@ -153,7 +153,9 @@ def red_on_sheet(state: MRState, cid: str) -> str:
 def effort_used(state: MRState, cid: str) -> int:
     c = state.characters[cid]
     used = set(state.used.get(cid, ()))
-    return sum(ch.asterisks for ch in c.chits if ch.id in used)
+    # Boots/Gloves cards and Fly chits count toward the effort limit with the asterisks the set-up gives
+    # them (MR 8.4.5 effort limit applies to every chit played).
+    return sum(ch.asterisks for ch in c.chits + c.extras if ch.id in used)
 
 
 def unassigned_hirelings(state: MRState, cid: str) -> list[str]:

@@ -137,6 +137,8 @@ class MagicRealm(Ruleset[MRState]):
                 problems.append(f"{c.id}: negative gold")
             if sum(1 for w in c.weapons if w.active) > 1:
                 problems.append(f"{c.id}: more than one active weapon (MR 8.4.5)")
+            if c.holding and (c.form is None or c.form_side != "dark"):
+                problems.append(f"{c.id}: holds {c.holding} but is not transmorphized red side up (MR 8.4.7)")
             if not c.alive and c.wounds:
                 problems.append(f"{c.id}: dead with wounds pending")
             plays = state.plays.get(c.id)
@@ -146,7 +148,7 @@ class MagicRealm(Ruleset[MRState]):
             if plays is not None and state.cancelled.get(f"{c.id}/maneuver"):
                 void.add(plays.move)
             used = state.used.get(c.id, ())
-            effective = sum(ch.asterisks for ch in c.chits if ch.id in used and ch.id not in void)
+            effective = sum(ch.asterisks for ch in c.chits + c.extras if ch.id in used and ch.id not in void)
             if effective > 2:
                 problems.append(f"{c.id}: {effective} effort asterisks in effect this round (MR 8.4.5 limit 2)")
             if len(set(used)) != len(used):
@@ -204,6 +206,9 @@ class MagicRealm(Ruleset[MRState]):
                 return f"{event.character} fatigues {', '.join(event.fatigue) or '-'}" + (
                     f", change {event.change}" if event.change else "") + (
                     f", wounds {', '.join(event.wounds)}" if event.wounds else "")
+            case e.Conceded():
+                why = "no chance to kill the monster" if event.reason == "no_chance" else "the others decline to help"
+                return f"Elusive Cloak ruling: {event.character} is killed ({why})"
         return super().summarize(event)
 
     def conceals(self, event: Event, state: MRState, viewer: str | None) -> bool:

@@ -97,7 +97,7 @@ def plays_of(orders: Any) -> dict[str, c.Play]:
     for cid, entry in orders["plays"].items():
         if not isinstance(entry, dict) or "character" in entry:
             raise InvalidCommand(f"the plays of {cid!r} are an object of mr play fields (attack, fight, alert_only, "
-                                 "maneuver, move, horse, shield, place, hirelings)")
+                                 "maneuver, move, horse, shield, place, hirelings, part_attack, part_side)")
         try:
             out[cid] = msgspec.convert({**entry, "character": cid}, c.Play)
         except msgspec.ValidationError as exc:
@@ -211,7 +211,8 @@ def record_plays(w: Work, cid: str, cmd: Any, fight: str, move: str) -> None:
     """One side's plays enter the state (from ``mr.plays_made`` or a reveal); secret until every
     side has played (MR 8.4.5)."""
     plays = Plays(attack=cmd.attack, fight=fight, alert_only=cmd.alert_only, maneuver=cmd.maneuver, move=move,
-                  horse=cmd.horse, shield=cmd.shield, place=dict(cmd.place), hirelings=dict(cmd.hirelings))
+                  horse=cmd.horse, shield=cmd.shield, place=dict(cmd.place), hirelings=dict(cmd.hirelings),
+                  part_attack=getattr(cmd, "part_attack", 0), part_side=getattr(cmd, "part_side", ""))
     flips = dict(w.get("weapon_flip"))
     if fight and not cmd.attack:
         flips[cid] = cmd.alert_only or "alert"

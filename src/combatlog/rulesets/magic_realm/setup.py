@@ -139,18 +139,78 @@ def _character(entry: dict[str, Any], cat: Catalog, seen: set[str], i: int) -> t
     for s in spells:
         _pick(cat.spells, s, "spell")
     artifacts = _artifacts(entry.get("artifacts", ()), cat, where)
+    extras, items = _items(entry, where)
+    form = None
+    if entry.get("transmorphized"):
+        form = _pick(cat.monsters, entry["transmorphized"], "monster")
+        if not form.tremendous:
+            raise InvalidCommand(f"{where}.transmorphized: {form.name} is not a Tremendous monster (MR 8.4.7 "
+                                 "describes characters transmorphized into Tremendous monsters)")
+        if form.demon or form.light.spell:
+            raise InvalidCommand(f"{where}.transmorphized: {form.name}'s spell attack (Roman numeral side) made by "
+                                 "a character is not modelled")
     char = Character(
         id=cid, name=defn.name, player=str(entry.get("player") or cid), level=level,
         vulnerability=defn.vulnerability, chits=tuple(chits), weapons=tuple(weapons), armor=tuple(armor),
         horse=horse, advantages=advantages, spells=spells, artifacts=artifacts,
         fame=(_int(entry, "fame", 0, where), 1), notoriety=(_int(entry, "notoriety", 0, where), 1),
         gold=(_int(entry, "gold", 0, where, 0), 1), hidden=bool(entry.get("hidden", False)),
-        found_hidden=bool(entry.get("found_hidden", False)),
+        found_hidden=bool(entry.get("found_hidden", False)), extras=extras, items=items, form=form,
     )
     hirelings = []
     for j, h in enumerate(entry.get("hirelings", ())):
         hirelings.extend(_denizen(h, cat, seen, f"{where}.hirelings[{j}]", owner=cid))
     return char, hirelings
+
+
+STRENGTHS = {"L": 1, "M": 2, "H": 3, "T": 4}
+ITEM_KINDS = {"boots": ("BOOTS", "K"), "gloves": ("GLOVES", "G")}
+_FLY = re.compile(r"^FLY ([LMHT])(\d+)(\**)$")
+
+
+def _items(entry: dict[str, Any], where: str) -> tuple[tuple[Chit, ...], tuple[str, ...]]:
+    """Boots and Gloves cards, Fly chits and the Elusive Cloak (MR 8.4.7, 8.4.8).
+
+    Decision: the seeds name these (restrictions while a red-side-up Tremendous monster holds a
+    character; a Boots card as a maneuver) without their values, so the set-up supplies each card's
+    strength and time (and asterisks, default 0), and each Fly chit as a label "FLY L2" (strength,
+    time, asterisks). They are kept apart from the action chits: they are never fatigued or wounded.
+    """
+    raw = entry.get("items", ())
+    if not isinstance(raw, (list, tuple)):
+        raise InvalidCommand(f"{where}.items is a list of {{kind: boots|gloves|elusive_cloak, strength, time}}")
+    extras: list[Chit] = []
+    named: list[str] = []
+    count: dict[str, int] = {}
+    for k, it in enumerate(raw):
+        w = f"{where}.items[{k}]"
+        kind = it.get("kind") if isinstance(it, dict) else None
+        if kind == "elusive_cloak":
+            named.append("Elusive Cloak")
+            continue
+        if kind not in ITEM_KINDS:
+            raise InvalidCommand(f"{w}.kind is boots, gloves or elusive_cloak")
+        if it.get("strength") not in STRENGTHS:
+            raise InvalidCommand(f"{w}.strength is L, M, H or T")
+        time = _int(it, "time", -1, w, 0)
+        if time < 0 and "time" not in it:
+            raise InvalidCommand(f"{w}.time is required (the card's time number)")
+        stars = _int(it, "asterisks", 0, w, 0)
+        action, prefix = ITEM_KINDS[kind]
+        count[prefix] = count.get(prefix, 0) + 1
+        label = str(it.get("name") or f"{action} {it['strength']}{time}{'*' * stars}")
+        extras.append(Chit(id=f"{prefix}{count[prefix]}", label=label, action=action,
+                           strength=STRENGTHS[it["strength"]], time=time, asterisks=stars))
+    fly = entry.get("fly_chits", ())
+    if not isinstance(fly, (list, tuple)):
+        raise InvalidCommand(f'{where}.fly_chits is a list of labels such as "FLY L2"')
+    for k, label in enumerate(fly):
+        m = _FLY.match(label) if isinstance(label, str) else None
+        if m is None:
+            raise InvalidCommand(f'{where}.fly_chits[{k}]: {label!r} is not a Fly chit label such as "FLY L2"')
+        extras.append(Chit(id=f"Y{k + 1}", label=label, action="FLY", strength=STRENGTHS[m.group(1)],
+                           time=int(m.group(2)), asterisks=len(m.group(3))))
+    return tuple(extras), tuple(named)
 
 
 MAGIC_TYPES = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII")

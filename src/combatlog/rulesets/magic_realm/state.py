@@ -105,12 +105,26 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     wounds: int = 0  # wounds taken this round, assigned in the Fatigue Step
     last_harmed_by: str = ""
     death: str = ""
+    # Boots cards (action BOOTS), Gloves cards (GLOVES) and Fly chits (FLY), supplied by the set-up with
+    # their strength and time (MR 8.4.7, 8.4.8 name them; their values are not in the seeds or data).
+    extras: tuple[Chit, ...] = ()
+    items: tuple[str, ...] = ()  # other named items that matter to a rule: "Elusive Cloak" (MR 8.4.7)
+    form: DenizenDef | None = None  # transmorphized into this Tremendous monster (MR 8.4.7)
+    form_side: str = "light"  # light | dark (dark = red side up) while transmorphized
+    holding: str = ""  # transmorphized and red side up: the target he stays assigned to (MR 8.4.7)
+
+    def form_face(self) -> Face | None:
+        """The side of his monster form in play (MR 8.4.7), or None when not transmorphized."""
+        if self.form is None:
+            return None
+        return self.form.dark if self.form_side == "dark" else self.form.light
 
     def chit(self, ref: str) -> Chit | None:
-        for c in self.chits:
+        every = self.chits + self.extras
+        for c in every:
             if c.id.lower() == ref.lower():
                 return c
-        same = [c for c in self.chits if c.label.lower() == ref.lower()]
+        same = [c for c in every if c.label.lower() == ref.lower()]
         return same[0] if len(same) == 1 else None
 
     @property
@@ -146,6 +160,8 @@ class Plays(msgspec.Struct, frozen=True, kw_only=True):
     shield: int = 0  # the box the shield is played in
     place: dict[str, int] = {}  # counters on the character's own sheet -> red box
     hirelings: dict[str, int] = {}  # hireling (or "hireling/horse") defending its own sheet -> red box
+    part_attack: int = 0  # transmorphized: the circle of his head's or club's attack (0: the body's circle)
+    part_side: str = ""  # transmorphized: the side his head or club is played ("" = light)
 
 
 class Action(msgspec.Struct, frozen=True, kw_only=True):

@@ -121,6 +121,10 @@ def fatigue_view(state: MRState) -> dict[str, Any]:
         out[c.id] = {**groups, "used_this_round": list(state.used.get(c.id, ())), "asterisks_owed": need,
                      "wounds_this_round": c.wounds, "alive": c.alive, "in_clearing": c.present,
                      "death": c.death}
+        if c.extras or c.items or c.form is not None:  # only when present, so older views keep their shape
+            out[c.id]["cards"] = [f"{ch.id} {ch.label}" for ch in c.extras] + list(c.items)
+        if c.form is not None:
+            out[c.id]["transmorphized"] = f"{c.form.name}, {'red side up' if c.form_side == 'dark' else 'red side down'}"
     return out
 
 
