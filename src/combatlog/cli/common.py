@@ -124,7 +124,7 @@ def note(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
-def steps_json(steps: Any, labels: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def steps_json(steps: Any) -> list[dict[str, Any]]:
     return [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)} for s in steps]
 
 

@@ -12,7 +12,9 @@ from typing import Any, Optional
 
 import typer
 
-from combatlog.cli.common import AppState, app_state, echo, json_option, print_json, read_state, stream_argument
+from combatlog.cli.common import (
+    AppState, app_state, echo, json_option, print_json, read_state, steps_json, stream_argument,
+)
 
 
 def viewer_of(st: AppState) -> str | None:
@@ -90,7 +92,7 @@ def _steps_out(rows: list[Any], as_json: bool) -> None:
     if as_json:
         print_json([{"seq": r.seq, "type": r.type, "actor": r.actor, "round": r.round, "summary": r.summary,
                      "concealed": r.concealed,
-                     "steps": [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)} for s in r.steps]}
+                     "steps": steps_json(r.steps)}
                     for r in rows])
         return
     for r in rows:
@@ -121,8 +123,7 @@ def explain(
     rows = [r for r in walk(store, meta, lo, hi, viewer_of(st), head) if r.steps or not as_json]
     if as_json:
         print_json({"stream": meta.name, "round": round_no,
-                    "steps": [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)}
-                              for r in rows for s in r.steps]})
+                    "steps": steps_json(s for r in rows for s in r.steps)})
         return
     _steps_out([r for r in rows if r.steps], False)
 
@@ -163,8 +164,7 @@ def replay(
         print_json({"stream": meta.name, "from": lo, "to": out_rows[-1].seq if out_rows else None,
                     "events": [{"seq": r.seq, "type": r.type, "actor": r.actor, "round": r.round,
                                 "summary": r.summary, "concealed": r.concealed,
-                                "steps": [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)}
-                                          for s in r.steps]} for r in out_rows],
+                                "steps": steps_json(r.steps)} for r in out_rows],
                     "state": end.ruleset.describe(end.state, viewer)})
         return
     interactive = step and sys.stdin.isatty() and sys.stdout.isatty()

@@ -24,7 +24,7 @@ from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.canonical import MAX_SAFE_INT
 from combatlog.events.core import CombatStarted, Forked, Noted, Player, SeedCommitted, SeedRevealed
-from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, encode_envelope, now_iso, seal
+from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, encode_envelope, seal
 from combatlog.projections.fold import SNAPSHOT_EVERY, CoreTrack, Folded, empty, save_snapshot, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import Step

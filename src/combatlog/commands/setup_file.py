@@ -27,7 +27,8 @@ def _adapter() -> Any:
     safe_int = Annotated[StrictInt, Field(ge=-MAX_SAFE_INT, le=MAX_SAFE_INT)]
     json_value = TypeAliasType(  # type: ignore[misc]
         "JsonValue",
-        Union[safe_int, StrictStr, StrictBool, None, list["JsonValue"], dict[str, "JsonValue"]],  # type: ignore[name-defined]
+        # "JsonValue" names this alias itself: the recursion TypeAliasType resolves
+        Union[safe_int, StrictStr, StrictBool, None, list["JsonValue"], dict[str, "JsonValue"]],  # noqa: F821
     )
     return TypeAdapter(dict[str, json_value])  # type: ignore[valid-type]
 

@@ -48,9 +48,6 @@ class CoreTrack(msgspec.Struct, kw_only=True):
     round_first: dict[int, int] = {}
     round_last: dict[int, int] = {}
 
-    def copy(self) -> CoreTrack:
-        return msgspec.convert(msgspec.to_builtins(self), CoreTrack)
-
     def open_seed(self, scheme: str = "referee") -> int | None:
         """The newest unrevealed commitment of ``scheme`` (its seq), if any."""
         for seq in sorted(self.seeds, reverse=True):

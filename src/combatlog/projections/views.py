@@ -9,7 +9,7 @@ import msgspec
 
 from combatlog.events.core import DiceRolled
 from combatlog.events.envelope import Recorded
-from combatlog.projections.fold import Folded, fold, history, round_end, state_at
+from combatlog.projections.fold import Folded, history, round_end, state_at
 from combatlog.rulesets.base import Step
 from combatlog.store.base import EventStore, StreamMeta
 

@@ -107,7 +107,7 @@ class TempPostgres:
         data = self.dir / "data"
         self._server_cmd(["initdb", "-D", str(data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
                           "--locale=C", "--no-sync"])
-        options = [f"-c listen_addresses=''", f"-k {self.dir}", f"-p {PORT}",
+        options = ["-c listen_addresses=''", f"-k {self.dir}", f"-p {PORT}",
                    *(f"-c {k}={v}" for k, v in self.settings.items())]
         try:
             self._server_cmd(["pg_ctl", "-D", str(data), "-l", str(self.dir / "server.log"), "-w", "-t", "60",

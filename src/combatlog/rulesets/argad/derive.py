@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from combatlog.rulesets.argad import maxima as mx
 from combatlog.rulesets.argad import melee as ml
 from combatlog.rulesets.argad import shooting as sh
-from combatlog.rulesets.argad.state import ArgadState, Effect, Shot, Strike, Turn
+from combatlog.rulesets.argad.state import ArgadState, Effect, Strike, Turn
 
 
 def pool(dice: Sequence[ml.DieSpec], faces: Mapping[str, tuple[int, ...]]) -> list[mx.PoolDie]:

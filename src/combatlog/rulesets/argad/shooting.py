@@ -68,7 +68,7 @@ def check_into_melee(shooter: Figure, target: Figure, range_cm: int) -> None:
     if not 0 < range_cm <= 10:
         raise IllegalCommand("shooting into a melee is only allowed at 0-10 cm (give --range-cm)", rule=R_INTO)
     small = shooter.strength == "-H" or shooter.species == "dwarf"
-    step_s, step_t = t.STRENGTH_STEP[shooter.strength], t.STRENGTH_STEP[target.strength]
+    step_t = t.STRENGTH_STEP[target.strength]
     if small and step_t >= 0:
         return
     if shooter.strength in ("=H", "+H") and step_t >= 2:

@@ -436,7 +436,7 @@ def p_first_aid(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, 
     if not ok:
         if state.options.get("first_aid_once", "success") == "attempt":
             patient = with_location(patient, replace(loc, aided=True))
-            steps.add("CFI Ch.5 First Aid", f"the attempt uses up First Aid for this injury (option first_aid_once)")
+            steps.add("CFI Ch.5 First Aid", "the attempt uses up First Aid for this injury (option first_aid_once)")
             return with_combatant(state, patient), 1
         return state, 1
     if patient.has("bleeding", where):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, assert_never
+from typing import Any
 
 import msgspec
 
