@@ -18,7 +18,7 @@ from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.core import DiceRolled
 
 SCHEMES = ("manual", "local", "referee", "joint")
-_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/#@+-]{0,199}$")
+LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/#@+-]{0,199}$")
 
 # A key source answers, for a scheme, the seq of the commitment to derive from and
 # the secret key; it raises a clear error when the scheme cannot draw now.
@@ -34,7 +34,7 @@ class Roll(msgspec.Struct, frozen=True):
 
 
 def check_label(label: str) -> str:
-    if not _LABEL.match(label):
+    if not LABEL_PATTERN.match(label):
         raise InvalidCommand(
             f"dice label {label!r} must be 1-200 characters of letters, digits and _.:/#@+- "
             "(e.g. r3/reposition/amazon-sheet)"
@@ -69,6 +69,23 @@ class DicePort:
             n += 1
             label = f"{base}#{n}"
         return label
+
+    def rule_label(self, base: str, chosen: str = "") -> str:
+        """The label of a die the rules draw: ``base`` (or ``base#n``), or the player's ``chosen`` one.
+
+        With joint dice anyone who knows the seed can compute the faces of any label,
+        so a roller free to name the label could try labels until one rolls well:
+        there the rules name every die and a chosen label is refused.
+        """
+        if not chosen:
+            return self.next_label(base)
+        if self.scheme == "joint":
+            raise IllegalCommand(
+                f"label {chosen!r}: with joint dice the rules name each die (here {self.next_label(base)!r}), "
+                "so that nobody can try labels until one rolls well; leave the label out",
+                rule="trust: joint dice have the rules' labels",
+            )
+        return chosen
 
     def roll(self, label: str, notation: str | Dice, *, purpose: str = "", by: str | None = None) -> Roll:
         check_label(label)

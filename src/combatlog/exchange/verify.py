@@ -18,12 +18,15 @@ from typing import Any
 import msgspec
 
 from combatlog.dice.derive import derive_faces, seed_commitment
-from combatlog.errors import CombatlogError, VerificationFailed
+from combatlog.dice.notation import parse_dice
+from combatlog.dice.port import LABEL_PATTERN, SCHEMES
+from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
 from combatlog.events.canonical import is_canonical
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope
 from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
+from combatlog.rulesets.base import DiceUse, derived_value
 
 
 class Segment(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -43,6 +46,7 @@ class DiceTally(msgspec.Struct, kw_only=True):
     pending: int = 0  # derived from a seed not yet revealed
     manual: int = 0  # entered by a player: trusted, not checkable
     local: int = 0  # OS randomness: honest but unverifiable
+    unbound: int = 0  # joint dice that no rule reads (a free roll: its label was the roller's choice)
 
 
 class VerifyReport(msgspec.Struct, kw_only=True):
@@ -91,6 +95,10 @@ class ChainVerifier:
         self.acknowledged: dict[str, int] = {}
         # commit seq -> [(seq, label, count, sides, faces)] waiting for the reveal
         self._awaiting: dict[int, list[tuple[int, str, int, int, tuple[int, ...]]]] = {}
+        # label -> (seq, die): every die drawn, for the rules' dice uses; label -> seq of the event using it
+        self.dice: dict[str, tuple[int, DiceRolled]] = {}
+        self.used: dict[str, int] = {}
+        self._prior_loaded = prior is None
 
     def fail(self, where: str, message: str) -> None:
         raise VerificationFailed(message, where=where)
@@ -126,6 +134,8 @@ class ChainVerifier:
         self._semantics(rec, seg, where)
         for check in EXTRA_CHECKS:
             check(self, rec, where)
+        if self.folded.state is not None and not rec.env.type.startswith("core."):
+            self._check_dice_uses(rec, where)
         try:
             self.folded.apply(rec)
         except Exception as exc:  # a crafted event the ruleset cannot fold
@@ -170,10 +180,27 @@ class ChainVerifier:
         core = self.folded.core
         if ev.label in core.labels:
             self.fail(where, f"seq {seq}: dice label {ev.label!r} was already drawn at seq {core.labels[ev.label]}")
+        if not LABEL_PATTERN.match(ev.label):
+            self.fail(where, f"seq {seq}: {ev.label!r} is not a valid dice label")
+        # Every field of a die must be the one its notation and the scheme's limits allow:
+        # a die re-sealed as 1d6 with sides=988 must not verify as "1d6 -> [988]".
+        try:
+            dice = parse_dice(ev.notation)
+        except InvalidCommand as exc:
+            self.fail(where, f"seq {seq}: die {ev.label!r}: {exc.message}")
+            return
+        if str(dice) != ev.notation or (dice.count, dice.sides, dice.modifier) != (ev.count, ev.sides, ev.modifier):
+            self.fail(where, f"seq {seq}: die {ev.label!r} says {ev.notation} but records {ev.count} dice of "
+                             f"{ev.sides} sides {ev.modifier:+d}")
         if len(ev.faces) != ev.count or any(not 1 <= f <= ev.sides for f in ev.faces):
             self.fail(where, f"seq {seq}: faces {list(ev.faces)} do not fit {ev.notation}")
         if ev.total != sum(ev.faces) + ev.modifier:
             self.fail(where, f"seq {seq}: total {ev.total} is not the faces plus {ev.modifier}")
+        if ev.scheme not in SCHEMES:
+            self.fail(where, f"seq {seq}: unknown dice scheme {ev.scheme!r}")
+        if ev.scheme in ("manual", "local") and ev.seed_ref:
+            self.fail(where, f"seq {seq}: a {ev.scheme} die names a seed (seq {ev.seed_ref})")
+        self.dice[ev.label] = (seq, ev)
         if ev.scheme == "manual":
             self.tally.manual += 1
         elif ev.scheme == "local":
@@ -190,6 +217,55 @@ class ChainVerifier:
             self._awaiting.setdefault(ev.seed_ref, []).append((seq, ev.label, ev.count, ev.sides, ev.faces))
         else:
             self.fail(where, f"seq {seq}: unknown dice scheme {ev.scheme!r}")
+
+    # -- the rules' dice: every number that came from a die is bound to it ------------
+
+    def _load_prior(self) -> None:
+        """Dice drawn and used before an incremental bundle (from the local log, folded again)."""
+        if self._prior_loaded:
+            return
+        self._prior_loaded = True
+        assert self.prior is not None
+        folded = empty(self.ruleset)
+        for rec in self.prior():
+            if type(rec.event) is DiceRolled:
+                self.dice[rec.event.label] = (rec.seq, rec.event)
+            elif folded.state is not None and not rec.env.type.startswith("core."):
+                for use in self.ruleset.dice_uses(folded.state, rec.event):
+                    if not use.reuse:
+                        self.used.setdefault(use.label, rec.seq)
+            folded.apply(rec)
+
+    def _check_dice_uses(self, rec: Recorded, where: str) -> None:
+        try:
+            uses = self.ruleset.dice_uses(self.folded.state, rec.event)
+        except Exception as exc:  # a crafted event the ruleset cannot even read
+            self.fail(where, f"seq {rec.seq}: the {self.ruleset.info.name} rules cannot read {rec.env.type}: {exc}")
+            return
+        if uses:
+            self._load_prior()
+        for use in uses:
+            self._check_use(use, rec, where)
+
+    def _check_use(self, use: DiceUse, rec: Recorded, where: str) -> None:
+        seq, what = rec.seq, f"seq {rec.seq}: {rec.env.type} {use.field}"
+        found = self.dice.get(use.label)
+        if found is None:
+            self.fail(where, f"{what} reads die {use.label!r}, which was not drawn before it")
+            return
+        dseq, die = found
+        if use.expected_label and use.label != use.expected_label and die.scheme == "joint":
+            self.fail(where, f"{what} reads joint die {use.label!r}, but the rules draw {use.expected_label!r} here "
+                             "(a label chosen by the roller: its faces could be tried in advance)")
+        if use.notation and die.notation != str(parse_dice(use.notation)):
+            self.fail(where, f"{what}: the rules roll {use.notation} here, die {use.label!r} is {die.notation}")
+        if use.copied is not None and use.copied != derived_value(use.derive, die.total):
+            self.fail(where, f"{what} says {use.copied}, but die {use.label!r} (seq {dseq}) rolled {die.total}")
+        if not use.reuse:
+            earlier = self.used.get(use.label)
+            if earlier is not None and earlier != seq:
+                self.fail(where, f"{what} reads die {use.label!r}, already used by seq {earlier}")
+            self.used[use.label] = seq
 
     def _reveal(self, ev: SeedRevealed, seq: int, where: str) -> None:
         info = self.folded.core.seeds.get(ev.commit_seq)
@@ -220,6 +296,12 @@ class ChainVerifier:
             self.fail(where, "the final state breaks the rules' invariants: " + "; ".join(problems))
         pending = [label for items in self._awaiting.values() for _, label, *_ in items]
         self.tally.pending = len(pending)
+        unbound = [label for label, (_s, die) in self.dice.items() if die.scheme == "joint" and label not in self.used]
+        self.tally.unbound = len(unbound)
+        if unbound:
+            shown = ", ".join(unbound[:5]) + (" ..." if len(unbound) > 5 else "")
+            self.notes.append(f"{len(unbound)} joint dice are read by no rule (free rolls, or waiting for the step "
+                              f"that uses them); their labels were the roller's choice: {shown}")
         core = self.folded.core
         last = self.segments[-1]
         return VerifyReport(

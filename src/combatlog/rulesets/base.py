@@ -42,6 +42,43 @@ class Step(msgspec.Struct, frozen=True, kw_only=True):
     dice: tuple[str, ...] = ()
 
 
+class DiceUse(msgspec.Struct, frozen=True, kw_only=True):
+    """A die an event depends on, as the rules fix it; ``verify`` checks every one.
+
+    Declared by ``Ruleset.dice_uses`` for each event that names a die or whose
+    fold reads one, so that no number that came from a die can be forged and no
+    die can be swapped for a better one (docs/trust.md, threats):
+
+    - the die ``label`` must have been drawn before the event, and (unless
+      ``reuse``) no other event may depend on the same die;
+    - ``expected_label``: the label the rules draw at this point (from the state
+      before the event); a joint die under any other label was chosen by the
+      roller, and is refused;
+    - ``notation``: the dice the rules roll here (``1d20``); another is refused;
+    - ``copied``: a number the event carries that must equal the die read by
+      ``derive`` (``total``, ``-total``, ``max0``: max(0, total)).
+    """
+
+    label: str
+    field: str  # where the event names or copies it, for messages: "roll", "rolls.red", "dice[0]"
+    expected_label: str = ""
+    notation: str = ""
+    copied: int | None = None
+    derive: str = "total"
+    reuse: bool = False
+
+
+def derived_value(derive: str, total: int) -> int:
+    """What an event copies from a die's total, by ``DiceUse.derive``."""
+    if derive == "total":
+        return total
+    if derive == "-total":
+        return -total
+    if derive == "max0":
+        return max(0, total)
+    raise ValueError(f"unknown dice derivation {derive!r}")
+
+
 class Pending(msgspec.Struct, frozen=True, kw_only=True):
     """A decision the combat is waiting for: who, what, and (if few) the choices."""
 
@@ -90,6 +127,14 @@ class Ruleset(Generic[S]):
 
     def evolve(self, state: S, event: Event, seq: int) -> S:
         raise NotImplementedError
+
+    def dice_uses(self, state: S, event: Event) -> Sequence[DiceUse]:
+        """The dice ``event`` depends on, given the state before it (see ``DiceUse``).
+
+        Every die the fold reads for this event, whether the event names its label
+        or the rules' convention does, must be declared here.
+        """
+        return ()
 
     # -- views ----------------------------------------------------------------
     def pending(self, state: S) -> list[Pending]:
