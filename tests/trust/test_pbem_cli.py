@@ -26,8 +26,10 @@ def test_two_players_finish_a_freeform_combat_by_mail(tmp_path: Path) -> None:
     # round 1: alice seals, bob seals and reveals in one packet, alice reveals and plays
     alice("seal", "commit", "duel", "--step", "r1", "--orders-json", '{"Aldo": "thrust at Bo"}')
     mail(alice, bob, "duel", tmp_path)
-    early = bob("roll", "duel", "1d6", "--label", "r1/too-early", ok=False)
+    early = bob("freeform", "damage", "duel", "Aldo", "1d6", ok=False)
     assert early.code == 4 and "no joint dice seed yet" in early.err
+    free = bob("roll", "duel", "1d6", "--label", "r1/any", ok=False)  # a free label could be shopped for
+    assert free.code == 4 and "a free roll cannot use joint dice" in free.err
     bob("seal", "commit", "duel", "--step", "r1", "--orders-json", '{"Bo": "swing at Aldo"}')
     bob("seal", "reveal", "duel", "--step", "r1")
     mail(bob, alice, "duel", tmp_path)

@@ -24,7 +24,8 @@ from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.canonical import MAX_SAFE_INT
 from combatlog.events.core import CombatStarted, Forked, Noted, Player, SeedCommitted, SeedRevealed
-from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, encode_envelope, seal
+from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, encode_envelope, recorded_after, seal
+from combatlog.names import check_name
 from combatlog.projections.fold import SNAPSHOT_EVERY, CoreTrack, Folded, empty, save_snapshot, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import Step
@@ -118,6 +119,15 @@ def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: D
     if decider is not None:
         return decider(store, folded, command, dice, actor)
     if isinstance(command, RollDice):
+        if dice.scheme == "joint":
+            # Anyone who knows a revealed joint seed can compute any label's faces: a free roll
+            # under a label of the roller's choosing could be tried offline until it rolls well.
+            raise IllegalCommand(
+                "a free roll cannot use joint dice: its label would be the roller's choice, and a revealed "
+                "seed tells anyone the faces of every label; roll through the rules' commands, or use "
+                "--scheme local or manual (marked unverifiable)",
+                rule="trust: joint dice have the rules' labels",
+            )
         dice.roll(command.label, command.notation, purpose=command.purpose, by=command.by or None)
         return []
     if isinstance(command, AddNote):
@@ -172,11 +182,13 @@ def _rehearse(folded: Folded, envelopes: list[Envelope]) -> tuple[list[Recorded]
 
 def _seal_all(
     stream_id: str, events: list[Event], *, start_seq: int, prev: str, actor: str, command_id: str,
-    signer: Signer | None,
+    signer: Signer | None, head_time: str = "",
 ) -> list[Envelope]:
     out: list[Envelope] = []
+    recorded_at = recorded_after(head_time)  # verify refuses times that go backwards along the chain
     for offset, event in enumerate(events):
-        env = seal(stream=stream_id, seq=start_seq + offset, prev=prev, event=event, actor=actor, command_id=command_id)
+        env = seal(stream=stream_id, seq=start_seq + offset, prev=prev, event=event, actor=actor, command_id=command_id,
+                   recorded_at=recorded_at)
         if signer is not None:
             env = signer(env)
         out.append(env)
@@ -197,6 +209,7 @@ def execute(
     cid = command_id or new_command_id()
     earlier = store.command_result(meta.id, cid)
     if earlier is not None:
+        _same_author(store, meta, earlier.first_seq, cid, actor)
         return Outcome(stream=meta, first_seq=earlier.first_seq, last_seq=earlier.last_seq, duplicate=True)
     folded = state_at(store, meta)
     head_seq, head_hash = folded.core.head_seq, folded.core.head_hash
@@ -209,16 +222,33 @@ def execute(
     if not events:
         raise InvalidCommand("the command records nothing")
     envelopes = _seal_all(meta.id, events, start_seq=head_seq + 1, prev=head_hash, actor=actor,
-                          command_id=cid, signer=signer)
+                          command_id=cid, signer=signer, head_time=folded.core.head_time)
     _pre_append(store, folded, envelopes)
     recorded, steps = _rehearse(folded, envelopes)
     result = store.append(meta.id, _rows(envelopes), expected_version=head_seq, command_id=cid)
     if result.duplicate:  # the same command id landed meanwhile
+        _same_author(store, meta, result.first_seq, cid, actor)
         return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, duplicate=True)
     if result.last_seq // SNAPSHOT_EVERY > head_seq // SNAPSHOT_EVERY:
         save_snapshot(store, meta, folded)
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq,
                    events=recorded, steps=steps, folded=folded)
+
+
+def _same_author(store: EventStore, meta: StreamMeta, first_seq: int, command_id: str, actor: str) -> None:
+    """A command id already recorded is a retry only when the same actor sent it.
+
+    Another player reusing an id (or running the same line of a command file) must
+    not be told "already recorded" while nothing of theirs was appended.
+    """
+    rows = store.read_stream(meta.id, first_seq, first_seq)
+    author = decode_envelope(rows[0].body).actor if rows else actor
+    if author != actor:
+        raise IllegalCommand(
+            f"command id {command_id!r} was already used by {author} in {meta.name} (seq {first_seq}); "
+            f"nothing was recorded for {actor}: use another command id",
+            rule="core: a command id is a retry only for the player who sent it",
+        )
 
 
 def _check_json_safe(value: Any, where: str) -> None:
@@ -239,8 +269,7 @@ def create_combat(
     dice: str = "local", players: tuple[Player, ...] = (), options: dict[str, str] | None = None,
     command_id: str | None = None, signer: Signer | None = None,
 ) -> Outcome:
-    if not name.strip() or any(c.isspace() for c in name) or len(name) > 100:
-        raise InvalidCommand(f"combat name {name!r}: 1-100 characters without spaces")
+    check_name(name)
     ruleset = load_ruleset(ruleset_name)
     cid = command_id or new_command_id()
     for meta in store.list_streams():
@@ -278,6 +307,7 @@ def fork_stream(
     command_id: str | None = None, signer: Signer | None = None,
 ) -> Outcome:
     parent = resolve_stream(store, ref)
+    check_name(name)
     if at_seq < 1:
         raise InvalidCommand("a fork point is a seq of 1 or more")
     if any(m.name == name for m in store.list_streams()):
@@ -288,7 +318,7 @@ def fork_stream(
     event = Forked(name=name, parent=parent.id, parent_name=parent.name, at_seq=at_seq,
                    parent_hash=folded.core.head_hash, reason=reason)
     envelopes = _seal_all(stream_id, [event], start_seq=at_seq + 1, prev=folded.core.head_hash, actor=actor,
-                          command_id=cid, signer=signer)
+                          command_id=cid, signer=signer, head_time=folded.core.head_time)
     _pre_append(store, folded, envelopes)
     recorded, steps = _rehearse(folded, envelopes)
     meta = StreamMeta(id=stream_id, name=name, ruleset=parent.ruleset, created_at=envelopes[0].recorded_at,

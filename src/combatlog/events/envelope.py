@@ -12,6 +12,7 @@ to one store and is therefore not part of the envelope.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 import msgspec
@@ -93,6 +94,32 @@ _ENV_DECODER = msgspec.json.Decoder(Envelope)
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+_RFC3339_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+
+
+def parse_recorded_at(text: str) -> datetime | None:
+    """``recorded_at`` as a UTC datetime, or None unless it is RFC 3339 in UTC (``...Z``).
+
+    What a timestamp proves (docs/trust.md): only that the writer's clock said so,
+    and that the chain's times never go backwards; not when an event really happened.
+    """
+    if not _RFC3339_UTC.match(text):
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def recorded_after(head_time: str) -> str:
+    """Now, or the head's time when this machine's clock is behind it (the chain never goes back)."""
+    now = now_iso()
+    head = parse_recorded_at(head_time) if head_time else None
+    if head is not None and parse_recorded_at(now) < head:  # type: ignore[operator]
+        return head_time
+    return now
 
 
 def seal(

@@ -23,9 +23,11 @@ from combatlog import ENGINE_VERSION
 from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
 from combatlog.events.canonical import canonical, is_canonical, sha256_hex
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport
-from combatlog.events.envelope import Recorded
-from combatlog.projections.fold import Folded, history, lineage, state_at
-from combatlog.rulesets import load_ruleset
+from combatlog.events.core import CombatStarted, Forked
+from combatlog.events.envelope import Recorded, decode_recorded, parse_recorded_at
+from combatlog.names import is_stream_id, name_problem
+from combatlog.projections.fold import MAX_FORK_DEPTH, Folded, history, lineage, state_at
+from combatlog.rulesets import KNOWN, load_ruleset
 from combatlog.store.base import EventStore, ImportBatch, NewRow, StreamMeta
 
 FORMAT = "combatlog-export"
@@ -78,11 +80,64 @@ def _header_check(header: Header | dict[str, object]) -> str:
 
 
 def segments_of(store: EventStore, meta: StreamMeta) -> list[Segment]:
-    return [
-        Segment(id=seg.id, name=seg.name, ruleset=seg.ruleset, created_at=seg.created_at, parent=seg.parent,
-                fork_seq=seg.fork_seq, to_seq=high)
-        for seg, _low, high in lineage(store, meta)
-    ]
+    """The header's segments, named as their first events name them (a local ``import --name``
+    renames a combat on this machine only: the file says what the log says)."""
+    out = []
+    for seg, low, high in lineage(store, meta):
+        rows = store.read_stream(seg.id, low, low)
+        first = decode_recorded(rows[0].body).event if rows else None
+        name = first.name if isinstance(first, (CombatStarted, Forked)) else seg.name
+        out.append(Segment(id=seg.id, name=name, ruleset=seg.ruleset, created_at=seg.created_at, parent=seg.parent,
+                           fork_seq=seg.fork_seq, to_seq=high))
+    return out
+
+
+def check_header(header: Header, where: str) -> None:
+    """Nothing in a header is trusted: its shape must be one our own export could write.
+
+    The events are checked against it afterwards (the genesis and each fork event
+    must name the segment they open), so a header that names a parent, a name or a
+    ruleset its events do not is refused before anything is stored.
+    """
+    def bad(message: str) -> None:
+        raise VerificationFailed(f"the header {message}", where=where)
+
+    if header.ruleset not in KNOWN:
+        bad(f"names ruleset {header.ruleset!r}, which this combatlog does not know ({', '.join(KNOWN)})")
+    segs = header.segments
+    if not segs or len(segs) > MAX_FORK_DEPTH:
+        bad(f"has {len(segs)} segments (1 to {MAX_FORK_DEPTH})")
+    if segs[-1].id != header.stream or segs[-1].name != header.name:
+        bad("does not end with the stream it names")
+    if len({seg.id for seg in segs}) != len(segs):
+        bad("names one stream twice in its segments (a fork cannot be its own ancestor)")
+    for i, seg in enumerate(segs):
+        if not is_stream_id(seg.id):
+            bad(f"segment {i + 1}: {seg.id!r} is not a stream id")
+        problem = name_problem(seg.name)
+        if problem:
+            bad(f"segment {i + 1}: combat name {seg.name!r}: {problem}")
+        if seg.ruleset != header.ruleset:
+            bad(f"segment {i + 1} names ruleset {seg.ruleset!r}, the header {header.ruleset!r}")
+        if seg.created_at and parse_recorded_at(seg.created_at) is None:
+            bad(f"segment {i + 1}: created_at {seg.created_at!r} is not an RFC 3339 UTC time")
+        if i == 0:
+            if seg.parent is not None or seg.fork_seq != 0:
+                bad("starts with a fork: the first segment must be the combat's own genesis")
+        elif seg.parent != segs[i - 1].id or seg.fork_seq < 1:
+            bad(f"segment {i + 1} ({seg.name}) does not fork from the segment before it")
+        later = [s.fork_seq for s in segs[i + 1:]]
+        if seg.to_seq != (min(later) if later else None):
+            bad(f"segment {i + 1} ({seg.name}) ends at seq {seg.to_seq}, its forks say {min(later) if later else None}")
+    if header.since < 0 or header.head_seq < header.since or header.count != header.head_seq - header.since:
+        bad(f"counts do not add up (since {header.since}, count {header.count}, head {header.head_seq})")
+    if bool(header.since) != bool(header.base_hash) or not _is_hash(header.head_hash) or (
+            header.base_hash and not _is_hash(header.base_hash)):
+        bad("has a malformed hash")
+
+
+def _is_hash(value: str) -> bool:
+    return len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def export_lines(store: EventStore, meta: StreamMeta, since: int = 0) -> Iterable[bytes]:
@@ -140,8 +195,7 @@ def read_file(path: Path) -> tuple[Header, list[bytes]]:
     if len(lines) - 1 != header.count:
         raise VerificationFailed(f"the header announces {header.count} events, the file holds {len(lines) - 1} "
                                  "(events dropped or added)", where=f"{path}:{len(lines)}")
-    if not header.segments or header.segments[-1].id != header.stream:
-        raise VerificationFailed("the header's segments do not end with its stream", where=where)
+    check_header(header, where)
     return header, lines[1:]
 
 
@@ -152,6 +206,9 @@ def _base_from_store(store: EventStore, header: Header, path: Path) -> Folded | 
     if meta is None:
         raise NotFound(f"{path} is an incremental bundle from seq {header.since} of {header.name}, "
                        "which this log does not have; import the full export first")
+    if meta.ruleset != header.ruleset:
+        raise VerificationFailed(f"the bundle says {header.name} is a {header.ruleset} combat; here it is "
+                                 f"{meta.ruleset}", where=str(path))
     base = state_at(store, meta, header.since)
     if base.core.head_hash != header.base_hash:
         raise Diverged(header.name, header.since, base.core.head_hash, header.base_hash)
@@ -253,7 +310,7 @@ def import_file(store: EventStore, path: Path, *, name: str | None = None, stric
             appended[meta.name] = len(rows)
             created.append(meta.name)
             continue
-        if (local.parent, local.fork_seq) != (seg.parent, seg.fork_seq):
+        if (local.parent, local.fork_seq, local.ruleset) != (seg.parent, seg.fork_seq, seg.ruleset):
             raise Diverged(seg.name, seg.fork_seq + 1, f"fork of {local.parent}@{local.fork_seq}",
                            f"fork of {seg.parent}@{seg.fork_seq}")
         local_head = store.head(seg.id).seq

@@ -23,7 +23,7 @@ from combatlog.dice.port import LABEL_PATTERN, SCHEMES
 from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
 from combatlog.events.canonical import is_canonical
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
-from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope
+from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, parse_recorded_at
 from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
@@ -82,6 +82,8 @@ class ChainVerifier:
         self.folded = base if base is not None else empty(self.ruleset)
         self.expected_seq = self.folded.core.head_seq + 1
         self.prev = self.folded.core.head_hash or GENESIS_PREV
+        self._last_time_text = self.folded.core.head_time
+        self._last_time = parse_recorded_at(self._last_time_text) if self._last_time_text else None
         self.first_seq = self.expected_seq
         self.count = 0
         self.strict_rules = strict_rules
@@ -123,6 +125,14 @@ class ChainVerifier:
             self.fail(where, f"seq {env.seq} where {self.expected_seq} was expected (events missing, added or reordered)")
         if env.prev != self.prev:
             self.fail(where, f"seq {env.seq} does not chain to the previous event (prev {env.prev[:12]}..., expected {self.prev[:12]}...)")
+        when = parse_recorded_at(env.recorded_at)
+        if when is None:
+            self.fail(where, f"seq {env.seq}: recorded_at {env.recorded_at!r} is not an RFC 3339 UTC time "
+                             "(YYYY-MM-DDTHH:MM:SS[.ffffff]Z)")
+        if self._last_time is not None and when < self._last_time:  # type: ignore[operator]
+            self.fail(where, f"seq {env.seq}: recorded at {env.recorded_at}, before the event it follows "
+                             f"({self._last_time_text}): times never go backwards along the chain")
+        self._last_time, self._last_time_text = when, env.recorded_at
         seg = self._segment_for(env.seq)
         if env.stream != seg.id:
             self.fail(where, f"seq {env.seq} belongs to stream {env.stream}, expected {seg.id}")
@@ -152,8 +162,12 @@ class ChainVerifier:
         if type(ev) is CombatStarted:
             if seq != 1:
                 self.fail(where, f"a genesis at seq {seq}")
+            if seg.parent is not None:
+                self.fail(where, f"the genesis opens segment {seg.name}, which the header says is a fork")
             if ev.ruleset != self.ruleset.info.name:
                 self.fail(where, f"genesis names ruleset {ev.ruleset}, the header {self.ruleset.info.name}")
+            if ev.name != seg.name:
+                self.fail(where, f"the genesis names the combat {ev.name!r}, the header {seg.name!r}")
             if ev.rules_digest != self.ruleset.rules_digest():
                 self.rules_ok = False
                 message = (f"the log was made under {ev.ruleset} {ev.ruleset_version} with rules digest "
@@ -167,6 +181,8 @@ class ChainVerifier:
                 self.fail(where, f"seq {seq}: a fork event where no fork begins")
             if ev.parent != seg.parent or ev.at_seq != seg.fork_seq or ev.parent_hash != rec.env.prev:
                 self.fail(where, f"seq {seq}: the fork does not name its parent's event at seq {seg.fork_seq}")
+            if ev.name != seg.name:
+                self.fail(where, f"seq {seq}: the fork names itself {ev.name!r}, the header {seg.name!r}")
         elif seg.parent is not None and seq == seg.fork_seq + 1:
             self.fail(where, f"seq {seq}: a fork must begin with core.forked")
         elif type(ev) is DiceRolled:

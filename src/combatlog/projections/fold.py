@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from combatlog import ENGINE_VERSION
-from combatlog.errors import InvalidCommand, NotFound
+from combatlog.errors import InvalidCommand, NotFound, StoreError
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import Recorded, decode_recorded
 from combatlog.rulesets import load_ruleset
@@ -43,6 +43,7 @@ class CoreTrack(msgspec.Struct, kw_only=True):
     genesis: CombatStarted | None = None
     head_seq: int = 0
     head_hash: str = ""
+    head_time: str = ""  # recorded_at of the head event ("" in snapshots made before it was tracked)
     labels: dict[str, int] = {}
     seeds: dict[int, SeedInfo] = {}
     round_first: dict[int, int] = {}
@@ -84,7 +85,7 @@ class Folded:
                 if info is not None:
                     info.revealed = event.seed
         core.stream = rec.env.stream
-        core.head_seq, core.head_hash = seq, rec.env.hash
+        core.head_seq, core.head_hash, core.head_time = seq, rec.env.hash, rec.env.recorded_at
         rnd = self.ruleset.round_of(self.state)
         if rnd not in core.round_first:
             core.round_first[rnd] = seq
@@ -105,17 +106,34 @@ def fold(ruleset: Ruleset[Any], records: Iterable[Recorded], start: Folded | Non
 # -- history of a stream --------------------------------------------------------
 
 
+MAX_FORK_DEPTH = 256  # forks of forks: far beyond any real "what if", small enough to walk
+
+
 def lineage(store: EventStore, meta: StreamMeta) -> list[tuple[StreamMeta, int, int | None]]:
-    """The (stream, from_seq, to_seq) segments whose events make ``meta``'s history."""
+    """The (stream, from_seq, to_seq) segments whose events make ``meta``'s history.
+
+    The walk over parents is bounded and refuses a cycle or a fork point that does
+    not go back in time: a stream row poisoned by a forged import (before imports
+    were checked) must make a clear error, never a loop.
+    """
     segments: list[tuple[StreamMeta, int, int | None]] = []
     upper: int | None = None
+    seen: set[str] = set()
     current: StreamMeta | None = meta
     while current is not None:
+        if current.id in seen or len(seen) >= MAX_FORK_DEPTH:
+            raise StoreError(f"the forks of {meta.name} ({meta.id}) loop or nest deeper than {MAX_FORK_DEPTH}: "
+                             "this log's stream table is damaged")
+        seen.add(current.id)
+        if current.parent is not None and current.fork_seq < 1:
+            raise StoreError(f"stream {current.name} ({current.id}) forks at seq {current.fork_seq}: "
+                             "this log's stream table is damaged")
         low = current.fork_seq + 1 if current.parent else 1
         segments.append((current, low, upper))
         if current.parent is None:
             break
-        upper = current.fork_seq
+        # A fork of a fork taken before the latter's own fork point reads less of the grandparent.
+        upper = current.fork_seq if upper is None else min(upper, current.fork_seq)
         parent = store.get_stream(current.parent)
         if parent is None:
             raise NotFound(f"stream {current.id} forks from {current.parent}, which this store lacks")

@@ -1,0 +1,37 @@
+"""What a combat's name and a stream's id may be, wherever they come from.
+
+A name travels in export headers and is printed by every view, so a name with
+control characters could rewrite a player's terminal: names are checked the
+same way on ``new``, ``fork`` and ``import``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from combatlog.errors import InvalidCommand
+
+MAX_NAME = 100
+_STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def name_problem(name: str) -> str:
+    """Why ``name`` cannot name a combat ("" when it can)."""
+    if not name or len(name) > MAX_NAME:
+        return f"1-{MAX_NAME} characters"
+    if any(c.isspace() for c in name):
+        return "no spaces"
+    if not name.isprintable():
+        return "no control characters"
+    return ""
+
+
+def check_name(name: str) -> str:
+    problem = name_problem(name)
+    if problem:
+        raise InvalidCommand(f"combat name {name!r}: {problem} (1-{MAX_NAME} printable characters without spaces)")
+    return name
+
+
+def is_stream_id(value: str) -> bool:
+    return bool(_STREAM_ID.match(value))
