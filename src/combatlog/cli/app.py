@@ -201,7 +201,9 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         code = ExitStatus.USAGE
     except CombatlogError as exc:
-        sys.stderr.write(f"error[{exc.code}]: {exc}\n")
+        from combatlog.text import printable
+
+        sys.stderr.write(printable(f"error[{exc.code}]: {exc}") + "\n")
         code = exc.exit_status
     except KeyboardInterrupt:
         code = 130

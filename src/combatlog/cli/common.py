@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from combatlog.errors import InvalidCommand
+from combatlog.text import one_line, printable  # noqa: F401  (one_line: for the row views)
 
 if TYPE_CHECKING:
     from combatlog.commands.handler import Outcome, Signer
@@ -116,12 +117,13 @@ def print_json(value: Any) -> None:
 
 
 def echo(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    """Human output: any control character from the log is shown escaped (combatlog.text)."""
+    sys.stdout.write(printable(text) + "\n")
 
 
 def note(text: str) -> None:
     """Diagnostics and progress go to stderr, so stdout stays data."""
-    sys.stderr.write(text + "\n")
+    sys.stderr.write(printable(text) + "\n")
 
 
 def steps_json(steps: Any) -> list[dict[str, Any]]:
@@ -147,10 +149,10 @@ def print_outcome(outcome: Outcome, as_json: bool) -> None:
     ruleset = outcome.folded.ruleset if outcome.folded else None
     for rec in outcome.events:
         summary = ruleset.summarize(rec.event) if ruleset else rec.env.type
-        echo(f"{outcome.stream.name} #{rec.seq}  {summary}")
+        echo(one_line(f"{outcome.stream.name} #{rec.seq}  {summary}"))
     for step in outcome.steps:
         dice = f"  [dice: {', '.join(step.dice)}]" if step.dice else ""
-        echo(f"    -> {step.text}  ({step.rule}){dice}")
+        echo(one_line(f"    -> {step.text}  ({step.rule}){dice}"))
 
 
 # -- the write and read calls ruleset CLI modules use ----------------------------------

@@ -13,6 +13,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
+    one_line,
     AppState, app_state, echo, json_option, print_json, read_state, steps_json, stream_argument,
 )
 
@@ -37,7 +38,7 @@ def log(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = jso
         return
     for r in rows:
         sig = f"  [signed: {', '.join(r['signed_by'])}]" if r["signed_by"] else ""
-        echo(f"#{r['seq']:<5} {r['actor']:<10} {r['summary']}{sig}")
+        echo(one_line(f"#{r['seq']:<5} {r['actor']:<10} {r['summary']}{sig}"))
 
 
 def show(
@@ -85,7 +86,7 @@ def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = 
     for p in pending:
         opts = f"  [{' | '.join(p.options)}]" if p.options else ""
         rule = f"  ({p.rule})" if p.rule else ""
-        echo(f"  {p.who}: {p.what}{opts}{rule}")
+        echo(one_line(f"  {p.who}: {p.what}{opts}{rule}"))
 
 
 def _steps_out(rows: list[Any], as_json: bool) -> None:
@@ -96,9 +97,9 @@ def _steps_out(rows: list[Any], as_json: bool) -> None:
                     for r in rows])
         return
     for r in rows:
-        echo(f"#{r.seq:<5} [r{r.round}] {r.summary}")
+        echo(one_line(f"#{r.seq:<5} [r{r.round}] {r.summary}"))
         for s in r.steps:
-            echo(f"         -> {s.text}  ({s.rule})")
+            echo(one_line(f"         -> {s.text}  ({s.rule})"))
 
 
 def explain(

@@ -22,10 +22,11 @@ from combatlog.dice.derive import seed_commitment
 from combatlog.dice.port import DicePort
 from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
-from combatlog.events.canonical import MAX_SAFE_INT
+from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, unsafe_json, json_problem
 from combatlog.events.core import CombatStarted, Forked, Noted, Player, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, encode_envelope, recorded_after, seal
 from combatlog.names import check_name
+from combatlog.text import CONTROL_BYTES, control_problem
 from combatlog.projections.fold import SNAPSHOT_EVERY, CoreTrack, Folded, empty, save_snapshot, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import Step
@@ -59,6 +60,8 @@ def new_stream_id() -> str:
 def new_command_id() -> str:
     return secrets.token_hex(12)
 
+
+MAX_NOTE = 20_000
 
 # -- dice keys --------------------------------------------------------------------
 
@@ -95,6 +98,7 @@ PRE_APPEND: list[Callable[[EventStore, Folded, list[Envelope]], None]] = []
 
 
 def _pre_append(store: EventStore, folded: Folded, envelopes: list[Envelope]) -> None:
+    _check_sizes(envelopes)
     for check in PRE_APPEND:
         check(store, folded, envelopes)
 
@@ -133,6 +137,8 @@ def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: D
     if isinstance(command, AddNote):
         if not command.text.strip():
             raise InvalidCommand("a note needs some text")
+        if len(command.text) > MAX_NOTE:
+            raise InvalidCommand(f"a note is at most {MAX_NOTE} characters (this one has {len(command.text)})")
         return [Noted(text=command.text, about=command.about)]
     if isinstance(command, CommitSeed):
         if folded.core.open_seed("referee") is not None:
@@ -252,16 +258,26 @@ def _same_author(store: EventStore, meta: StreamMeta, first_seq: int, command_id
 
 
 def _check_json_safe(value: Any, where: str) -> None:
-    if isinstance(value, float):
-        raise InvalidCommand(f"{where}: numbers in a combat log are whole numbers (got {value})")
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INT:
-        raise InvalidCommand(f"{where}: number {value} is too large")
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _check_json_safe(v, f"{where}.{k}")
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            _check_json_safe(v, f"{where}[{i}]")
+    problem = json_problem(value, where)
+    if problem:
+        raise InvalidCommand(problem)
+
+
+def _check_sizes(envelopes: list[Envelope]) -> None:
+    """What verify would refuse as too deep or too large is refused before it is appended."""
+    for env in envelopes:
+        data = bytes(env.data)
+        if len(data) > MAX_EVENT_BYTES:
+            raise InvalidCommand(f"the {env.type} event would be {len(data)} bytes; an event is at most "
+                                 f"{MAX_EVENT_BYTES} bytes")
+        if data.count(b"{") + data.count(b"[") > MAX_DEPTH and unsafe_json(msgspec.json.decode(data)):
+            raise InvalidCommand(f"the {env.type} event nests values deeper than {MAX_DEPTH} levels")
+        body = encode_envelope(env)
+        if CONTROL_BYTES.search(body):
+            problem = control_problem(msgspec.json.decode(body))
+            if problem:
+                raise InvalidCommand(f"{problem.replace('data.', '', 1)}: control characters (and line breaks, "
+                                     "but in notes and orders) could rewrite another player's screen")
 
 
 def create_combat(

@@ -53,20 +53,68 @@ def is_canonical(line: bytes) -> bool:
         value = msgspec.json.decode(line)
     except (msgspec.DecodeError, UnicodeDecodeError):
         return False
-    if _has_unsafe_number(value):
+    if unsafe_json(value):
         return False
     return canonical(value) == line
 
 
-def _has_unsafe_number(value: Any) -> bool:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return False
-    if isinstance(value, float):
-        return True
-    if isinstance(value, int):
-        return abs(value) > MAX_SAFE_INT
-    if isinstance(value, list):
-        return any(_has_unsafe_number(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_unsafe_number(v) for v in value.values())
-    return True
+MAX_DEPTH = 32  # nesting of lists and objects in any value a log holds (orders, set-ups, payloads)
+MAX_EVENT_BYTES = 1 << 20  # one event's canonical bytes
+
+
+def unsafe_json(value: Any) -> bool:
+    """True for a float, an integer beyond +-2**53, or nesting deeper than ``MAX_DEPTH``.
+
+    Iterative: a crafted value nested thousands deep must be refused, not crash the reader.
+    """
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, bool) or item is None or isinstance(item, str):
+            continue
+        if isinstance(item, float):
+            return True
+        if isinstance(item, int):
+            if abs(item) > MAX_SAFE_INT:
+                return True
+            continue
+        if depth >= MAX_DEPTH:
+            return True
+        if isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        else:
+            return True
+    return False
+
+
+def json_problem(value: Any, where: str) -> str:
+    """Why ``value`` cannot be stored in a log ("" when it can), naming the path.
+
+    For input at the edge (orders, set-ups): JSON values only, whole numbers within
+    +-2**53, string keys, at most ``MAX_DEPTH`` levels of nesting.
+    """
+    stack: list[tuple[Any, int, str]] = [(value, 0, where)]
+    while stack:
+        item, depth, path = stack.pop()
+        if isinstance(item, bool) or item is None or isinstance(item, str):
+            continue
+        if isinstance(item, float):
+            return f"{path}: numbers are whole numbers (got {item})"
+        if isinstance(item, int):
+            if abs(item) > MAX_SAFE_INT:
+                return f"{path}: number {item} is too large"
+            continue
+        if depth >= MAX_DEPTH:
+            return f"{path}: nested deeper than {MAX_DEPTH} levels"
+        if isinstance(item, dict):
+            for k, v in item.items():
+                if not isinstance(k, str):
+                    return f"{path}: keys are strings"
+                stack.append((v, depth + 1, f"{path}.{k}"))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, depth + 1, f"{path}[{i}]") for i, v in enumerate(item))
+        else:
+            return f"{path}: {type(item).__name__} is not a JSON value"
+    return ""

@@ -173,8 +173,16 @@ def export_file(store: EventStore, meta: StreamMeta, path: Path, since: int = 0)
     return count - 1
 
 
+MAX_FILE_BYTES = 1 << 30  # a million-event combat exports to ~0.5 GiB
+
+
 def read_file(path: Path) -> tuple[Header, list[bytes]]:
     try:
+        if path.is_dir():
+            raise NotFound(f"{path} is a folder, not a combat file")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise VerificationFailed(f"{size} bytes: a combat file is at most {MAX_FILE_BYTES} bytes", where=str(path))
         data = path.read_bytes()
     except OSError as exc:
         raise NotFound(f"cannot read {path}: {exc.strerror}") from None

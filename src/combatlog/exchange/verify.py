@@ -21,12 +21,15 @@ from combatlog.dice.derive import derive_faces, seed_commitment
 from combatlog.dice.notation import parse_dice
 from combatlog.dice.port import LABEL_PATTERN, SCHEMES
 from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
-from combatlog.events.canonical import is_canonical
+from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, is_canonical
+
+MAX_LINE_BYTES = MAX_EVENT_BYTES + 64 * 1024  # the payload, its envelope and a few signatures
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, parse_recorded_at
 from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
+from combatlog.text import CONTROL_BYTES, control_problem
 
 
 class Segment(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -112,13 +115,20 @@ class ChainVerifier:
         return self.segments[-1]
 
     def feed(self, body: bytes, where: str) -> Recorded:
+        if len(body) > MAX_LINE_BYTES:
+            self.fail(where, f"a line of {len(body)} bytes: an event is at most {MAX_EVENT_BYTES} bytes")
         if not is_canonical(body):
-            self.fail(where, "not the canonical JSON of an event (the line was altered or is not an event)")
+            self.fail(where, "not the canonical JSON of an event (the line was altered or is not an event; "
+                             f"values nest at most {MAX_DEPTH} levels, numbers are whole within +-2**53)")
         try:
             env = decode_envelope(body)
         except msgspec.DecodeError as exc:
             self.fail(where, f"not a valid event envelope: {exc}")
             raise  # unreachable; keeps type checkers calm
+        if CONTROL_BYTES.search(body):
+            problem = control_problem(msgspec.json.decode(body))
+            if problem:
+                self.fail(where, f"seq {env.seq}: {problem} (it could rewrite what a terminal shows)")
         if env.computed_hash() != env.hash:
             self.fail(where, f"seq {env.seq}: hash does not match the content (event altered)")
         if env.seq != self.expected_seq:

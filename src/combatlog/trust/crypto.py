@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from combatlog.errors import InvalidCommand
-from combatlog.events.canonical import MAX_SAFE_INT, canonical
+from combatlog.events.canonical import canonical, json_problem
 
 ORDERS_DOMAIN = b"combatlog-orders/v1\n"
 JOINT_DOMAIN = b"combatlog-joint-dice/v1\n"
@@ -43,24 +43,14 @@ def joint_seed(genesis_hash: str, step: str, nonces: Mapping[str, str]) -> bytes
     return hashlib.sha256(JOINT_DOMAIN + canonical([genesis_hash, step, pairs])).digest()
 
 
+MAX_ORDERS_BYTES = 64 * 1024
+
+
 def check_orders_value(value: Any, where: str = "orders") -> None:
-    """Orders are JSON with whole numbers only (canonical hashing forbids floats)."""
-    if isinstance(value, float):
-        raise InvalidCommand(f"{where}: numbers in orders are whole numbers (got {value})")
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return
-    if isinstance(value, int):
-        if abs(value) > MAX_SAFE_INT:
-            raise InvalidCommand(f"{where}: number {value} is too large")
-        return
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise InvalidCommand(f"{where}: keys are strings")
-            check_orders_value(v, f"{where}.{k}")
-        return
-    if isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            check_orders_value(v, f"{where}[{i}]")
-        return
-    raise InvalidCommand(f"{where}: {type(value).__name__} is not a JSON value")
+    """Orders are JSON with whole numbers only (canonical hashing forbids floats), bounded in depth and size."""
+    problem = json_problem(value, where)
+    if problem:
+        raise InvalidCommand(problem)
+    size = len(canonical(value))
+    if size > MAX_ORDERS_BYTES:
+        raise InvalidCommand(f"{where}: {size} bytes; sealed orders are at most {MAX_ORDERS_BYTES} bytes")

@@ -1,0 +1,64 @@
+"""Text that reaches a person's terminal: no control characters from the log.
+
+A log's strings come from other players. A note holding a newline and ANSI
+escapes could print a fake "bob concedes" line or hide the real signer, so:
+
+- events may not carry control characters (C0, DEL, C1) nor the Unicode
+  bidirectional overrides in any string, except newlines and tabs in the free
+  text of notes and sealed orders; the write path and ``verify`` both refuse
+  them (``control_problem``);
+- every human view prints through ``printable`` (and row views through
+  ``one_line``), which shows any such character as a visible escape.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Control characters and bidi overrides, as text...
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_OR_BREAK = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# ...and as they appear in canonical JSON bytes: \n \r \t \b \f or \u00XX escapes (not after an
+# escaped backslash), raw C1 bytes, raw bidi overrides.
+CONTROL_BYTES = re.compile(
+    rb"(?<!\\)(?:\\\\)*\\(?:[nrtbf]|u00[01][0-9a-f]|u007f)|\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]"
+)
+# Event types whose free text may hold line breaks and tabs, and under which field.
+MULTILINE = {"core.noted": ("text",), "core.orders_revealed": ("orders",)}
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return {10: "\\n", 13: "\\r", 9: "\\t"}.get(code) or (f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but newline and tab shown as an escape."""
+    return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: newlines and tabs escaped too (for rows of a table or timeline)."""
+    return _CONTROL_OR_BREAK.sub(_escape, text) if _CONTROL_OR_BREAK.search(text) else text
+
+
+def control_problem(envelope: dict[str, Any]) -> str:
+    """The first string of a decoded envelope holding a character no event may hold ("" if none)."""
+    allowed = MULTILINE.get(str(envelope.get("type", "")), ())
+    stack: list[tuple[Any, str, bool]] = [(envelope, "", False)]
+    while stack:
+        value, path, multiline = stack.pop()
+        if isinstance(value, str):
+            bad = (_CONTROL if multiline else _CONTROL_OR_BREAK).search(value)
+            if bad:
+                return f"{path or 'a string'} holds the control character {_escape(bad)}"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str) and _CONTROL_OR_BREAK.search(key):
+                    return f"{path}: a key holds a control character"
+                sub = f"{path}.{key}" if path else str(key)
+                stack.append((item, sub, multiline or (path == "data" and key in allowed)))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}[{i}]", multiline) for i, item in enumerate(value))
+    return ""
