@@ -183,10 +183,33 @@ def hoist(args: list[str]) -> list[str]:
     return front + rest
 
 
+def _bound_whole_numbers(click: object) -> None:
+    """Every whole number typed on the command line lies within +-2**53, as in the log.
+
+    One place for all options (seqs, rounds, modifiers): 99999999999999999999999 is a
+    usage error here, never an OverflowError deep in a store.
+    """
+    types = click.types  # type: ignore[attr-defined]
+    if getattr(types.IntParamType, "_combatlog_bounded", False):
+        return
+    convert = types.IntParamType.convert
+
+    def bounded(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        number = convert(self, value, param, ctx)
+        if isinstance(number, int) and abs(number) > 2**53 - 1:
+            self.fail(f"{value!r} is too large (whole numbers up to 2**53)", param, ctx)
+        return number
+
+    types.IntParamType.convert = bounded
+    types.IntParamType._combatlog_bounded = True
+
+
 def main(argv: list[str] | None = None) -> None:
     import click
 
     from combatlog.errors import CombatlogError, ExitStatus
+
+    _bound_whole_numbers(click)
 
     args = hoist(list(sys.argv[1:] if argv is None else argv))
     code: int = ExitStatus.OK

@@ -18,6 +18,7 @@ from combatlog.cli.common import app_state, echo
 from combatlog.errors import CombatlogError, InvalidCommand, NotFound
 
 _DEPTH = {"n": 0}
+MAX_COMMAND_FILE = 16 * 1024 * 1024
 
 
 def run(
@@ -39,13 +40,20 @@ def run(
     from combatlog.cli.app import hoist, root_command
 
     try:
-        text = file.read_text(encoding="utf-8")
+        if file.stat().st_size > MAX_COMMAND_FILE:
+            raise InvalidCommand(f"{file} is over {MAX_COMMAND_FILE} bytes: not a command file")
+        text = file.read_bytes().decode("utf-8")
     except OSError as exc:
         raise NotFound(f"cannot read {file}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        line = file.read_bytes()[: exc.start].count(b"\n") + 1
+        raise InvalidCommand(f"not UTF-8 text (byte {exc.start} cannot be read)", where=f"{file}:{line}") from None
     if _DEPTH["n"] > 0:
         raise InvalidCommand("a command file cannot run another command file")
     st = app_state(ctx)
-    chain = secrets.token_hex(16) if fresh else "combatlog-run/v1"
+    # Ids are scoped to the actor: another player running the same line must not be told
+    # "already recorded" (the write path also refuses a command id reused across actors).
+    chain = secrets.token_hex(16) if fresh else f"combatlog-run/v2\n{st.actor}"
     group = root_command()
     _DEPTH["n"] += 1
     try:
