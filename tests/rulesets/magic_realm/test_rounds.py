@@ -88,10 +88,90 @@ def test_fatigue_making_change_is_offered_only_when_it_is_needed() -> None:
     g = Game({"characters": [char("bk", "Black Knight", chits={"F1": "fatigued", "F3": "fatigued",
                                                                 "F4": "fatigued"})], "denizens": []})
     bk = g.state.characters["bk"]
-    opts = options(bk, 1, ("FIGHT",))
+    opts = options(bk, 1, {"FIGHT": 2})  # FIGHT M3** played to alert + MOVE H6: owes 1 FIGHT asterisk
     # Active FIGHT chits with asterisks: F6 H4**, F7 M3**; fatigued one-asterisk FIGHT: F1 H5*, F3/F4 M4*.
     assert all(o.change for o in opts)
     assert {tuple(o.fatigue) for o in opts} == {("F6",), ("F7",)}
+
+
+def _white_knight_over_the_effort_limit(chits: dict[str, str] | None = None) -> Game:
+    """MR 8.4.5 example: "If the White Knight plays his Move H4** chit to maneuver, he cannot play his Fight
+    T5* chit" (here to alert his weapon): the Fight play is cancelled, and "their effort asterisks do count
+    towards their owner's effort limit and fatigue" (MR 8.4.5 illegal plays)."""
+    g = Game({"characters": [char("wk", "White Knight", chits=chits or {})], "denizens": []})
+    g.do(c.Act(character="wk", kind="none"))
+    g.do(c.StartMelee())
+    g.do(c.Target(character="wk"))
+    g.do(c.Play(character="wk", fight="F7", maneuver=1, move="M3"))  # F7 FIGHT T5*, M3 MOVE H4**
+    g.do(c.Resolve())
+    assert "effort limit" in g.state.cancelled["wk/attack"]
+    return g
+
+
+def test_fatigue_asterisks_are_paid_by_type() -> None:
+    # MR tables, Fatigue Step: "MOVE asterisks paid with MOVE chits, FIGHT with FIGHT chits".
+    # Hand calculation: played MOVE 2 (MOVE H4**) + FIGHT 1 (FIGHT T5*, cancelled) = 3, less the free one:
+    # owes 2. FIGHT chits pay at most the 1 FIGHT asterisk played, so FIGHT H4** cannot pay both; the legal
+    # payments are MOVE H4**, two MOVE * chits (H5*, T6*), or one MOVE * and one FIGHT * (H5*, T5*).
+    g = _white_knight_over_the_effort_limit()
+    st = g.state
+    assert st.step == "fatigue" and st.owed == {"wk": 2}
+    with pytest.raises(IllegalCommand, match="each type is paid with its own chits"):
+        g.do(c.Fatigue(character="wk", fatigue=("F3",)))  # F3 FIGHT H4**
+    with pytest.raises(IllegalCommand):
+        g.do(c.Fatigue(character="wk", fatigue=("F1", "F5")))  # two FIGHT H5*: 2 FIGHT asterisks
+    (pending,) = g.folded.ruleset.pending(st)
+    assert "played: FIGHT 1, MOVE 2" in pending.what
+    assert set(pending.options) == {
+        "fatigue M3 MOVE H4**",
+        "fatigue M1 MOVE H5* + M4 MOVE T6*",
+        "fatigue M1 MOVE H5* + F1 FIGHT H5*", "fatigue M1 MOVE H5* + F7 FIGHT T5*",
+        "fatigue F1 FIGHT H5* + M4 MOVE T6*", "fatigue M4 MOVE T6* + F7 FIGHT T5*",
+    }
+    g.do(c.Fatigue(character="wk", fatigue=("M1", "F7")))
+    wk = g.state.characters["wk"]
+    assert {ch.id for ch in wk.chits if ch.status == "fatigued"} == {"M1", "F7"}
+
+
+def test_fatigue_change_is_made_in_the_type_that_went_over() -> None:
+    # MR tables, Fatigue Step: "you may overpay by one and then 'make change' by returning a fatigued
+    # one-asterisk chit of the same type". Same round as above (owes 2: at most 2 MOVE and 1 FIGHT), with
+    # F1 and F5 (FIGHT H5*) fatigued beforehand. Hand calculation: FIGHT H4** + MOVE H5* = 3 goes one over,
+    # in FIGHT (2 > 1): returning F1 FIGHT H5* leaves FIGHT 1 + MOVE 1 = 2, legal. FIGHT H4** with change
+    # and nothing else pays 1 of 2: refused. MOVE H4** + FIGHT T5* is one over too, but change needs a
+    # MOVE * to return (none is fatigued) or a FIGHT chit worth two in the payment (T5* is worth one).
+    g = _white_knight_over_the_effort_limit({"F1": "fatigued", "F5": "fatigued"})
+    wk = g.state.characters["wk"]
+    opts = {(tuple(sorted(o.fatigue)), o.change) for o in options(wk, 2, {"MOVE": 2, "FIGHT": 1})}
+    assert {(("F3", "M1"), "F1"), (("F3", "M4"), "F1"), (("F6", "M1"), "F1"), (("F6", "M4"), "F1")} <= opts
+    assert {change for _f, change in opts} == {"", "F1"}
+    assert all(f != ("F7", "M3") or not change for f, change in opts)
+    with pytest.raises(IllegalCommand):
+        g.do(c.Fatigue(character="wk", fatigue=("F3",), change="F1"))
+    g.do(c.Fatigue(character="wk", fatigue=("F3", "M1"), change="F1"))
+    status = {ch.id: ch.status for ch in g.state.characters["wk"].chits}
+    assert (status["F3"], status["M1"], status["F1"], status["F5"]) == ("fatigued", "fatigued", "active", "fatigued")
+
+
+def test_fatigue_share_without_chits_of_its_type_is_paid_by_wounds() -> None:
+    # MR tables, Fatigue Step: "If no active chit with asterisks (of the needed type) is left, each remaining
+    # asterisk is paid by WOUNDING an already-fatigued chit". Owes 2 (at most 2 MOVE, 1 FIGHT) with every MOVE
+    # chit with asterisks fatigued and FIGHT H5*, H5*, T5* fatigued: the active FIGHT ** chits pay the FIGHT
+    # asterisk, going one over its share, so change is made with a fatigued FIGHT * when one is there;
+    # the MOVE asterisk is left to a wound. Hand calculation: FIGHT H4** (2) - change (1) = 1 paid, 1 unpaid.
+    chits = {"M1": "fatigued", "M3": "fatigued", "M4": "fatigued", "F1": "fatigued", "F5": "fatigued",
+             "F7": "fatigued"}
+    g = Game({"characters": [char("wk", "White Knight", chits=chits)], "denizens": []})
+    wk = g.state.characters["wk"]
+    opts = options(wk, 2, {"MOVE": 2, "FIGHT": 1})
+    assert {(o.fatigue, o.change, o.shortfall) for o in opts} == {
+        (("F3",), "F1", 1), (("F3",), "F7", 1), (("F6",), "F1", 1), (("F6",), "F7", 1)}
+    # With no FIGHT * to return, the second FIGHT asterisk of FIGHT H4** is lost: still 1 unpaid.
+    g = Game({"characters": [char("wk", "White Knight", chits={**chits, "F1": "wounded", "F5": "wounded",
+                                                                "F7": "wounded"})], "denizens": []})
+    wk = g.state.characters["wk"]
+    assert {(o.fatigue, o.change, o.shortfall) for o in options(wk, 2, {"MOVE": 2, "FIGHT": 1})} == {
+        (("F3",), "", 1), (("F6",), "", 1)}
 
 
 def test_end_of_combat_after_two_quiet_rounds() -> None:

@@ -410,7 +410,7 @@ def check_fatigue(state: MRState, cmd: c.Fatigue) -> tuple[tuple[str, ...], str,
     """The player's fatigue and wounds must be one of the legal choices (MR 001 Fatigue Step)."""
     import msgspec
 
-    from combatlog.rulesets.magic_realm.fatigue import RULE, check_wounds, options, owed
+    from combatlog.rulesets.magic_realm.fatigue import RULE, check_wounds, options, owed, played_text
 
     char = state.characters[cmd.character]
     ids = lambda refs: tuple(_any_chit(char, r) for r in refs)  # noqa: E731
@@ -421,7 +421,8 @@ def check_fatigue(state: MRState, cmd: c.Fatigue) -> tuple[tuple[str, ...], str,
     match = next((o for o in opts if sorted(o.fatigue) == sorted(fat) and o.change == change), None)
     if match is None:
         listed = "; ".join(o.text(char) for o in opts[:12])
-        raise IllegalCommand(f"{char.name} owes {need} asterisk(s); legal choices: {listed}", rule=RULE)
+        raise IllegalCommand(f"{char.name} owes {need} asterisk(s) (played: {played_text(types)}; each type is paid "
+                             f"with its own chits); legal choices: {listed}", rule=RULE)
     after = list(char.chits)
     for k, ch in enumerate(after):
         if ch.id in fat:
