@@ -232,3 +232,44 @@ def test_kill_multiplier_orders_kills_by_notoriety() -> None:
     st = w.freeze()
     assert st.characters["wk"].fame == (5, 1) and st.characters["wk"].notoriety == (5, 1)
     assert st.kills == {"wk": 2}
+
+
+GIANT_ON_GUARD = {"first_round_of_day": True,
+                  "characters": [char("amazon", "Amazon", hirelings=[{"id": "guard-hq", "native": "Guard HQ"}])],
+                  "denizens": [{"id": "giant", "monster": "Giant"}], "assigned": {"giant": "guard-hq"}}
+
+
+def test_8_4_2_heads_and_clubs_are_positioned_on_a_hirelings_sheet() -> None:
+    # MR 8.4.2: "The character puts the hireling's target in the Maneuver boxes and puts the other attackers in
+    # the Attack circles"; MR 001: players "distribute all denizens ... on the sheets of their minions". The Giant
+    # (and so its club, MR 8.4.7 "its head or club") is assigned to the Amazon's Guard HQ: the Giant, its target,
+    # goes in square 1, the club in circle 2; the Guard in red box 3.
+    # Hand calculation (data: Giant light move 5, attack 5; club light H, time 6, length 8; Guard HQ light
+    # move 5, H* time 5, length 8, armored, vulnerability H): repositioning (MR tables) target die 4: no change;
+    # attackers die 1: "box 1 stays; 2 and 3 swap": the club goes 2 -> 3 (Smash). The club intercepts the Guard
+    # in box 3 (Duck and Smash, MR 8.4.8) and H >= H kills him (MR 8.4.9). Placed in circle 1 (as before the
+    # fix), die 1 leaves it in Thrust, which misses the Guard's duck (time 6 does not undercut 5).
+    g = Game(GIANT_ON_GUARD)
+    g.encounter(["amazon"])
+    g.do(c.Target(character="amazon", hirelings={"guard-hq": "giant"}, positions={"giant": 1, "giant-club": 2}))
+    g.do(c.Play(character="amazon", hirelings={"guard-hq": 3}, shield=1))
+    g.do(c.Resolve(), {"r1/reposition/guard-hq/target": (4,), "r1/reposition/guard-hq/attackers": (1,),
+                       "r1/tactics/guard-hq/circle3": (1, 1)})
+    st = g.state
+    assert st.last_melee.melee.positions["giant-club"] == ("guard-hq", "circle", 3)
+    assert st.last_melee.melee.positions["giant"] == ("guard-hq", "square", 1)
+    assert "giant-club (Giant Club) 2->3" in g.text()
+    assert "giant-club (Giant Club) smash at time 6 on guard-hq (Guard HQ): intercepts duck" in g.text()
+    assert not st.denizens["guard-hq"].alive
+
+
+def test_8_4_7_a_hired_monsters_own_club_is_placed_with_its_plays_not_positioned() -> None:
+    # MR 8.4.7 (hired Tremendous monsters: "their head or club can be played either side up"): the hired
+    # Giant's own club is part of the defender, placed with --hireling-box; --position is for the attackers.
+    setup = {"characters": [char("amazon", "Amazon", hirelings=[{"id": "hg", "monster": "Giant"}])],
+             "denizens": [{"id": "goblin", "monster": "Axe Goblin"}], "assigned": {"goblin": "hg"}}
+    g = Game(setup)
+    g.encounter(["amazon"])
+    with pytest.raises(IllegalCommand, match="cannot position hg-club"):
+        g.do(c.Target(character="amazon", hirelings={"hg": "goblin"}, positions={"hg-club": 2}))
+    g.do(c.Target(character="amazon", hirelings={"hg": "goblin"}, positions={"goblin": 2}))
