@@ -273,3 +273,26 @@ def test_8_4_7_a_hired_monsters_own_club_is_placed_with_its_plays_not_positioned
     with pytest.raises(IllegalCommand, match="cannot position hg-club"):
         g.do(c.Target(character="amazon", hirelings={"hg": "goblin"}, positions={"hg-club": 2}))
     g.do(c.Target(character="amazon", hirelings={"hg": "goblin"}, positions={"goblin": 2}))
+
+
+def test_001_a_character_who_runs_away_pays_his_fatigue() -> None:
+    # MR 001 Fatigue Step: "Each character pays for his fatigue and wounds"; MR 8.4.5: the effort limit
+    # (and so fatigue) counts the chits played "per round of combat"; MR tables, Fatigue Step: "round
+    # fatigue (+ running-away fatigue)". The Black Knight runs away with MOVE H4** (M5): 2 asterisks, less
+    # the free one: he owes 1, paid with a MOVE * chit (M2 MOVE H5* or M4 MOVE M4*), though he left.
+    g = Game({"characters": [char("wk", "White Knight"), char("bk", "Black Knight")], "denizens": []})
+    g.do(c.Deploy(character="bk"))
+    g.do(c.Deploy(character="wk"))
+    g.do(c.Act(character="bk", kind="run", chit="M5"))
+    g.do(c.Act(character="wk", kind="none"))
+    g.do(c.StartMelee())
+    g.do(c.Target(character="wk"))
+    g.do(c.Play(character="wk"))
+    g.do(c.Resolve())
+    st = g.state
+    assert st.step == "fatigue" and st.owed == {"bk": 1, "wk": 0}
+    (pending,) = g.folded.ruleset.pending(st)
+    assert pending.who == "bk (bk)" and set(pending.options) == {"fatigue M2 MOVE H5*", "fatigue M4 MOVE M4*"}
+    g.do(c.Fatigue(character="bk", fatigue=("M2",)))
+    st = g.state
+    assert st.round == 2 and next(ch for ch in st.characters["bk"].chits if ch.id == "M2").status == "fatigued"

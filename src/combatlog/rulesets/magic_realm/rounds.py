@@ -237,9 +237,17 @@ def resolve(w: Work) -> None:
     results, tremendous, kills = inflict(w, attacks)
     credit(w, kills)
     w.set(melee=record(pos, attacks, results, tremendous), round_kills=tuple(kills))
+    fatigue_step(w)
+    advance(w)
+
+
+def fatigue_step(w: Work) -> None:
+    """MR 001 Fatigue Step: "Each character pays for his fatigue and wounds": those taking part, and
+    those who ran or flew away this round (the chits they played count, MR 8.4.5 effort limit "per
+    round of combat"; MR tables: Fatigue Step "running-away fatigue")."""
     st = w.view()
     due: dict[str, int] = {}
-    for cid in sorted(set(q.participants(st)) | {c for c in st.characters if st.characters[c].wounds}):
+    for cid in sorted(set(q.participants(st)) | set(st.used) | {c for c in st.characters if st.characters[c].wounds}):
         c = w.chars[cid]
         if not c.alive:
             continue
@@ -250,7 +258,6 @@ def resolve(w: Work) -> None:
         if n:
             w.set(active_round=True)
     w.set(owed=due, step="fatigue", done=())
-    advance(w)
 
 
 def apply_fatigue(w: Work, cid: str, fatigue: tuple[str, ...], change: str, wounds: tuple[str, ...],
