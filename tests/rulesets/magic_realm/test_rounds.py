@@ -296,3 +296,57 @@ def test_001_a_character_who_runs_away_pays_his_fatigue() -> None:
     g.do(c.Fatigue(character="bk", fatigue=("M2",)))
     st = g.state
     assert st.round == 2 and next(ch for ch in st.characters["bk"].chits if ch.id == "M2").status == "fatigued"
+
+
+def _everyone_runs(bk_chit: str) -> Game:
+    g = Game({"characters": [char("wk", "White Knight"), char("bk", "Black Knight")],
+              "denizens": [{"id": "giant", "monster": "Giant"}], "assigned": {"giant": "bk"}})
+    g.do(c.Deploy(character="bk"))
+    g.do(c.Deploy(character="wk"))
+    g.do(c.Act(character="bk", kind="run", chit=bk_chit))
+    g.do(c.Act(character="wk", kind="run", chit="M2"))  # M2 MOVE H6 (no asterisk)
+    return g
+
+
+def test_001_when_everyone_runs_away_the_combat_ends_without_a_melee_step() -> None:
+    # MR 001 Encounter Step: "Only the characters, monsters, and natives in the clearing take part in combat";
+    # Actions: "Characters who run or fly away leave the clearing immediately, and denizens attacking them
+    # become unassigned"; MR 8.4.2: Attention chits are drawn by the characters in the clearing and those with
+    # hirelings there, and "Unhired natives and monsters cannot target each other". Both knights run: nobody is
+    # left, so no `mr melee` / `mr resolve`; the Fatigue Step still comes (MR 001), then the combat ends
+    # (MR tables: End of combat, "no characters ... remain in the battle"). Hand calculation: the Black Knight
+    # ran with MOVE H4** (M5): owes 2 - 1 = 1; the White Knight's MOVE H6 owes nothing.
+    g = _everyone_runs("M5")
+    st = g.state
+    assert st.assigned == {} and st.step == "fatigue" and st.owed == {"bk": 1, "wk": 0}
+    assert "nobody draws an Attention chit, there is no Melee Step" in g.text()
+    with pytest.raises(IllegalCommand):
+        g.do(c.StartMelee())
+    g.do(c.Fatigue(character="bk", fatigue=("M4",)))  # M4 MOVE M4*
+    st = g.state
+    assert st.ended and st.step == "over" and st.end_reason == "no character takes part any more"
+    assert st.round == 1 and st.melee is None and st.last_melee is None
+    assert g.folded.ruleset.pending(st) == []
+
+
+def test_001_when_everyone_runs_away_owing_nothing_the_combat_ends_at_once() -> None:
+    # As above (MR 001, MR 8.4.2, MR tables: End of combat). Hand calculation: the Black Knight runs with
+    # MOVE H5* (M2): 1 asterisk less the free one, owes 0; nobody owes fatigue, so the round and the combat
+    # end with the last action.
+    g = _everyone_runs("M2")
+    st = g.state
+    assert st.ended and st.end_reason == "no character takes part any more" and st.round == 1
+    assert g.folded.ruleset.pending(st) == []
+    with pytest.raises(IllegalCommand, match="ended"):
+        g.do(c.StartMelee())
+
+
+def test_001_a_runner_with_hirelings_in_the_clearing_still_takes_part() -> None:
+    # MR 8.4.2: "the characters with hirelings in the clearing" draw Attention chits too: the Amazon runs, her
+    # Guard HQ stays (the Giant attacks it), so the Melee Step is played.
+    g = Game(GIANT_ON_GUARD)
+    g.do(c.Act(character="amazon", kind="run", chit="M1"))
+    st = g.state
+    assert st.step == "actions" and not st.ended
+    g.do(c.StartMelee())
+    assert g.state.step == "targets" and g.state.attention == ("amazon",)
