@@ -4,6 +4,7 @@ by wounds (MR 001 Fatigue Step; MR tables: Fatigue Step).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import combinations
 
 from combatlog.rulesets.magic_realm.state import Character, Chit
@@ -12,12 +13,18 @@ RULE = "MR 001 Fatigue Step / MR tables: Fatigue Step"
 KIND = {"MOVE": "MOVE", "DUCK": "MOVE", "FIGHT": "FIGHT", "BERSERK": "FIGHT"}
 
 
-def owed(c: Character, used: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
-    """Asterisks owed: Move and Fight asterisks played this round minus one free asterisk."""
-    played = [ch for ch in c.chits if ch.id in used and ch.action in KIND]
-    total = sum(ch.asterisks for ch in played)
-    types = tuple(sorted({KIND[ch.action] for ch in played if ch.asterisks}))
-    return max(0, total - 1), types
+def owed(c: Character, used: tuple[str, ...]) -> tuple[int, dict[str, int]]:
+    """Asterisks owed (Move and Fight asterisks played this round minus one free asterisk) and the
+    asterisks played of each type, which bound what that type pays (MR tables: Fatigue Step)."""
+    played: dict[str, int] = {}
+    for ch in c.chits:
+        if ch.id in used and ch.action in KIND and ch.asterisks:
+            played[KIND[ch.action]] = played.get(KIND[ch.action], 0) + ch.asterisks
+    return max(0, sum(played.values()) - 1), played
+
+
+def played_text(played: Mapping[str, int]) -> str:
+    return ", ".join(f"{k} {n}" for k, n in sorted(played.items())) or "none"
 
 
 class Option:
@@ -39,42 +46,56 @@ class Option:
         return "fatigue " + "; ".join(parts)
 
 
-def options(c: Character, need: int, types: tuple[str, ...]) -> list[Option]:
-    """Every legal way to pay ``need`` asterisks with chits of the types played."""
+def options(c: Character, need: int, played: Mapping[str, int]) -> list[Option]:
+    """Every legal way to pay ``need`` asterisks, each type with its own chits.
+
+    MR tables: Fatigue Step: "MOVE asterisks paid with MOVE chits, FIGHT with FIGHT chits". So the
+    asterisks a type pays never exceed the asterisks of that type played this round (``played``);
+    the free asterisk comes off either type. A chit's asterisks count fully: a payment may go one
+    asterisk over (over the total owed, or over its type's share), and then change is made by
+    returning a fatigued one-asterisk chit of the type that went over. Preference, as before:
+    exact payments and payments with change; else one asterisk lost (no change to be had); else the
+    payments leaving the fewest asterisks unpaid (paid by wounds), losing the fewest (change is made
+    there too when it can be).
+
+    Hand check (White Knight, MOVE H4** played, FIGHT T5* cancelled, MR 8.4.5: "their effort
+    asterisks do count towards ... fatigue"): played MOVE 2, FIGHT 1, owed 3 - 1 = 2; FIGHT H4**
+    pays at most 1 (its type's share), so it cannot pay both: MOVE H4**, or two one-asterisk MOVE
+    chits, or one MOVE * and one FIGHT *.
+    """
     if need <= 0:
         return [Option(())]
-    pool: list[Chit] = [ch for ch in c.chits if ch.status == "active" and ch.asterisks and KIND.get(ch.action) in types]
-    exact: list[Option] = []
-    change: list[Option] = []
-    over: list[Option] = []
+    caps = {k: n for k, n in played.items() if n > 0}
+    pool: list[Chit] = [ch for ch in c.chits if ch.status == "active" and ch.asterisks and KIND.get(ch.action) in caps]
+    tired = [ch for ch in c.chits if ch.status == "fatigued" and ch.asterisks == 1 and KIND.get(ch.action) in caps]
+    found: dict[tuple[int, int], list[Option]] = {}  # (asterisks unpaid, asterisks lost) -> options
     seen: set[tuple[tuple[str, ...], str]] = set()
 
-    def add(bucket: list[Option], opt: Option) -> None:
+    def paid(gross: Mapping[str, int]) -> tuple[int, int]:
+        """(asterisks unpaid, asterisks fatigued that pay nothing) for gross asterisks per type."""
+        useful = min(need, sum(min(n, caps[k]) for k, n in gross.items()))
+        return need - useful, sum(gross.values()) - useful
+
+    def add(grade: tuple[int, int], opt: Option) -> None:
         labels = (tuple(sorted(_label(c, i) for i in opt.fatigue)), _label(c, opt.change))
         if labels not in seen:  # identical chits give identical choices
             seen.add(labels)
-            bucket.append(opt)
+            found.setdefault(grade, []).append(opt)
 
-    for n in range(1, len(pool) + 1):
+    for n in range(len(pool) + 1):
         for combo in combinations(pool, n):
-            total = sum(ch.asterisks for ch in combo)
+            gross: dict[str, int] = {}
+            for ch in combo:
+                gross[KIND[ch.action]] = gross.get(KIND[ch.action], 0) + ch.asterisks
             ids = tuple(ch.id for ch in combo)
-            if total == need:
-                add(exact, Option(ids))
-            elif total == need + 1:
-                kinds = {KIND[ch.action] for ch in combo}
-                returnable = [ch for ch in c.chits if ch.status == "fatigued" and ch.asterisks == 1
-                              and KIND.get(ch.action) in kinds]
-                if any(ch.asterisks > 1 for ch in combo):  # change is made for a chit worth two
-                    for r in returnable:
-                        add(change, Option(ids, change=r.id))
-                add(over, Option(ids))
-    if exact or change:
-        return exact + change
-    if over:
-        return over
-    total = sum(ch.asterisks for ch in pool)
-    return [Option(tuple(ch.id for ch in pool), shortfall=need - total)]
+            unpaid, lost = paid(gross)
+            for r in tired if lost else ():  # change for a chit worth two, in the type that went over
+                kind = KIND[r.action]
+                if any(KIND[ch.action] == kind and ch.asterisks > 1 for ch in combo) \
+                        and paid({**gross, kind: gross[kind] - 1}) == (unpaid, lost - 1):
+                    add((unpaid, lost - 1), Option(ids, change=r.id, shortfall=unpaid))
+            add((unpaid, lost), Option(ids, shortfall=unpaid))
+    return found[min(found)]
 
 
 def _label(c: Character, cid: str) -> str:

@@ -239,11 +239,16 @@ def check_targets(state: MRState, cmd: c.Target) -> tuple[str, ...]:
 
 
 def _positionable(state: MRState, cid: str, where: dict[str, str]) -> set[str]:
+    """What a character positions at target selection: every attacker on his hirelings' own sheets
+    (MR 8.4.2: "puts the hireling's target in the Maneuver boxes and puts the other attackers in the
+    Attack circles"; MR 001: "distribute all denizens ... on the sheets of their minions"), monster heads
+    and clubs included (they attack separately, MR 8.4.7); not a hired monster's own head or club, which
+    is placed with its plays (``--hireling-box``). And his hirelings on uncontrolled denizens' sheets."""
     out: set[str] = set()
     for hid in q.hirelings_of(state, cid):
         sheet = where.get(hid)
         if sheet == hid:
-            out.update(p for p in q.on_sheet(state, hid, where) if not state.denizens[p].parent)
+            out.update(p for p in q.on_sheet(state, hid, where) if state.denizens[p].parent != hid)
         elif sheet in state.denizens and q.sheet_kind(state, sheet) == "denizen":
             out.add(hid)
     for pid in list(out):
@@ -410,7 +415,7 @@ def check_fatigue(state: MRState, cmd: c.Fatigue) -> tuple[tuple[str, ...], str,
     """The player's fatigue and wounds must be one of the legal choices (MR 001 Fatigue Step)."""
     import msgspec
 
-    from combatlog.rulesets.magic_realm.fatigue import RULE, check_wounds, options, owed
+    from combatlog.rulesets.magic_realm.fatigue import RULE, check_wounds, options, owed, played_text
 
     char = state.characters[cmd.character]
     ids = lambda refs: tuple(_any_chit(char, r) for r in refs)  # noqa: E731
@@ -421,7 +426,8 @@ def check_fatigue(state: MRState, cmd: c.Fatigue) -> tuple[tuple[str, ...], str,
     match = next((o for o in opts if sorted(o.fatigue) == sorted(fat) and o.change == change), None)
     if match is None:
         listed = "; ".join(o.text(char) for o in opts[:12])
-        raise IllegalCommand(f"{char.name} owes {need} asterisk(s); legal choices: {listed}", rule=RULE)
+        raise IllegalCommand(f"{char.name} owes {need} asterisk(s) (played: {played_text(types)}; each type is paid "
+                             f"with its own chits); legal choices: {listed}", rule=RULE)
     after = list(char.chits)
     for k, ch in enumerate(after):
         if ch.id in fat:

@@ -70,6 +70,8 @@ def advance(w: Work) -> None:
             w.set(step="deploy", done=())
         elif step == "deploy":
             w.set(step="actions", done=())
+        elif step == "actions" and not q.participants(st):
+            nobody_left(w)
         elif step in ("actions", "resolve"):
             return  # waits for `mr melee` / `mr resolve` (dice)
         elif step == "targets":
@@ -87,6 +89,24 @@ def advance(w: Work) -> None:
             end_round(w)
         else:
             return
+
+
+def nobody_left(w: Work) -> None:
+    """Every character ran or flew away and none has hirelings in the clearing: there is no Melee Step.
+
+    MR 001: "Only the characters, monsters, and natives in the clearing take part in combat";
+    "Characters who run or fly away leave the clearing immediately, and denizens attacking them become
+    unassigned"; MR 8.4.2: only "the characters in the clearing ... and the characters with hirelings in
+    the clearing" draw Attention chits, and "Unhired natives and monsters cannot target each other": no
+    one is left to attack or be attacked. The round goes on to the Fatigue Step (those who ran pay for
+    the chits they played), and the combat then ends (MR tables: End of combat, "no characters ...
+    remain in the battle").
+    """
+    st = w.view()
+    w.step("MR 001 Actions / MR 8.4.2", "every character has left the clearing and none has hirelings there: "
+           "nobody draws an Attention chit, there is no Melee Step")
+    w.set(seed_choices=tuple(x for x in st.seed_choices if x[0] != "run"))  # no Attention draw depends on them
+    fatigue_step(w)
 
 
 # -- random assignment (MR 001) ------------------------------------------------------------
@@ -237,9 +257,17 @@ def resolve(w: Work) -> None:
     results, tremendous, kills = inflict(w, attacks)
     credit(w, kills)
     w.set(melee=record(pos, attacks, results, tremendous), round_kills=tuple(kills))
+    fatigue_step(w)
+    advance(w)
+
+
+def fatigue_step(w: Work) -> None:
+    """MR 001 Fatigue Step: "Each character pays for his fatigue and wounds": those taking part, and
+    those who ran or flew away this round (the chits they played count, MR 8.4.5 effort limit "per
+    round of combat"; MR tables: Fatigue Step "running-away fatigue")."""
     st = w.view()
     due: dict[str, int] = {}
-    for cid in sorted(set(q.participants(st)) | {c for c in st.characters if st.characters[c].wounds}):
+    for cid in sorted(set(q.participants(st)) | set(st.used) | {c for c in st.characters if st.characters[c].wounds}):
         c = w.chars[cid]
         if not c.alive:
             continue
@@ -250,7 +278,6 @@ def resolve(w: Work) -> None:
         if n:
             w.set(active_round=True)
     w.set(owed=due, step="fatigue", done=())
-    advance(w)
 
 
 def apply_fatigue(w: Work, cid: str, fatigue: tuple[str, ...], change: str, wounds: tuple[str, ...],

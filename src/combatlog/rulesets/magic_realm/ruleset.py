@@ -83,7 +83,7 @@ class MagicRealm(Ruleset[MRState]):
 
     def pending(self, state: MRState) -> list[Pending]:
         from combatlog.rulesets.magic_realm.decide import STEP_RULES
-        from combatlog.rulesets.magic_realm.fatigue import options, owed
+        from combatlog.rulesets.magic_realm.fatigue import options, owed, played_text
         from combatlog.rulesets.magic_realm.rounds import deciders
 
         if state.ended:
@@ -101,7 +101,8 @@ class MagicRealm(Ruleset[MRState]):
                 need, types = owed(c, state.used.get(cid, ()))
                 opts = tuple(o.text(c) for o in options(c, need, types))[:20]
                 out.append(Pending(who=player(cid), rule=rule, options=opts,
-                                   what=f"pay {need} asterisk(s) of fatigue and take {c.wounds} wound(s): mr fatigue"))
+                                   what=f"pay {need} asterisk(s) of fatigue (played: {played_text(types)}; each type "
+                                        f"is paid with its own chits) and take {c.wounds} wound(s): mr fatigue"))
             return out
         if state.step == "plays" and state.players:
             from combatlog.rulesets.magic_realm.sealed import plays_pending
