@@ -98,5 +98,5 @@ def test_equivocation_is_reported_with_both_events(tmp_path: Path) -> None:
     assert result.code == 9
     assert "equivocation by bob" in result.err and "seq 2" in result.err
     evidence = tmp_path / "second.jsonl.equivocation-2.jsonl"
-    assert evidence.exists() and len(evidence.read_bytes().splitlines()) == 3
+    assert evidence.exists() and len(evidence.read_bytes().splitlines()) == 4  # header, genesis, both events
     assert alice.head("duel") == 2

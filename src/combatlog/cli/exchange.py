@@ -103,6 +103,17 @@ def verify(
     st = app_state(ctx)
     path = Path(target)
     strict = not allow_rules_mismatch
+    if path.is_file() and _is_evidence(path):
+        from combatlog.trust.evidence import evidence_text, verify_evidence
+
+        proof = verify_evidence(path)
+        if as_json:
+            import msgspec
+
+            print_json(msgspec.to_builtins(proof))
+        else:
+            echo(evidence_text(proof))
+        return
     if path.exists() and path.is_file():
         store = st.store() if (st.db or _default_db_exists()) else None
         report = verify_file(path, store, strict_rules=strict, progress=_progress("verifying"))
@@ -120,6 +131,13 @@ def verify(
         print_json(msgspec.to_builtins(report))
         return
     echo(report_text(report))
+
+
+def _is_evidence(path: Path) -> bool:
+    from combatlog.trust.evidence import is_evidence
+
+    with open(path, "rb") as f:
+        return is_evidence(f.readline(4096))
 
 
 def _default_db_exists() -> bool:

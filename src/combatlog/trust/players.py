@@ -74,12 +74,14 @@ def pin_players(names: Sequence[str], actor: str):  # type: ignore[no-untyped-de
 
 def genesis_of(store: EventStore, meta: StreamMeta) -> CombatStarted | None:
     """The root genesis of ``meta``'s history (a fork's is its root's)."""
-    current: StreamMeta | None = meta
-    while current is not None and current.parent:
-        current = store.get_stream(current.parent)
-    if current is None:
+    from combatlog.errors import NotFound
+    from combatlog.projections.fold import lineage
+
+    try:
+        root = lineage(store, meta)[0][0]  # bounded: a looping stream table is an error, not a hang
+    except NotFound:
         return None
-    rows = store.read_stream(current.id, 1, 1)
+    rows = store.read_stream(root.id, 1, 1)
     if not rows:
         return None
     event = decode_recorded(rows[0].body).event

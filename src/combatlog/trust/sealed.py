@@ -216,7 +216,10 @@ def decide_decision(store: EventStore, folded: Folded, cmd: MarkDecision, dice: 
     checker = scanned(store, folded.core)
     if checker.seed_step is None:
         raise InvalidCommand("no joint dice seed is known yet, so no decision can depend on it")
-    return [DecisionMarked(player=cmd.player or actor, what=cmd.what)]
+    player = cmd.player or actor
+    if checker.players and player not in checker.players:
+        raise InvalidCommand(f"--player {player!r} is not a player of this combat ({', '.join(checker.players)})")
+    return [DecisionMarked(player=player, what=cmd.what)]
 
 
 DECIDERS: dict[type, Any] = {

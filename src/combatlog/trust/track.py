@@ -119,6 +119,9 @@ class TrustChecker:
             case Acknowledged():
                 self._ack(env, event)
             case DecisionMarked():
+                if self.pinned and event.player not in self.players:
+                    raise TrustViolation(f"seq {seq}: a decision point by {event.player!r}, who is not a pinned player",
+                                         RULE_JOINT)
                 if self.seed_step is not None:
                     self.decisions.setdefault(self.seed_step.name, []).append(Decision(seq, event.player, event.what))
             case DiceRolled(scheme="joint"):
@@ -162,6 +165,14 @@ class TrustChecker:
         if env.actor not in self.players:
             raise TrustViolation(f"seq {seq} was appended by {env.actor!r}, who is not a pinned player "
                                  f"(pinned: {', '.join(self.players)})", RULE_SIG)
+        # One signature per event, by its actor. Signatures sit outside the hash, so an extra
+        # one could be added or stripped by whoever relays the file: it would prove nothing
+        # anyone can rely on. Agreement is a signed core.acknowledged event instead (hashed).
+        if len(env.sigs) > 1 or (env.sigs and env.sigs[0].signer != env.actor):
+            others = ", ".join(sig.signer for sig in env.sigs if sig.signer != env.actor)
+            raise TrustViolation(f"seq {seq} ({env.type}) by {env.actor} carries a signature by {others or 'a repeat signer'}: "
+                                 "an event is signed by its actor alone; to countersign, a player appends "
+                                 "core.acknowledged (combatlog ack)", RULE_SIG)
         seen: set[str] = set()
         for sig in env.sigs:
             player = self.players.get(sig.signer)
