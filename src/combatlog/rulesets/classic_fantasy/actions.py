@@ -62,10 +62,15 @@ def apply_action(state: CFIState, ev: ActionTaken, roller: Roller, steps: Steps)
 
 
 def state_after_delay(state: CFIState, name: str, steps: Steps) -> CFIState:
-    from combatlog.rulesets.classic_fantasy.rounds import advance
+    """CFI Ch.8 Turns and Delay: delaying is how the character spends this Turn, so the Turn counts
+    for conditions measured in the bearer's Turns (CFI Ch.7 Serious Wounds: "cannot attack ... for
+    1d3 Turns"; Blind Opponent, Stun Location). The Interrupt that later uses the held Action Points
+    takes this same delayed Turn, so it is not counted again (``rounds.end_turn``)."""
+    from combatlog.rulesets.classic_fantasy.rounds import advance, tick_turns
 
     if state.interrupted:
         return end_turn(state, name, steps)
+    state = with_combatant(state, tick_turns(state.combatants[name], steps))
     return advance(state, name, steps)
 
 

@@ -1,0 +1,82 @@
+"""Rule fixes from a review, each with the case that would have caught it. Played through the real
+write path with manual dice; every number is worked by hand in the comments.
+
+Default fighter (cfi_support.fighter): all characteristics 13 (CHA 10): Combat 60 (critical on 06 or
+less), Endurance/Evade/Brawn/Athletics/Unarmed 26, DM +1d2, 2 Action Points, HP head 6, chest 8,
+abdomen 7, arms 5, legs 6 (reference/classic_fantasy.md 1.6, 1.7), no armour."""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.errors import IllegalCommand, InvalidCommand
+from combatlog.rulesets.classic_fantasy.effects import offered
+from tests.rulesets.classic_fantasy.cfi_support import Combat, fighter
+
+D_FIRST = {"r1/init/D": 9, "r1/init/A": 1}  # D 22, A 14: D acts first
+A_FIRST = {"r1/init/A": 9, "r1/init/D": 1}
+BOW = {"name": "shortbow", "damage": "1d6", "size": "S", "types": ["impaling"], "force": "M",
+       "range": [15, 60, 120], "load": 1, "dm": True}
+
+
+def no_attack_left(fight: Combat, name: str) -> int:
+    cond = fight.who(name).cond("no_attack")
+    return cond.turns if cond is not None else 0
+
+
+def serious_leg(fight: Combat, turns: int) -> None:
+    """D moves in and attacks A: 10 succeeds, A does not defend (automatic Failure): one Special
+    Effect, none taken. Right leg (1d20 = 2): 1d8 (8) + 1d2 (2) = 10 against 6 HP -> -4, a Serious
+    Wound (Major only at -6): no attack for 1d3 = ``turns`` Turns. Endurance 26% rolls 20 against
+    the attack roll 10: both succeed and the higher roll wins, so A resists (the leg still works)."""
+    fight.round(D_FIRST)
+    fight.attack("D", "A", {"r1/a1/attack": 10}, moving=True)
+    fight.none("A")
+    fight.effects("D", (), {"r1/a1/location": 2, "r1/a1/damage": 8, "r1/a1/dm": 2,
+                            "r1/a1/serious-turns": turns, "r1/a1/endurance": 20})
+    assert fight.who("A").loc("right leg").hp == -4 and no_attack_left(fight, "A") == turns
+    assert fight.state.turn == "A"
+
+
+# -- 1. a Turn spent on Delay counts (CFI Ch.8 Turns, Delay, Interrupt; CFI Ch.7 Serious Wounds) --------
+
+def test_delay_counts_down_a_serious_wound_so_an_interrupt_may_attack() -> None:
+    # Seed, Delay: "The character conserves one or more Actions in order to perform Reactive Actions
+    # later"; the Turn is spent delaying. CFI Ch.7: a Serious Wound means no attack "for 1d3 Turns".
+    # A's lockout is 1 Turn; he delays on his Turn (which counts), then interrupts D's Turn to attack.
+    fight = Combat(fighter("A", "a"), fighter("D", "b"))
+    serious_leg(fight, 1)
+    fight.act("A", "delay")
+    assert no_attack_left(fight, "A") == 0 and fight.state.turn == "D"
+    fight.act("A", "interrupt")
+    fight.attack("A", "D", {"r1/a3/attack": 30})  # refused before the fix: "has a Serious Wound"
+    assert fight.state.exchange is not None and fight.state.exchange.attacker == "A"
+
+
+def test_delay_counts_down_a_serious_wound_before_the_next_round() -> None:
+    # The same 1-Turn lockout; A delays and never interrupts. His first Turn of Round 2 is his second
+    # Turn since the wound, so he may attack (before the fix the lockout was still 1 Turn).
+    fight = Combat(fighter("A", "a"), fighter("D", "b"))
+    serious_leg(fight, 1)
+    fight.act("A", "delay")
+    fight.act("D", "dither")  # D's last AP; A holds his: the Round is over
+    assert fight.state.turn == ""
+    fight.round({})
+    fight.act("D", "dither")
+    fight.attack("A", "D", {"r2/a2/attack": 30})
+    assert fight.state.exchange is not None
+
+
+def test_an_interrupt_takes_the_delayed_turn_and_is_not_counted_twice() -> None:
+    # Seed, Interrupt: "halts an opponent's Turn ... to take a delayed Turn Action". Lockout 2 Turns:
+    # the Delay counts one (2 -> 1); the Interrupt is that same delayed Turn, so 1 Turn is left and an
+    # attack is still refused; A's next own Turn (Round 2) is the second.
+    fight = Combat(fighter("A", "a"), fighter("D", "b"))
+    serious_leg(fight, 2)
+    fight.act("A", "delay")
+    assert no_attack_left(fight, "A") == 1
+    fight.act("A", "interrupt")
+    with pytest.raises(IllegalCommand, match="Serious Wound"):
+        fight.attack("A", "D", {"r1/a3/attack": 30})
+    fight.act("A", "brace")
+    assert no_attack_left(fight, "A") == 1 and fight.state.turn == "D"
