@@ -80,3 +80,34 @@ def test_an_interrupt_takes_the_delayed_turn_and_is_not_counted_twice() -> None:
         fight.attack("A", "D", {"r1/a3/attack": 30})
     fight.act("A", "brace")
     assert no_attack_left(fight, "A") == 1 and fight.state.turn == "D"
+
+
+# -- 2. Disarm Opponent needs no parry (CFI Ch.8 Disarm Opponent) ------------------------------------
+
+def test_disarm_offered_when_the_defender_did_not_parry_but_holds_a_weapon() -> None:
+    # Seed, Disarm Opponent: "knocks, yanks, or twists the opponent's weapon out of his hand"; no parry
+    # is required. A attacks (30 succeeds); D holds his longsword but does not defend: one effect.
+    # D resists with Combat Skill 60% against 30: rolls 90, fails (longsword against longsword, no
+    # grade). Flung 1d2 (2) x 3 = 6 ft. The blow still lands: right leg 1d8 (1) + 1d2 (1) = 2: 6 -> 4.
+    fight = Combat(fighter("A", "a"), fighter("D", "b"))
+    fight.round(A_FIRST)
+    fight.attack("A", "D", {"r1/a1/attack": 30}, moving=True)
+    fight.none("D")
+    assert "disarm_opponent" in offered(fight.state, fight.state.exchange)
+    with pytest.raises(InvalidCommand, match="disarm="):
+        fight.effects("A", ("disarm_opponent",), {}, disarm="dagger")  # D holds no dagger
+    fight.effects("A", ("disarm_opponent",), {"r1/a1/disarm": 90, "r1/a1/disarm-distance": 2,
+                                              "r1/a1/location": 2, "r1/a1/damage": 1, "r1/a1/dm": 1})
+    d = fight.who("D")
+    assert d.weapons["longsword"].dropped and "longsword" not in d.held
+    assert any("flung 6 ft" in text for text in fight.texts())
+    assert d.loc("right leg").hp == 4
+
+
+def test_disarm_not_offered_against_empty_hands() -> None:
+    # Seed, Disarm Opponent: there must be a weapon to knock away; bare hands are not one.
+    fight = Combat(fighter("A", "a"), fighter("D", "b", held=[]))
+    fight.round(A_FIRST)
+    fight.attack("A", "D", {"r1/a1/attack": 30}, moving=True)
+    fight.none("D")
+    assert "disarm_opponent" not in offered(fight.state, fight.state.exchange)
