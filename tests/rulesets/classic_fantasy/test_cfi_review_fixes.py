@@ -111,3 +111,35 @@ def test_disarm_not_offered_against_empty_hands() -> None:
     fight.attack("A", "D", {"r1/a1/attack": 30}, moving=True)
     fight.none("D")
     assert "disarm_opponent" not in offered(fight.state, fight.state.exchange)
+
+
+# -- 3. Sharpshooter: the location is named before the roll (CFI Ch.8 Sharpshooter, Special Effects) ----
+
+def test_sharpshooter_named_before_the_roll_moves_an_adjoining_location() -> None:
+    # Seed, Special Effects: effects "must be selected before Damage and Hit Location ... are rolled";
+    # Sharpshooter: "an attacker who rolled a leg shot [may] move it up to the abdomen". A shoots (30),
+    # D does not defend: one effect, Sharpshooter aimed at the abdomen. 1d20 = 2: right leg, which
+    # adjoins the abdomen: 1d6 (3) + 1d2 (1) = 4 to the abdomen (7 -> 3).
+    fight = Combat(fighter("A", "a", weapons=[BOW]), fighter("D", "b"))
+    fight.round(A_FIRST)
+    fight.attack("A", "D", {"r1/a1/attack": 30})
+    fight.none("D")
+    with pytest.raises(InvalidCommand, match="before the hit location is rolled"):
+        fight.effects("A", ("sharpshooter",), {})
+    fight.effects("A", ("sharpshooter",), {"r1/a1/location": 2, "r1/a1/damage": 3, "r1/a1/dm": 1},
+                  sharpshooter="abdomen")
+    assert fight.who("D").loc("abdomen").hp == 3 and fight.who("D").loc("right leg").hp == 6
+    assert any("named before the roll" in text for text in fight.texts())
+
+
+def test_sharpshooter_wasted_when_the_roll_does_not_adjoin() -> None:
+    # The same shot aimed at the head; 1d20 = 2 (right leg) does not adjoin the head (locations.json):
+    # the effect is wasted and the leg takes 1d6 (3) + 1d2 (1) = 4 (6 -> 2).
+    fight = Combat(fighter("A", "a", weapons=[BOW]), fighter("D", "b"))
+    fight.round(A_FIRST)
+    fight.attack("A", "D", {"r1/a1/attack": 30})
+    fight.none("D")
+    fight.effects("A", ("sharpshooter",), {"r1/a1/location": 2, "r1/a1/damage": 3, "r1/a1/dm": 1},
+                  sharpshooter="head")
+    assert fight.who("D").loc("right leg").hp == 2
+    assert any("does not adjoin" in text and "wasted" in text for text in fight.texts())

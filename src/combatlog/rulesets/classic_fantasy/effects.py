@@ -209,7 +209,8 @@ def check_choice(state: CFIState, ex: Exchange, effects: tuple[str, ...], params
         raise IllegalCommand("Sharpshooter moves a rolled location; with Choose Location there is none",
                              rule="CFI Ch.8 Sharpshooter")
     if "sharpshooter" in effects and not victim.loc(params.get("sharpshooter", "")):
-        raise InvalidCommand("Sharpshooter: give sharpshooter=<an adjoining location>, checked after the roll")
+        raise InvalidCommand("Sharpshooter: give sharpshooter=<the location aimed for>, named now, before the hit "
+                             "location is rolled; the shot moves there if the rolled location adjoins it")
     if "disarm" in params and "disarm_opponent" not in effects:
         raise InvalidCommand("disarm= goes with Disarm Opponent")
     if "disarm_opponent" in effects and not disarm_weapons(state, ex, params)[1]:

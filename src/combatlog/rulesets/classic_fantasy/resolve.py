@@ -93,12 +93,20 @@ def strike(state: CFIState, b: Blow, roller: Roller, steps: Steps, ex: Exchange)
         loc = location_by_roll(victim, r)
         steps.add("CFI Ch.8 Attacks and Parries (hit location)", f"hit location 1d20={r}: {loc.name}", lb("location"))
         if "sharpshooter" in eff:
+            # Decision (CFI Ch.8 Sharpshooter; Special Effects: chosen "before Damage and Hit Location
+            # ... are rolled"): the shooter names the location aimed for when choosing the effect; the
+            # shot moves there one step if the rolled location adjoins it (docs/classic_fantasy.md).
             new = b.params.get("sharpshooter", "")
-            if new in loc.adjacent and victim.loc(new):
+            if new == loc.name:
+                steps.add(cite("Sharpshooter"), f"the shot already strikes the {loc.name}, the location named "
+                          "before the roll: nothing to move")
+            elif new in loc.adjacent and victim.loc(new):
                 loc = victim.loc(new) or loc
-                steps.add(cite("Sharpshooter"), f"{att.name} moves the shot one step to the {loc.name}")
+                steps.add(cite("Sharpshooter"), f"{att.name} moves the shot one step to the {loc.name} (named "
+                          "before the roll)")
             else:
-                steps.add(cite("Sharpshooter"), f"the {new or '?'} does not adjoin the {loc.name}: the effect is wasted")
+                steps.add(cite("Sharpshooter"), f"the {new or '?'} (named before the roll) does not adjoin the "
+                          f"{loc.name}: the effect is wasted")
     # -- damage roll (CFI Ch.8 How Combat Works step 5; Maximize Damage; Impale) --
     maximize = eff.count("maximize_damage")
     total, shown = roll_damage(state, roller, w.damage, maximize, lb("damage"), att.name)
