@@ -143,3 +143,35 @@ def test_sharpshooter_wasted_when_the_roll_does_not_adjoin() -> None:
                   sharpshooter="head")
     assert fight.who("D").loc("right leg").hp == 2
     assert any("does not adjoin" in text and "wasted" in text for text in fight.texts())
+
+
+# -- 4. Impale: the pull is further injury (CFI Ch.8 Impale; CFI Ch.7 Wounds) -------------------------
+
+def test_impale_pull_damage_rounds_up_and_makes_a_serious_wound() -> None:
+    # Seed, Impale: A's shortspear (1d8+1, Medium, impaling) hits (30), D does not defend: Impale.
+    # Damage rolled twice: 1+1 = 2 and 1+1 = 2; + 1d2 (1) = 3 to the right leg (1d20 = 2): 6 -> 3, minor.
+    # The spear stays in (SIZ 13, Medium weapon: Formidable). D dithers. On A's next Turn he pulls it
+    # free: Brawn 26% rolls 10, success. "half the normal damage roll ... without any Damage Modifier":
+    # 1d8+1 = 6+1 = 7, halved rounding up (Decision, as every halving here) = 4: leg 3 -> -1, now a
+    # Serious Wound (CFI Ch.7: 0 HP or less) with its effects: no attack for 1d3 (2) Turns; Endurance
+    # 26% rolls 50 against the Brawn roll 10 (Decision: the roll that inflicted the injury): failure,
+    # the leg is useless and D falls prone. (Rounding down, 3, would have left the leg at 0.)
+    spear = fighter("A", "a", weapons=["shortspear"])
+    fight = Combat(spear, fighter("D", "b"))
+    fight.round(A_FIRST)
+    fight.attack("A", "D", {"r1/a1/attack": 30}, moving=True)
+    fight.none("D")
+    fight.effects("A", ("impale",), {"r1/a1/location": 2, "r1/a1/damage": 1, "r1/a1/damage-2": 1,
+                                     "r1/a1/dm": 1})
+    assert fight.who("D").loc("right leg").hp == 3 and fight.who("A").weapons["shortspear"].stuck_in
+    fight.act("D", "dither")
+    fight.act("A", "ready", dice={"r1/a3/pull-free": 10, "r1/a3/pull-damage": 6,
+                                   "r1/a3/pull-serious-turns": 2, "r1/a3/pull-endurance": 50},
+              weapon="shortspear", mode="withdraw")
+    d = fight.who("D")
+    leg = d.loc("right leg")
+    assert (leg.hp, leg.wound) == (-1, "serious")
+    assert no_attack_left(fight, "D") == 2
+    assert d.has("useless", "right leg") and d.has("prone") and not d.has("impaled")
+    assert not fight.who("A").weapons["shortspear"].stuck_in
+    assert any("halved, rounding up -> 4" in text for text in fight.texts())

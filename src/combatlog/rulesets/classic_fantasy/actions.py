@@ -11,13 +11,14 @@ from combatlog.rulesets.classic_fantasy.events import ActionTaken
 from combatlog.rulesets.classic_fantasy.exchange import can_act
 from combatlog.rulesets.classic_fantasy.free_actions import FREE_HANDLERS, REACTIVE_HANDLERS
 from combatlog.rulesets.classic_fantasy.outcome import disengage
-from combatlog.rulesets.classic_fantasy.resolve import roll_damage
+from combatlog.rulesets.classic_fantasy.resolve import Blow, roll_damage, take_damage, wound
 from combatlog.rulesets.classic_fantasy.rounds import end_turn
 from combatlog.rulesets.classic_fantasy.rules import (
     Roller, Steps, cite, illegal, label, legs_problem, oppose, skill_target, strain, who,
 )
 from combatlog.rulesets.classic_fantasy.state import (
-    CFIState, Combatant, Condition, add_condition, drop_condition, with_combatant, with_location, with_weapon,
+    CFIState, Combatant, Condition, Exchange, add_condition, drop_condition, with_combatant, with_location,
+    with_weapon,
 )
 
 replace = msgspec.structs.replace
@@ -325,16 +326,30 @@ def _withdraw_impaled(state: CFIState, c: Combatant, w, ev: ActionTaken, roller:
         return state, 1
     c = with_weapon(c, replace(w, stuck_in=""))
     state = with_combatant(state, c)
-    dmg, shown = roll_damage(state, roller, w.damage, 0, label(state, "pull-damage"), c.name)
-    dmg = dmg if w.barbed else dmg // 2  # CFI Ch.8 Impale: barbed weapons inflict normal damage
-    victim = drop_condition(drop_condition(victim, "impaled", where), "incapacitated", where)
+    pl = label(state, "pull-damage")
+    rolled, shown = roll_damage(state, roller, w.damage, 0, pl, c.name)
+    # CFI Ch.8 Impale: half the weapon's damage roll, no Damage Modifier (barbed weapons: normal
+    # damage). Decision: halving rounds up, as every halving does here (tables.half_up: 7 -> 4).
+    dmg = rolled if w.barbed else t.half_up(rolled)
+    victim = drop_condition(victim, "impaled", where)
+    victim = replace(victim, conditions=tuple(x for x in victim.conditions if not (
+        x.name == "incapacitated" and x.location == where and x.note == "impaled")))
+    steps.add(cite("Impale"), f"the {w.name} comes free for {'full (barbed)' if w.barbed else 'half'} damage "
+              f"({shown}{'' if w.barbed else ' halved, rounding up'} -> {dmg}) to the {where}, armour no help", pl)
+    state = with_combatant(state, victim)
     loc = victim.loc(where)
-    if loc is not None and dmg > 0:
-        loc = replace(loc, hp=loc.hp - dmg)
-        victim = with_location(victim, loc)
-    steps.add(cite("Impale"), f"the {w.name} comes free for half damage ({shown} -> {dmg}) to the {where}, "
-              "armour no help", label(state, "pull-damage"))
-    return with_combatant(state, victim), 1
+    if loc is None or dmg <= 0:
+        return state, 1
+    # CFI Ch.7 Wounds: the pull is further injury, so the location's wound level is read again and a
+    # new Serious or Major Wound has its effects. Decision: its Endurance rolls oppose the Brawn roll
+    # that pulled the weapon free (the roll that inflicted the injury).
+    old = loc.wound
+    state, loc, level = take_damage(state, victim, loc, dmg, steps)
+    blow = Blow(attacker=c.name, victim=vname, weapon=w.name, dm="+0", size=0, ranged=False, long_range=False,
+                prefix="pull-", orig_roll=r, orig_skill=value)
+    ex = Exchange(n=state.action_no, attacker=c.name, target=vname, original_target=vname, weapon=w.name,
+                  mode="melee")
+    return wound(state, blow, where, dmg, level, old, roller, steps, ex), 1
 
 
 def p_regain(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, steps: Steps) -> Result:

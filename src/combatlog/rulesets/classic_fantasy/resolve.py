@@ -199,6 +199,18 @@ def strike(state: CFIState, b: Blow, roller: Roller, steps: Steps, ex: Exchange)
         final = less
         if final <= 0:
             return with_combatant(state, victim), loc.name
+    state, loc, level = take_damage(state, victim, loc, final, steps)
+    # Special Effects that need the blow to injure, applied before the wound's Endurance rolls.
+    state = injuring_effects(state, b, loc, final, roller, steps, ex)
+    return wound(state, b, loc.name, final, level, old, roller, steps, ex), loc.name
+
+
+def take_damage(state: CFIState, victim: Combatant, loc: Location, final: int,
+                steps: Steps) -> tuple[CFIState, Location, str]:
+    """CFI Ch.7 Wounds (reference 1.8): the location loses ``final`` HP; its wound level is read
+    again (HP above 0 minor, 0 or less serious, minus its starting HP or less major) and never
+    drops. Returns the state, the location and its wound level; ``wound`` applies the effects."""
+    old = loc.wound
     hp = loc.hp - final
     level = "major" if hp <= -loc.max_hp else ("serious" if hp <= 0 else "minor")
     rank = ("", "minor", "serious", "major")
@@ -206,10 +218,7 @@ def strike(state: CFIState, b: Blow, roller: Roller, steps: Steps, ex: Exchange)
     loc = replace(loc, hp=hp, wound=level, aided=False)  # a new injury: First Aid may treat it again
     victim = with_location(victim, loc)
     steps.add(CH7, f"{victim.name}'s {loc.name} takes {final}: {loc.hp + final} -> {hp} HP, a {level} wound")
-    state = with_combatant(state, victim)
-    # Special Effects that need the blow to injure, applied before the wound's Endurance rolls.
-    state = injuring_effects(state, b, loc, final, roller, steps, ex)
-    return wound(state, b, loc.name, final, level, old, roller, steps, ex), loc.name
+    return with_combatant(state, victim), loc, level
 
 
 def knockback_and_bash(state: CFIState, b: Blow, raw: int, roller: Roller, steps: Steps, ex: Exchange) -> CFIState:
