@@ -175,3 +175,48 @@ def test_impale_pull_damage_rounds_up_and_makes_a_serious_wound() -> None:
     assert d.has("useless", "right leg") and d.has("prone") and not d.has("impaled")
     assert not fight.who("A").weapons["shortspear"].stuck_in
     assert any("halved, rounding up -> 4" in text for text in fight.texts())
+
+
+# -- 5. Grip: the gripped cannot disengage (CFI Ch.8 Grip, Outmaneuvering, Withdraw) --------------------
+
+def gripped_fight() -> Combat:
+    """D moves in and attacks A unarmed: 10 succeeds, A does not defend: one effect, Grip. The blow:
+    chest (1d20 = 11), 1d3 (1) + 1d2 (1) = 2: chest 8 -> 6. A is gripped by D."""
+    fight = Combat(fighter("A", "a"), fighter("D", "b"))
+    fight.round(D_FIRST)
+    fight.attack("D", "A", {"r1/a1/attack": 10}, moving=True, weapon="unarmed")
+    fight.none("A")
+    fight.effects("D", ("grip",), {"r1/a1/location": 11, "r1/a1/damage": 1, "r1/a1/dm": 1})
+    assert fight.who("A").cond("gripped").by == "D" and fight.state.turn == "A"
+    return fight
+
+
+def test_gripped_fighter_cannot_outmaneuver_to_withdraw() -> None:
+    # Seed, Grip: "preventing them from being able to disengage from combat"; Outmaneuvering: the
+    # winner may withdraw "from the fight completely". A gripped fighter may not declare it (nor engage
+    # a single foe other than his gripper); nothing is recorded.
+    fight = gripped_fight()
+    before = fight.state
+    with pytest.raises(IllegalCommand, match="cannot disengage") as err:
+        fight.act("A", "outmaneuver", against="D", then="withdraw")
+    assert err.value.rule == "CFI Ch.8 Grip"
+    assert fight.state == before
+    # Without a withdrawal the outmaneuver stands: Evade 26% rolls 10 against D's 20: both succeed,
+    # D's higher roll wins: D keeps up, and A stays engaged with his gripper.
+    fight.act("A", "outmaneuver", dice={"r1/a2/outmaneuver": 10, "r1/a2/outmaneuver-D": 20}, against="D")
+    assert "D" in fight.who("A").engaged and "D" not in fight.who("A").blocked
+
+
+def test_withdraw_effect_not_offered_to_a_fighter_gripped_by_his_opponent() -> None:
+    # Seed, Withdraw: "breaking off engagement with that particular opponent" is disengaging, which the
+    # Grip prevents. A dithers; D attacks again unarmed: Unarmed 26% rolls 80, a failure; A parries
+    # with his longsword: Combat 60% rolls 30, a success: Success vs Failure, one effect for A.
+    fight = gripped_fight()
+    fight.act("A", "dither")
+    fight.attack("D", "A", {"r1/a3/attack": 80}, weapon="unarmed")
+    fight.parry("A", {"r1/a3/parry": 30})
+    ex = fight.state.exchange
+    assert ex.winner == "defender" and ex.count == 1
+    assert "withdraw" not in offered(fight.state, ex)
+    with pytest.raises(IllegalCommand, match="Grip"):
+        fight.effects("A", ("withdraw",), {})

@@ -205,10 +205,17 @@ def p_mount(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, step
 def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, steps: Steps) -> Result:
     """CFI Ch.8 Outmaneuvering: a group Opposed Roll of Evade; every participant spends an
     Action Point; those who fail to beat the roll cannot attack him this Round. Decision: a foe
-    without Action Points cannot oppose and is beaten."""
+    without Action Points cannot oppose and is beaten. CFI Ch.8 Grip: a gripped fighter cannot
+    disengage, so he can neither withdraw nor engage a single foe other than the one gripping him."""
     foes = [who(state, n) for n in ev.detail.get("against", "").split(",") if n.strip()]
     if not foes:
         raise InvalidCommand("outmaneuver: name the opponents (--against A,B)")
+    then = ev.detail.get("then", "")
+    gripper = _gripped_by(state, c)
+    if gripper and (then == "withdraw" or (then.startswith("engage:") and then.split(":", 1)[1] != gripper)):
+        raise illegal(f"{gripper} grips {c.name}, who cannot disengage: no withdrawal"
+                      + (f" and no engaging {then.split(':', 1)[1]} alone" if then != "withdraw" else "")
+                      + " (outmaneuver without then=, or struggle free first)", "Grip")
     state = with_combatant(state, strain(c, "outmaneuvers", steps))
     mine, grade, _n = skill_target(state, c, "evade")
     lbl = label(state, "outmaneuver")
@@ -236,7 +243,6 @@ def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller
     c = state.combatants[c.name]
     c = replace(c, blocked=tuple(dict.fromkeys(c.blocked + tuple(beaten))))
     state = with_combatant(state, c)
-    then = ev.detail.get("then", "")
     if len(beaten) == len(foes) and then:
         if then == "withdraw":
             for n in list(c.engaged):
@@ -251,6 +257,13 @@ def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller
     elif then:
         steps.add(cite("Outmaneuvering"), f"{c.name} did not beat every opponent: no withdrawal or single engagement")
     return state, 1
+
+
+def _gripped_by(state: CFIState, c: Combatant) -> str:
+    """Who holds ``c`` in a Grip (CFI Ch.8 Grip), if that gripper is still able to hold on."""
+    grip = c.cond("gripped")
+    holder = state.combatants.get(grip.by) if grip is not None else None
+    return holder.name if holder is not None and not holder.out else ""
 
 
 def p_ready(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, steps: Steps) -> Result:

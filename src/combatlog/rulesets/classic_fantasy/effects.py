@@ -136,6 +136,9 @@ def why_not(state: CFIState, ex: Exchange, key: str) -> str:
         return "not Entangled, Gripped or Pinned"
     if key == "withdraw" and opponent.name not in chooser.engaged and not ranged:
         return "not engaged with the opponent"
+    grip = chooser.cond("gripped")
+    if key == "withdraw" and grip is not None and grip.by == opponent.name and not opponent.out:
+        return "gripped by the opponent, who prevents disengaging (CFI Ch.8 Grip)"
     if key == "select_target" and ex.redirected:
         return "the blow already struck a bystander"
     return ""
