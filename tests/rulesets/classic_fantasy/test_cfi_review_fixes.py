@@ -220,3 +220,36 @@ def test_withdraw_effect_not_offered_to_a_fighter_gripped_by_his_opponent() -> N
     assert "withdraw" not in offered(fight.state, ex)
     with pytest.raises(IllegalCommand, match="Grip"):
         fight.effects("A", ("withdraw",), {})
+
+
+# -- 6. Outmaneuvering: a tie does not beat the roll (CFI Ch.8 Outmaneuver, Outmaneuvering) ------------
+
+def engaged_fight() -> Combat:
+    """A moves into contact with D (Engaged); D dithers; A's second Action Point is his outmaneuver
+    (a3), and D still has one Action Point to oppose it."""
+    fight = Combat(fighter("A", "a"), fighter("D", "b"))
+    fight.round(A_FIRST)
+    fight.act("A", "move", "D")
+    fight.act("D", "dither")
+    return fight
+
+
+def test_outmaneuver_tie_does_not_beat_his_roll() -> None:
+    # Seed, Outmaneuvering: "those who fail to beat the maneuvering character's roll cannot attack him".
+    # A's Evade 26% rolls 20, D's Evade 26% rolls 20: the same level and the same roll, so D does not
+    # beat it: D is outmaneuvered, and A, having beaten every opponent, withdraws.
+    fight = engaged_fight()
+    fight.act("A", "outmaneuver", dice={"r1/a3/outmaneuver": 20, "r1/a3/outmaneuver-D": 20}, against="D",
+              then="withdraw")
+    a = fight.who("A")
+    assert a.blocked == ("D",) and a.engaged == () and fight.who("D").ap == 0
+
+
+def test_outmaneuver_both_fail_blocks_nobody() -> None:
+    # Decision (docs/classic_fantasy.md): A's Evade 26% rolls 80 and fails; D's rolls 90 and fails too:
+    # a failed maneuver blocks nobody, so D keeps up and A cannot withdraw.
+    fight = engaged_fight()
+    fight.act("A", "outmaneuver", dice={"r1/a3/outmaneuver": 80, "r1/a3/outmaneuver-D": 90}, against="D",
+              then="withdraw")
+    a = fight.who("A")
+    assert a.blocked == () and a.engaged == ("D",)

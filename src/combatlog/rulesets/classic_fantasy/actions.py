@@ -204,9 +204,11 @@ def p_mount(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, step
 
 def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, steps: Steps) -> Result:
     """CFI Ch.8 Outmaneuvering: a group Opposed Roll of Evade; every participant spends an
-    Action Point; those who fail to beat the roll cannot attack him this Round. Decision: a foe
-    without Action Points cannot oppose and is beaten. CFI Ch.8 Grip: a gripped fighter cannot
-    disengage, so he can neither withdraw nor engage a single foe other than the one gripping him."""
+    Action Point; "those who fail to beat the maneuvering character's roll cannot attack him"
+    this Round, so a foe keeps up only by winning the Opposed Roll: a tie (same level, same roll)
+    does not beat it. Decisions: when both fail, the failed maneuver blocks nobody; a foe without
+    Action Points cannot oppose and is beaten. CFI Ch.8 Grip: a gripped fighter cannot disengage,
+    so he can neither withdraw nor engage a single foe other than the one gripping him."""
     foes = [who(state, n) for n in ev.detail.get("against", "").split(",") if n.strip()]
     if not foes:
         raise InvalidCommand("outmaneuver: name the opponents (--against A,B)")
@@ -234,7 +236,8 @@ def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller
         _f, orr = roller.roll(ol, "1d100", f"{o.name} opposes the outmaneuver", o.name)
         me = t.success_level(r, mine - excess)
         them = t.success_level(orr, theirs - excess)
-        win = t.opposed_winner(me, r, them, orr) == "a"
+        winner = t.opposed_winner(me, r, them, orr)
+        win = winner == "a" or (winner == "" and me >= t.SUCCESS)  # a tie does not beat his roll
         steps.add(cite("Outmaneuvering"), f"{o.name} Evade {theirs - excess}% rolls {orr:02d}: "
                   f"{t.LEVEL_NAMES[them]} -> {'outmaneuvered' if win else 'keeps up'}", ol)
         state = with_combatant(state, strain(replace(o, ap=o.ap - 1), "keeps up", steps))
