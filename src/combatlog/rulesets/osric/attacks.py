@@ -20,7 +20,7 @@ from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric import tables as t
 from combatlog.rulesets.osric.evolve import DECLARE, SLEEPING, evolve
 from combatlog.rulesets.osric.setup import Combatant
-from combatlog.rulesets.osric.state import LATE, OsricState, segment_of, tick
+from combatlog.rulesets.osric.state import LATE, NORMAL, OsricState, segment_of, tick
 
 replace = msgspec.structs.replace
 SURPRISED = "OSRIC Combat: Determine Surprise (surprise segments)"
@@ -94,8 +94,26 @@ def action_tick(s: OsricState, name: str, routine: int, segment: int = 0, *, lat
                                  rule=SURPRISED)
         at = s.cursor
     else:
+        if routine >= 2:
+            # OSRIC Combat: Determine Initiative (multiple attack routines): refused, and the timeline
+            # left alone, until the opposing side's segment is resolved.
+            seg, waiting = r.unresolved_segment(s, name)
+            if waiting:
+                other = s.other_side(s.roster[name].side)
+                raise IllegalCommand(
+                    f"{name}'s extra attack routine cannot be used until the opposing side's initiative segment "
+                    f"({other}, segment {seg}) has been resolved: {', '.join(waiting)} still to act there (record "
+                    f"their actions first; if they take none, move the timeline on: osric segment STREAM {seg} "
+                    "--end)", rule=r.ROUTINES)
         earliest = r.earliest_tick(s, name, routine)
         at = earliest
+        if routine >= 2 and not segment and at < s.cursor:
+            # Decision: an extra routine may come at any time after that segment; once the timeline has
+            # passed its earliest moment it falls at the timeline's present (the next segment after an
+            # end-of-segment).
+            at = s.cursor if s.cursor % 4 in (NORMAL, LATE) else tick(s.round, segment_of(s.cursor, s.round) + 1)
+            if segment_of(at, s.round) > 10:
+                raise IllegalCommand(f"the timeline has reached the end of round {s.round}", rule=r.INITIATIVE)
         if segment:
             if not 1 <= segment <= 10:
                 raise InvalidCommand("a round has segments 1 to 10")
