@@ -15,6 +15,7 @@ from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.rulesets.osric import commands as c
+from combatlog.rulesets.osric import declare as dc
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric import tables as t
@@ -349,10 +350,7 @@ def _charge(s: OsricState, cmd: c.Charge, dice: DicePort) -> list[Event]:
     who = acting(s, cmd.who, "charge")
     target = opponent(s, who, cmd.target)
     live = s.live[who]
-    if s.round - live.last_charge < 10:
-        raise IllegalCommand(f"{who} charged in round {live.last_charge}: once every 10 rounds", rule=r.CHARGE)
-    if s.is_engaged(who, target):
-        raise IllegalCommand(f"{who} is already engaged with {target}", rule=r.CHARGE)
+    dc.check_charge(s, who, target)  # the same impossibilities as at the declaration
     if live.routines:
         raise IllegalCommand(f"{who} has already attacked this round", rule=r.CHARGE)
     flags = check_flags(s, who, target, cmd.flags)
