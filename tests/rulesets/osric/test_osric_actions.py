@@ -56,6 +56,45 @@ def test_charge_once_per_ten_rounds_and_ac_penalty() -> None:
         f.dice(c.Declare(side="party", declarations=(P("Brom=charge"),)), {})
 
 
+def test_impossible_charges_are_refused_at_declaration() -> None:
+    # Seed "Charge": "Charging into combat allows an attacker to move and then attack"; the charge "must
+    # end within 10 ft melee range of the target"; seed "Closing into Combat": closing (or charging) is
+    # for opponents "not within 10 ft range"; seeds "Fighting Retreat" and "Fleeing from Combat" are the
+    # ways out of a melee. Brom is engaged with orc1; orc2 is dead (a monster dies at 0 hp).
+    f = Fight([FIGHTER, TAM, orc(1), orc(2, hp=3), orc(3)], engaged=[["Brom", "orc1"]])
+    f.dice(c.Damage(who="orc2", amount="5"), {})
+    f.dice(c.StartRound(), {})
+    cases = [
+        ("Brom=charge@orc1", "already within 10 ft of orc1"),  # already engaged with the target
+        ("Brom=charge@orc3", "in melee with orc1"),  # cannot charge out of a melee
+        ("Brom=overbear", "in melee with orc1"),  # an overbearing attack ends a charge
+        ("Tam=charge@Brom", "same side"),
+        ("Tam=charge@orc2", "out of the fight"),
+    ]
+    for decl, why in cases:
+        with pytest.raises(IllegalCommand, match=why) as err:
+            f.dice(c.Declare(side="party", declarations=(P(decl),), rest="melee"), {})
+        assert err.value.rule == "OSRIC Combat: Charge", decl
+    assert "party" not in f.state.declared  # nothing was recorded
+    f.dice(c.Declare(side="party", declarations=(P("Brom=melee"), P("Tam=charge@orc3"))), {})
+    assert [d.action for d in f.state.declared["party"]] == ["melee", "charge"]
+
+
+def test_charge_that_became_impossible_is_refused_when_made() -> None:
+    # The same rules when the charge is made: Tam declared a charge at orc3 (legal then), but orc3 closed
+    # with him in segment 2 (party rolled 2: the orcs act in 2; orcs rolled 5: the party in 5), so in
+    # segment 5 Tam is already within 10 ft of orc3 (seed "Closing into Combat", "Charge").
+    f = Fight([FIGHTER, TAM, orc(1), orc(3)], engaged=[["Brom", "orc1"]])
+    f.dice(c.StartRound(), {})
+    f.dice(c.Declare(side="party", declarations=(P("Brom=melee"), P("Tam=charge@orc3"))), {})
+    f.dice(c.Declare(side="orcs", declarations=(P("orc1=melee"), P("orc3=close@Tam"))), {})
+    f.dice(c.RollInitiative(), {"r1/initiative/party": 2, "r1/initiative/orcs": 5})
+    f.dice(c.Close(who="orc3", target="Tam"), {})
+    with pytest.raises(IllegalCommand, match="already within 10 ft of orc3") as err:
+        f.dice(c.Charge(who="Tam", target="orc3"), {"r1/Tam/atk1": 20})
+    assert err.value.rule == "OSRIC Combat: Charge"
+
+
 def test_fleeing_gives_each_opponent_a_free_attack_at_plus_4() -> None:
     # Seed "Fleeing from Combat": opponents make an immediate extra attack at +4.
     # Brom (B 20, Str none) vs orc AC 6 needs 14: 10 + 4 = 14 hits; 1d8 -> 3: orc1 7 -> 4.

@@ -194,17 +194,43 @@ def test_no_simultaneity_without_a_tie() -> None:
 
 def test_extra_routine_only_after_the_other_sides_segment() -> None:
     # Seed "multipleAttackRoutines": a 7th-level fighter (3/2: 2 attacks in odd rounds) acts in segment 2
-    # (orcs rolled 2); his second routine waits until after the orcs' segment 5.
+    # (orcs rolled 2); his second routine "cannot be used until after the opposing side's initiative
+    # segment has been resolved": orc1 acts in segment 5 (the party rolled 5). Logged early, it is
+    # refused with that rule and the timeline stays in segment 2, so orc1's attack in segment 5 still
+    # stands; after it, the routine falls after the orcs' actions in segment 5 (late).
+    # Rolls of 2 miss (Wulf B 14 vs AC 6 needs 8; orc1 B 19 vs AC 4 needs 15): no damage dice.
     wulf = {**FIGHTER, "name": "Wulf", "level": 7, "hp": 40}
     f = Fight([wulf, orc(1, hp=30)], engaged=[["Wulf", "orc1"]])
     _round(f, 5, 2, party_decl=("Wulf=melee",))
     f.dice(c.Attack(who="Wulf"), {"r1/Wulf/atk1": 2})
+    with pytest.raises(IllegalCommand, match="orc1 still to act") as err:
+        f.dice(c.Attack(who="Wulf"), {"r1/Wulf/atk2": 2})
+    assert err.value.rule == "OSRIC Combat: Determine Initiative (multiple attack routines)"
+    assert f.state.cursor == tick(1, 2) and f.state.live["Wulf"].routines == 1
+    f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 2})  # refused before the fix: the timeline had jumped
     out = f.dice(c.Attack(who="Wulf"), {"r1/Wulf/atk2": 2})
     ev = out.events[-1].event
     assert (ev.segment, ev.late, ev.routine) == (5, True, 2)
     with pytest.raises(IllegalCommand, match="attack routine"):
         f.dice(c.Attack(who="Wulf"), {"r1/Wulf/atk3": 2})
     assert f.state.cursor == tick(1, 5, LATE)
+
+
+def test_extra_routine_refused_even_at_a_later_named_segment_until_resolved() -> None:
+    # Seed "multipleAttackRoutines": naming a later segment does not get round the rule (it would jump
+    # the timeline past orc1's segment 5 just the same). When the orcs take no action, the referee moves
+    # the timeline past their segment (segment 5 --end); the routine then falls at the timeline's
+    # present, the next segment (Decision, docs/osric.md). Same fighters and misses as above.
+    wulf = {**FIGHTER, "name": "Wulf", "level": 7, "hp": 40}
+    f = Fight([wulf, orc(1, hp=30)], engaged=[["Wulf", "orc1"]])
+    _round(f, 5, 2, party_decl=("Wulf=melee",))
+    f.dice(c.Attack(who="Wulf"), {"r1/Wulf/atk1": 2})
+    with pytest.raises(IllegalCommand, match="segment 5"):
+        f.dice(c.Attack(who="Wulf", segment=7), {"r1/Wulf/atk2": 2})
+    f.dice(c.ReachSegment(segment=5, end=True), {})
+    out = f.dice(c.Attack(who="Wulf"), {"r1/Wulf/atk2": 2})
+    ev = out.events[-1].event
+    assert (ev.segment, ev.late, ev.routine) == (6, False, 2)
 
 
 def test_missile_bonus_to_initiative() -> None:

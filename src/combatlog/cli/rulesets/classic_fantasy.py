@@ -217,13 +217,18 @@ def effects(
     stream: str = stream_argument(),
     who: str = typer.Argument(..., help="The winner of the Special Effects."),
     chosen: list[str] = typer.Argument(None, help="Effects, e.g. bleed maximize_damage (repeat stackable ones)."),
-    param: list[str] = typer.Option([], "--param", "-p", help="KEY=VALUE: location, sharpshooter, bypass, blind, "
-                                                           "entangle, counter, bystander."),
+    param: list[str] = typer.Option([], "--param", "-p", help="KEY=VALUE: location, sharpshooter (the location "
+                                                           "aimed for, named before the hit location is rolled), "
+                                                           "bypass, blind, entangle, counter, bystander, disarm, "
+                                                           "obstacle."),
     dice: Optional[str] = dice_scheme_option(),
     face: list[str] = faces_option(),
     as_json: bool = json_option(),
 ) -> None:
     """Choose Special Effects (a decision after seeing the rolls); then location, damage and resistance rolls.
+
+    Effects are chosen before the hit location is rolled (CFI Ch.8 Special Effects): Sharpshooter
+    names the location aimed for now, and moves the shot there if the rolled location adjoins it.
 
     Example: combatlog cfi effects duel Brom choose_location bleed --param location=head
     """

@@ -11,13 +11,14 @@ from combatlog.rulesets.classic_fantasy.events import ActionTaken
 from combatlog.rulesets.classic_fantasy.exchange import can_act
 from combatlog.rulesets.classic_fantasy.free_actions import FREE_HANDLERS, REACTIVE_HANDLERS
 from combatlog.rulesets.classic_fantasy.outcome import disengage
-from combatlog.rulesets.classic_fantasy.resolve import roll_damage
+from combatlog.rulesets.classic_fantasy.resolve import Blow, roll_damage, take_damage, wound
 from combatlog.rulesets.classic_fantasy.rounds import end_turn
 from combatlog.rulesets.classic_fantasy.rules import (
     Roller, Steps, cite, illegal, label, legs_problem, oppose, skill_target, strain, who,
 )
 from combatlog.rulesets.classic_fantasy.state import (
-    CFIState, Combatant, Condition, add_condition, drop_condition, with_combatant, with_location, with_weapon,
+    CFIState, Combatant, Condition, Exchange, add_condition, drop_condition, with_combatant, with_location,
+    with_weapon,
 )
 
 replace = msgspec.structs.replace
@@ -62,10 +63,15 @@ def apply_action(state: CFIState, ev: ActionTaken, roller: Roller, steps: Steps)
 
 
 def state_after_delay(state: CFIState, name: str, steps: Steps) -> CFIState:
-    from combatlog.rulesets.classic_fantasy.rounds import advance
+    """CFI Ch.8 Turns and Delay: delaying is how the character spends this Turn, so the Turn counts
+    for conditions measured in the bearer's Turns (CFI Ch.7 Serious Wounds: "cannot attack ... for
+    1d3 Turns"; Blind Opponent, Stun Location). The Interrupt that later uses the held Action Points
+    takes this same delayed Turn, so it is not counted again (``rounds.end_turn``)."""
+    from combatlog.rulesets.classic_fantasy.rounds import advance, tick_turns
 
     if state.interrupted:
         return end_turn(state, name, steps)
+    state = with_combatant(state, tick_turns(state.combatants[name], steps))
     return advance(state, name, steps)
 
 
@@ -198,11 +204,20 @@ def p_mount(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, step
 
 def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, steps: Steps) -> Result:
     """CFI Ch.8 Outmaneuvering: a group Opposed Roll of Evade; every participant spends an
-    Action Point; those who fail to beat the roll cannot attack him this Round. Decision: a foe
-    without Action Points cannot oppose and is beaten."""
+    Action Point; "those who fail to beat the maneuvering character's roll cannot attack him"
+    this Round, so a foe keeps up only by winning the Opposed Roll: a tie (same level, same roll)
+    does not beat it. Decisions: when both fail, the failed maneuver blocks nobody; a foe without
+    Action Points cannot oppose and is beaten. CFI Ch.8 Grip: a gripped fighter cannot disengage,
+    so he can neither withdraw nor engage a single foe other than the one gripping him."""
     foes = [who(state, n) for n in ev.detail.get("against", "").split(",") if n.strip()]
     if not foes:
         raise InvalidCommand("outmaneuver: name the opponents (--against A,B)")
+    then = ev.detail.get("then", "")
+    gripper = _gripped_by(state, c)
+    if gripper and (then == "withdraw" or (then.startswith("engage:") and then.split(":", 1)[1] != gripper)):
+        raise illegal(f"{gripper} grips {c.name}, who cannot disengage: no withdrawal"
+                      + (f" and no engaging {then.split(':', 1)[1]} alone" if then != "withdraw" else "")
+                      + " (outmaneuver without then=, or struggle free first)", "Grip")
     state = with_combatant(state, strain(c, "outmaneuvers", steps))
     mine, grade, _n = skill_target(state, c, "evade")
     lbl = label(state, "outmaneuver")
@@ -221,7 +236,8 @@ def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller
         _f, orr = roller.roll(ol, "1d100", f"{o.name} opposes the outmaneuver", o.name)
         me = t.success_level(r, mine - excess)
         them = t.success_level(orr, theirs - excess)
-        win = t.opposed_winner(me, r, them, orr) == "a"
+        winner = t.opposed_winner(me, r, them, orr)
+        win = winner == "a" or (winner == "" and me >= t.SUCCESS)  # a tie does not beat his roll
         steps.add(cite("Outmaneuvering"), f"{o.name} Evade {theirs - excess}% rolls {orr:02d}: "
                   f"{t.LEVEL_NAMES[them]} -> {'outmaneuvered' if win else 'keeps up'}", ol)
         state = with_combatant(state, strain(replace(o, ap=o.ap - 1), "keeps up", steps))
@@ -230,7 +246,6 @@ def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller
     c = state.combatants[c.name]
     c = replace(c, blocked=tuple(dict.fromkeys(c.blocked + tuple(beaten))))
     state = with_combatant(state, c)
-    then = ev.detail.get("then", "")
     if len(beaten) == len(foes) and then:
         if then == "withdraw":
             for n in list(c.engaged):
@@ -245,6 +260,13 @@ def p_outmaneuver(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller
     elif then:
         steps.add(cite("Outmaneuvering"), f"{c.name} did not beat every opponent: no withdrawal or single engagement")
     return state, 1
+
+
+def _gripped_by(state: CFIState, c: Combatant) -> str:
+    """Who holds ``c`` in a Grip (CFI Ch.8 Grip), if that gripper is still able to hold on."""
+    grip = c.cond("gripped")
+    holder = state.combatants.get(grip.by) if grip is not None else None
+    return holder.name if holder is not None and not holder.out else ""
 
 
 def p_ready(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, steps: Steps) -> Result:
@@ -320,16 +342,30 @@ def _withdraw_impaled(state: CFIState, c: Combatant, w, ev: ActionTaken, roller:
         return state, 1
     c = with_weapon(c, replace(w, stuck_in=""))
     state = with_combatant(state, c)
-    dmg, shown = roll_damage(state, roller, w.damage, 0, label(state, "pull-damage"), c.name)
-    dmg = dmg if w.barbed else dmg // 2  # CFI Ch.8 Impale: barbed weapons inflict normal damage
-    victim = drop_condition(drop_condition(victim, "impaled", where), "incapacitated", where)
+    pl = label(state, "pull-damage")
+    rolled, shown = roll_damage(state, roller, w.damage, 0, pl, c.name)
+    # CFI Ch.8 Impale: half the weapon's damage roll, no Damage Modifier (barbed weapons: normal
+    # damage). Decision: halving rounds up, as every halving does here (tables.half_up: 7 -> 4).
+    dmg = rolled if w.barbed else t.half_up(rolled)
+    victim = drop_condition(victim, "impaled", where)
+    victim = replace(victim, conditions=tuple(x for x in victim.conditions if not (
+        x.name == "incapacitated" and x.location == where and x.note == "impaled")))
+    steps.add(cite("Impale"), f"the {w.name} comes free for {'full (barbed)' if w.barbed else 'half'} damage "
+              f"({shown}{'' if w.barbed else ' halved, rounding up'} -> {dmg}) to the {where}, armour no help", pl)
+    state = with_combatant(state, victim)
     loc = victim.loc(where)
-    if loc is not None and dmg > 0:
-        loc = replace(loc, hp=loc.hp - dmg)
-        victim = with_location(victim, loc)
-    steps.add(cite("Impale"), f"the {w.name} comes free for half damage ({shown} -> {dmg}) to the {where}, "
-              "armour no help", label(state, "pull-damage"))
-    return with_combatant(state, victim), 1
+    if loc is None or dmg <= 0:
+        return state, 1
+    # CFI Ch.7 Wounds: the pull is further injury, so the location's wound level is read again and a
+    # new Serious or Major Wound has its effects. Decision: its Endurance rolls oppose the Brawn roll
+    # that pulled the weapon free (the roll that inflicted the injury).
+    old = loc.wound
+    state, loc, level = take_damage(state, victim, loc, dmg, steps)
+    blow = Blow(attacker=c.name, victim=vname, weapon=w.name, dm="+0", size=0, ranged=False, long_range=False,
+                prefix="pull-", orig_roll=r, orig_skill=value)
+    ex = Exchange(n=state.action_no, attacker=c.name, target=vname, original_target=vname, weapon=w.name,
+                  mode="melee")
+    return wound(state, blow, where, dmg, level, old, roller, steps, ex), 1
 
 
 def p_regain(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, steps: Steps) -> Result:

@@ -119,11 +119,9 @@ def why_not(state: CFIState, ex: Exchange, key: str) -> str:
         if target_weapon is None or target_weapon.max_hp <= 0 or target_weapon.has("unarmed"):
             return "the opponent's weapon has no Armor/Hit Points in the setup"
     if key == "disarm_opponent":
-        theirs = opponent.weapons.get(ex.defence_weapon if attacking else ex.weapon)
-        if theirs is None or theirs.has("unarmed") or (not attacking and ex.defence != "parry"):
-            return "needs a weapon on both sides"
-        if attacking and ex.defence != "parry":
-            return "the defender holds no weapon in this exchange"
+        _mine, theirs = disarm_weapons(state, ex, ex.params)
+        if not theirs:
+            return "the opponent holds no weapon to disarm"
         if opponent.chars.get("STR", 0) > 2 * chooser.chars.get("STR", 0):
             return "works only on creatures up to twice the disarmer's STR"
     if key == "enhance_parry" and ex.defence != "parry":
@@ -138,9 +136,46 @@ def why_not(state: CFIState, ex: Exchange, key: str) -> str:
         return "not Entangled, Gripped or Pinned"
     if key == "withdraw" and opponent.name not in chooser.engaged and not ranged:
         return "not engaged with the opponent"
+    grip = chooser.cond("gripped")
+    if key == "withdraw" and grip is not None and grip.by == opponent.name and not opponent.out:
+        return "gripped by the opponent, who prevents disengaging (CFI Ch.8 Grip)"
     if key == "select_target" and ex.redirected:
         return "the blow already struck a bystander"
     return ""
+
+
+def disarm_weapons(state: CFIState, ex: Exchange, params: dict[str, str]) -> tuple[str, str]:
+    """CFI Ch.8 Disarm Opponent: (the disarmer's weapon, the weapon knocked away), "" when there is none.
+
+    The seed's text sets no parry condition: it takes "the opponent's weapon" out of his hand. The
+    weapon knocked away is the one the opponent used in the exchange (the attacker's weapon, or the
+    defender's parrying weapon), else one he holds: ``disarm=<weapon>`` names it, by default his
+    first held weapon that is not a shield. The disarmer's weapon, whose Size sets the grade, is the
+    one he used, or for a defender who did not parry his first held weapon that is not a shield
+    (else his bare hands)."""
+    chooser, opponent, attacking = sides(state, ex)
+
+    def held_weapon(c: Combatant, shields: bool) -> list[str]:
+        return [h for h in c.held if h in c.weapons and not c.weapons[h].broken and not c.weapons[h].dropped
+                and not c.weapons[h].has("unarmed") and (shields or not c.weapons[h].shield)]
+
+    if attacking:
+        mine = ex.weapon
+        used = ex.defence_weapon if ex.defence == "parry" else ""
+    else:
+        mine = ex.defence_weapon if ex.defence == "parry" else next(iter(held_weapon(chooser, False)), "unarmed")
+        used = ex.weapon
+    named = params.get("disarm", "")
+    if named:
+        theirs = named if named in held_weapon(opponent, True) or named == used else ""
+    elif used:
+        theirs = used
+    else:
+        theirs = next(iter(held_weapon(opponent, False)), "")
+    w = opponent.weapons.get(theirs)
+    if w is None or w.has("unarmed"):
+        theirs = ""
+    return mine, theirs
 
 
 def offered(state: CFIState, ex: Exchange) -> list[str]:
@@ -164,7 +199,7 @@ def check_choice(state: CFIState, ex: Exchange, effects: tuple[str, ...], params
         raise IllegalCommand("Force Failure must be combined with an effect that needs an Opposed Roll",
                              rule="CFI Ch.8 Force Failure")
     chooser, opponent, attacking = sides(state, ex)
-    known = {"location", "sharpshooter", "bypass", "blind", "entangle", "counter", "bystander", "obstacle"}
+    known = {"location", "sharpshooter", "bypass", "blind", "entangle", "counter", "bystander", "obstacle", "disarm"}
     unknown = set(params) - known
     if unknown:
         raise InvalidCommand(f"unknown effect parameters {sorted(unknown)}; known: {', '.join(sorted(known))}")
@@ -177,7 +212,12 @@ def check_choice(state: CFIState, ex: Exchange, effects: tuple[str, ...], params
         raise IllegalCommand("Sharpshooter moves a rolled location; with Choose Location there is none",
                              rule="CFI Ch.8 Sharpshooter")
     if "sharpshooter" in effects and not victim.loc(params.get("sharpshooter", "")):
-        raise InvalidCommand("Sharpshooter: give sharpshooter=<an adjoining location>, checked after the roll")
+        raise InvalidCommand("Sharpshooter: give sharpshooter=<the location aimed for>, named now, before the hit "
+                             "location is rolled; the shot moves there if the rolled location adjoins it")
+    if "disarm" in params and "disarm_opponent" not in effects:
+        raise InvalidCommand("disarm= goes with Disarm Opponent")
+    if "disarm_opponent" in effects and not disarm_weapons(state, ex, params)[1]:
+        raise InvalidCommand(f"Disarm Opponent: disarm=<a weapon {opponent.name} holds>")
     if effects.count("bypass_armor") == 1 and params.get("bypass", "worn") not in ("worn", "natural"):
         raise InvalidCommand("Bypass Armor: bypass=worn or bypass=natural")
     if params.get("obstacle", "no") not in ("yes", "no"):

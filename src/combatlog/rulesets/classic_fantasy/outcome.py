@@ -7,7 +7,7 @@ import msgspec
 
 from combatlog.errors import IllegalCommand
 from combatlog.rulesets.classic_fantasy import tables as t
-from combatlog.rulesets.classic_fantasy.effects import EFFECTS
+from combatlog.rulesets.classic_fantasy.effects import EFFECTS, disarm_weapons
 from combatlog.rulesets.classic_fantasy.events import ExchangeResolved
 from combatlog.rulesets.classic_fantasy.resolve import Blow, damage_weapon, roll_damage, roll_dm, strike
 from combatlog.rulesets.classic_fantasy.rounds import end_turn
@@ -246,10 +246,11 @@ def trip(state: CFIState, chooser: str, opponent: str, roll: int, skill: int, fo
 
 def disarm(state: CFIState, ex: Exchange, chooser: str, opponent: str, attacking: bool, roll: int, skill: int,
            force: bool, roller: Roller, steps: Steps) -> CFIState:
-    """CFI Ch.8 Disarm Opponent: Combat Skill against the original roll, one grade per Size step."""
+    """CFI Ch.8 Disarm Opponent: Combat Skill against the original roll, one grade per Size step.
+    The weapons compared are those of ``effects.disarm_weapons`` (no parry is needed)."""
     c, o = state.combatants[chooser], state.combatants[opponent]
-    mine = c.weapons[ex.weapon if attacking else ex.defence_weapon]
-    theirs_name = ex.defence_weapon if attacking else ex.weapon
+    mine_name, theirs_name = disarm_weapons(state, ex, ex.params)
+    mine = c.weapons[mine_name]
     theirs = o.weapons[theirs_name]
     gap = t.size_index(mine.size) - t.size_index(theirs.size)
     lbl = label(state, ex.prefix + "disarm", ex.n)

@@ -93,12 +93,20 @@ def strike(state: CFIState, b: Blow, roller: Roller, steps: Steps, ex: Exchange)
         loc = location_by_roll(victim, r)
         steps.add("CFI Ch.8 Attacks and Parries (hit location)", f"hit location 1d20={r}: {loc.name}", lb("location"))
         if "sharpshooter" in eff:
+            # Decision (CFI Ch.8 Sharpshooter; Special Effects: chosen "before Damage and Hit Location
+            # ... are rolled"): the shooter names the location aimed for when choosing the effect; the
+            # shot moves there one step if the rolled location adjoins it (docs/classic_fantasy.md).
             new = b.params.get("sharpshooter", "")
-            if new in loc.adjacent and victim.loc(new):
+            if new == loc.name:
+                steps.add(cite("Sharpshooter"), f"the shot already strikes the {loc.name}, the location named "
+                          "before the roll: nothing to move")
+            elif new in loc.adjacent and victim.loc(new):
                 loc = victim.loc(new) or loc
-                steps.add(cite("Sharpshooter"), f"{att.name} moves the shot one step to the {loc.name}")
+                steps.add(cite("Sharpshooter"), f"{att.name} moves the shot one step to the {loc.name} (named "
+                          "before the roll)")
             else:
-                steps.add(cite("Sharpshooter"), f"the {new or '?'} does not adjoin the {loc.name}: the effect is wasted")
+                steps.add(cite("Sharpshooter"), f"the {new or '?'} (named before the roll) does not adjoin the "
+                          f"{loc.name}: the effect is wasted")
     # -- damage roll (CFI Ch.8 How Combat Works step 5; Maximize Damage; Impale) --
     maximize = eff.count("maximize_damage")
     total, shown = roll_damage(state, roller, w.damage, maximize, lb("damage"), att.name)
@@ -191,6 +199,18 @@ def strike(state: CFIState, b: Blow, roller: Roller, steps: Steps, ex: Exchange)
         final = less
         if final <= 0:
             return with_combatant(state, victim), loc.name
+    state, loc, level = take_damage(state, victim, loc, final, steps)
+    # Special Effects that need the blow to injure, applied before the wound's Endurance rolls.
+    state = injuring_effects(state, b, loc, final, roller, steps, ex)
+    return wound(state, b, loc.name, final, level, old, roller, steps, ex), loc.name
+
+
+def take_damage(state: CFIState, victim: Combatant, loc: Location, final: int,
+                steps: Steps) -> tuple[CFIState, Location, str]:
+    """CFI Ch.7 Wounds (reference 1.8): the location loses ``final`` HP; its wound level is read
+    again (HP above 0 minor, 0 or less serious, minus its starting HP or less major) and never
+    drops. Returns the state, the location and its wound level; ``wound`` applies the effects."""
+    old = loc.wound
     hp = loc.hp - final
     level = "major" if hp <= -loc.max_hp else ("serious" if hp <= 0 else "minor")
     rank = ("", "minor", "serious", "major")
@@ -198,10 +218,7 @@ def strike(state: CFIState, b: Blow, roller: Roller, steps: Steps, ex: Exchange)
     loc = replace(loc, hp=hp, wound=level, aided=False)  # a new injury: First Aid may treat it again
     victim = with_location(victim, loc)
     steps.add(CH7, f"{victim.name}'s {loc.name} takes {final}: {loc.hp + final} -> {hp} HP, a {level} wound")
-    state = with_combatant(state, victim)
-    # Special Effects that need the blow to injure, applied before the wound's Endurance rolls.
-    state = injuring_effects(state, b, loc, final, roller, steps, ex)
-    return wound(state, b, loc.name, final, level, old, roller, steps, ex), loc.name
+    return with_combatant(state, victim), loc, level
 
 
 def knockback_and_bash(state: CFIState, b: Blow, raw: int, roller: Roller, steps: Steps, ex: Exchange) -> CFIState:

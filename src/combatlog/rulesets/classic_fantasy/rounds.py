@@ -165,7 +165,11 @@ def end_turn(state: CFIState, actor: str, steps: Steps) -> CFIState:
     order, cycling until no Action Points remain or all are held (Delay)."""
     c = state.combatants.get(actor)
     if c is not None:
-        c = tick_turns(c, steps)
+        if not state.interrupted:
+            # CFI Ch.8 Interrupt takes "a delayed Turn Action": that Turn was counted when the character
+            # delayed (actions.state_after_delay). A Heroic Last Action halting another's Turn ends in
+            # collapse, so its count does not matter.
+            c = tick_turns(c, steps)
         if c.has("heroic"):
             # CFI Ch.7 Heroic Last Actions: after the single last Action, the hero collapses.
             c = drop_condition(c, "heroic")

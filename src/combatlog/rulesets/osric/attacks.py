@@ -15,12 +15,13 @@ from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.rulesets.osric import commands as c
+from combatlog.rulesets.osric import declare as dc
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric import tables as t
 from combatlog.rulesets.osric.evolve import DECLARE, SLEEPING, evolve
 from combatlog.rulesets.osric.setup import Combatant
-from combatlog.rulesets.osric.state import LATE, OsricState, segment_of, tick
+from combatlog.rulesets.osric.state import LATE, NORMAL, OsricState, segment_of, tick
 
 replace = msgspec.structs.replace
 SURPRISED = "OSRIC Combat: Determine Surprise (surprise segments)"
@@ -94,8 +95,26 @@ def action_tick(s: OsricState, name: str, routine: int, segment: int = 0, *, lat
                                  rule=SURPRISED)
         at = s.cursor
     else:
+        if routine >= 2:
+            # OSRIC Combat: Determine Initiative (multiple attack routines): refused, and the timeline
+            # left alone, until the opposing side's segment is resolved.
+            seg, waiting = r.unresolved_segment(s, name)
+            if waiting:
+                other = s.other_side(s.roster[name].side)
+                raise IllegalCommand(
+                    f"{name}'s extra attack routine cannot be used until the opposing side's initiative segment "
+                    f"({other}, segment {seg}) has been resolved: {', '.join(waiting)} still to act there (record "
+                    f"their actions first; if they take none, move the timeline on: osric segment STREAM {seg} "
+                    "--end)", rule=r.ROUTINES)
         earliest = r.earliest_tick(s, name, routine)
         at = earliest
+        if routine >= 2 and not segment and at < s.cursor:
+            # Decision: an extra routine may come at any time after that segment; once the timeline has
+            # passed its earliest moment it falls at the timeline's present (the next segment after an
+            # end-of-segment).
+            at = s.cursor if s.cursor % 4 in (NORMAL, LATE) else tick(s.round, segment_of(s.cursor, s.round) + 1)
+            if segment_of(at, s.round) > 10:
+                raise IllegalCommand(f"the timeline has reached the end of round {s.round}", rule=r.INITIATIVE)
         if segment:
             if not 1 <= segment <= 10:
                 raise InvalidCommand("a round has segments 1 to 10")
@@ -331,10 +350,7 @@ def _charge(s: OsricState, cmd: c.Charge, dice: DicePort) -> list[Event]:
     who = acting(s, cmd.who, "charge")
     target = opponent(s, who, cmd.target)
     live = s.live[who]
-    if s.round - live.last_charge < 10:
-        raise IllegalCommand(f"{who} charged in round {live.last_charge}: once every 10 rounds", rule=r.CHARGE)
-    if s.is_engaged(who, target):
-        raise IllegalCommand(f"{who} is already engaged with {target}", rule=r.CHARGE)
+    dc.check_charge(s, who, target)  # the same impossibilities as at the declaration
     if live.routines:
         raise IllegalCommand(f"{who} has already attacked this round", rule=r.CHARGE)
     flags = check_flags(s, who, target, cmd.flags)

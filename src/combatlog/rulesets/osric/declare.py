@@ -136,7 +136,7 @@ def resolve_declarations(s: OsricState, side: str, given: tuple[e.Declaration, .
 
 
 def check_declaration(s: OsricState, d: e.Declaration) -> None:
-    """One declaration against the combatant (weapons carried, set weapons, charge once per 10 rounds)."""
+    """One declaration against the combatant (weapons carried, set weapons, a charge the rules allow)."""
     from combatlog.rulesets.osric import tables as t
 
     x = s.roster[d.who]
@@ -155,11 +155,36 @@ def check_declaration(s: OsricState, d: e.Declaration) -> None:
                                  "tridents)", rule=r.SET)
     if d.action == "set" and not d.weapon and not any(t.weapon(w.name).set for w in x.weapons):
         raise IllegalCommand(f"{d.who} has no weapon that can be set against a charge", rule=r.SET)
-    if d.action == "charge" and s.round - s.live[d.who].last_charge < 10:
-        raise IllegalCommand(f"{d.who} charged in round {s.live[d.who].last_charge}: once every 10 rounds",
-                             rule=r.CHARGE)
+    if d.action in ("charge", "overbear"):
+        check_charge(s, d.who, d.target)
     if d.action == "spell" and d.casting > 99:
         raise InvalidCommand("a casting time above 99 segments is not a combat spell")
+
+
+def check_charge(s: OsricState, who: str, target: str = "") -> None:
+    """What OSRIC Combat: Charge makes impossible, refused when it is declared (and again when it is
+    made): "A charge action may be performed only once every 10 rounds"; a charge is a move "into
+    combat" that "must end within 10 ft melee range of the target", so its target is a standing
+    opponent not already within 10 ft (engaged) of the charger (OSRIC Combat: Closing into Combat:
+    charging or closing is for opponents "not within 10 ft range"); and a combatant already in melee
+    cannot charge out of it: leaving melee is a Fighting Retreat or Fleeing from Combat. An
+    overbearing attack is made at the end of a charge, so the same holds for it."""
+    last = s.live[who].last_charge
+    if s.round - last < 10:
+        raise IllegalCommand(f"{who} charged in round {last}: once every 10 rounds", rule=r.CHARGE)
+    if target:
+        if s.roster[target].side == s.roster[who].side:
+            raise IllegalCommand(f"{who} cannot charge {target}, who is on the same side", rule=r.CHARGE)
+        if not s.standing(target):
+            raise IllegalCommand(f"{target} is out of the fight: there is nobody to charge", rule=r.CHARGE)
+        if s.is_engaged(who, target):
+            raise IllegalCommand(f"{who} is already within 10 ft of {target} (engaged): a charge needs room to "
+                                 "move in; attack instead", rule=r.CHARGE)
+    melee = s.opponents_engaged(who)
+    if melee:
+        raise IllegalCommand(f"{who} is in melee with {', '.join(melee)} and cannot charge out of it (leaving melee "
+                             "is a fighting retreat or a flight: OSRIC Combat: Fighting Retreat, Fleeing from "
+                             "Combat)", rule=r.CHARGE)
 
 
 # -- sealed orders: what a commit holds, who must commit, the trust layer's hooks --------------

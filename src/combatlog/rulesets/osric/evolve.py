@@ -193,6 +193,7 @@ def evolve(s: OsricState, ev: Event, seq: int) -> OsricState:  # noqa: C901 - on
             at = tick(s.round, ev.segment)
             s = advance(s, at, seq)
             s = replace(s, engaged=tuple(p for p in s.engaged if ev.who not in p))
+            s = _live(s, ev.who, acted_tick=at)  # its segment's action is done (rules.unresolved_segment)
             return _log(s, seq, f"{ev.who} makes a fighting retreat out of melee (may parry, not attack)", RETREAT)
         case e.Fled():
             at = tick(s.round, ev.segment)

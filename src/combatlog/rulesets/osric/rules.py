@@ -99,6 +99,41 @@ def earliest_tick(state: OsricState, name: str, routine: int) -> int:
     return t0
 
 
+# Declared actions that take place in the declarer's initiative segment (parry, set, none, hold,
+# continue and negotiate do not: they wait, react, or happen outside the segment timeline).
+SEGMENT_ACTIONS = ("melee", "missile", "charge", "close", "retreat", "flee", "unarmed", "grapple", "overbear",
+                   "spell", "other")
+
+
+def unresolved_segment(state: OsricState, name: str) -> tuple[int, list[str]]:
+    """OSRIC Combat: Determine Initiative: an extra attack routine "cannot be used until after the
+    opposing side's initiative segment has been resolved". Returns that segment and the members of
+    the opposing side still due to act in it (empty once it is resolved).
+
+    The segment is resolved when the timeline has moved past its simultaneous actions, or when
+    every opposing member whose declared action falls in it has acted (or can no longer act, or
+    failed morale into a fighting withdrawal). Decision: members who hold, parry, set a weapon,
+    negotiate, continue a spell or do nothing are not waited for.
+    """
+    if state.round == 0 or state.phase != "round" or not state.initiative:
+        return 0, []
+    seg = other_segment(state, name)
+    start = tick(state.round, seg)
+    if state.cursor >= tick(state.round, seg, LATE):
+        return seg, []
+    due = []
+    for d in state.declared.get(state.other_side(state.roster[name].side), ()):
+        live = state.live[d.who]
+        able = (state.standing(d.who) and not live.restrained_by
+                and not any(x in live.conditions for x in ("sleeping", "held")) and live.morale != "withdraw")
+        cast = live.casting
+        done = (live.acted_tick >= start or live.routines > 0
+                or (cast is not None and cast.round == state.round))  # begun or declined this round
+        if able and not done and d.action in SEGMENT_ACTIONS and own_segment(state, d.who) == seg:
+            due.append(d.who)
+    return seg, sorted(due)
+
+
 def spell_ticks(state: OsricState, start: int, casting: int) -> int:
     """OSRIC Combat: Spells: the tick a spell begun at ``start`` goes off.
 
