@@ -17,8 +17,9 @@ from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted, DiceRolled
-from combatlog.rulesets.base import Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.classic_fantasy import commands as c
+from combatlog.rulesets.classic_fantasy import dice_uses as uses_mod
 from combatlog.rulesets.classic_fantasy import setup as setup_mod
 from combatlog.rulesets.classic_fantasy import tables as t
 from combatlog.rulesets.classic_fantasy.actions import apply_action
@@ -180,6 +181,10 @@ class ClassicFantasy(Ruleset[CFIState]):
             return state  # other core events change nothing here
         new_state = apply_event(state, event, Replaying(state.dice), Steps())
         return replace(new_state, dice={})
+
+    def dice_uses(self, state: CFIState, event: Event) -> Sequence[DiceUse]:
+        """The dice the fold reads for ``event``, bound for ``verify`` (see ``dice_uses.py``)."""
+        return uses_mod.dice_uses(state, event)
 
     # -- views -------------------------------------------------------------------------------
     def explain(self, before: CFIState, event: Event, after: CFIState, seq: int) -> Sequence[Step]:
