@@ -398,9 +398,9 @@ def _end_turn(state: ArgadState, dice: DicePort) -> list[Event]:
             continue
         total = fig.wounds + len(e.wounds)
         label = f"t{n}/survival/{name}"
-        roll = dice.roll(label, f"1d{fig.wounds_die}", purpose=f"survival of {name} with {total} wound(s)")
+        roll = dice.roll(label, dv.survival_notation(fig), purpose=f"survival of {name} with {total} wound(s)")
         survival.append(label)
-        if roll.faces[0] <= total:
+        if dv.survival_roll(fig, roll.faces) <= total:
             continue
         if state.options.on("wound_location"):
             for k in range(1, len(e.wounds) + 1):

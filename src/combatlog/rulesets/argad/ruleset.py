@@ -173,8 +173,7 @@ class Argad(Ruleset[ArgadState]):
             out["last_turn_summary"] = {
                 "turn": last.number, "shots": [views.shot_json(s) for s in last.shots],
                 "strikes": [views.strike_json(s) for s in last.strikes],
-                "survival": [{"figure": n, "label": lb, "roll": r, "wounds": w, "died": d}
-                             for n, lb, r, w, d in last.survival],
+                "survival": [views.survival_json(state, last, row) for row in last.survival],
                 "locations": [{"figure": n, "label": lb, "d12": d} for n, lb, d in last.locations],
             }
         return out
