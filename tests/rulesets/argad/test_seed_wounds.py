@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from combatlog.rulesets.argad import RULESET
 from combatlog.rulesets.argad import commands as c
 from tests.rulesets.argad.argad_helpers import Fight
 
@@ -122,3 +123,35 @@ def test_wound_localisation_effects() -> None:
     f.turn()
     f.strike("beast", "hero", {"t2/melee/hero/beast": 10})
     assert f.last_strike().dice[0].sides == 10  # 1D10 instead of 1D12
+
+
+@pytest.mark.parametrize("face, roll, dies", [(5, 1, True), (3, 1, True), (4, 2, False), (6, 2, False)])
+def test_1d2_thrown_with_a_d6(face: int, roll: int, dies: bool) -> None:
+    # Seed 'Wounds': "Any die may be used as 1D2, odd result =1, even result =2; or toss a coin." The 1D2
+    # is recorded as a d6 read odd/even (a coin's 1 or 2 reads the same); explain shows the conversion.
+    f = fight("half_ogre")
+    f.turn()
+    wound(f, 1)
+    out = f.run(c.EndTurn(), {"t1/survival/beast": face})
+    die = next(e.event for e in out.events if e.env.type == "core.dice_rolled")
+    assert (die.label, die.notation, die.faces) == ("t1/survival/beast", "1d6", (face,))
+    beast = f.state.figures["beast"]
+    assert (beast.dead, beast.wounds) == (dies, 1)
+    parity = "odd" if face % 2 else "even"
+    step = next(s for s in f.steps if s.dice == ("t1/survival/beast",))
+    assert step.text.startswith(f"beast: survival 1D2 = {roll} (d6 {face} -> {roll} ({parity})) with 1 wound(s)")
+    assert step.rule.startswith("Argad: Wounds")
+    summary = RULESET.describe(f.state)["last_turn_summary"]["survival"]
+    assert summary == [{"figure": "beast", "label": "t1/survival/beast", "roll": roll, "wounds": 1, "died": dies,
+                        "read": f"d6 {face} -> {roll} ({parity})"}]
+
+
+def test_1d3_and_1d4_are_not_read_odd_or_even() -> None:
+    # Only the 1D2 is thrown with another die; a 1D3 survival roll stays a 1d3 (face 3 is 3).
+    f = fight("ogre")
+    f.turn()
+    wound(f, 1)
+    out = f.run(c.EndTurn(), {"t1/survival/beast": 3})
+    die = next(e.event for e in out.events if e.env.type == "core.dice_rolled")
+    assert die.notation == "1d3" and not f.state.figures["beast"].dead
+    assert "read" not in RULESET.describe(f.state)["last_turn_summary"]["survival"][0]

@@ -242,6 +242,8 @@ def end_turn(
 ) -> None:
     """End the game turn: deaths, survival rolls (1D2/1D3/1D4) and optional wound localisation.
 
+    A 1D2 is thrown with a d6 read odd = 1, even = 2 (enter the d6 face, or a coin's 1 or 2).
+
     Example: combatlog argad end-turn skirmish --dice manual --face t1/survival/ogre=3
     """
     from combatlog.rulesets.argad.commands import EndTurn
@@ -311,7 +313,8 @@ def turn_summary(
         echo(f"#{s['seq']} {', '.join(s['attackers'])} -> {s['target']} ({s['order']}): {dice}; best {s['best']} "
              f"vs {s['defence']}: {s['result']}{flags}")
     for row in summary.get("survival", []):
-        echo(f"survival {row['figure']}: {row['roll']} with {row['wounds']} wound(s): "
+        read = f" ({row['read']})" if row.get("read") else ""
+        echo(f"survival {row['figure']}: {row['roll']}{read} with {row['wounds']} wound(s): "
              f"{'dies' if row['died'] else 'survives'}")
     if not summary:
         echo("no game turn played yet")

@@ -1,26 +1,21 @@
 """Argad ``decide``: legality checks, the dice (with every re-roll the rules allow), the events.
 
-Dice labels (stable, so players entering manual dice know them in advance):
-  t<N>/shoot/<target or a+b group>/<shooter>     one shooting die per shooter
-  t<N>/shoot/<target>/reroll#<k>                  re-roll of a lone natural maximum
-  t<N>/shoot/<target>/one#<k>                     re-roll of a lone natural 1 (shooting into a melee)
-  t<N>/shoot/<a+b>/hit#<k>                        which member of a group a hit strikes (1dN)
-  t<N>/melee/<target>/<attacker>                  one melee die per attacker (H2 split: one per target)
-  t<N>/melee/<target>/reroll#<k>                  re-roll of a lone natural maximum
-  t<N>/survival/<figure>                          survival roll (1D2, 1D3, 1D4) at the end of the turn
-  t<N>/location/<figure>/<k>                      D12 localisation of the figure's k-th wound this turn
-``k`` counts from 1 per target and game turn.
+Dice labels are the rules' own (``labels.py``): stable, so players entering manual dice know
+them in advance, and never chosen by a player, so ``dice_uses`` can bind each one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.rulesets.argad import commands as c
 from combatlog.rulesets.argad import derive as dv
+from combatlog.rulesets.argad import labels as lb
 from combatlog.rulesets.argad import melee as ml
 from combatlog.rulesets.argad import shooting as sh
 from combatlog.rulesets.argad import tables as t
@@ -36,7 +31,7 @@ R_WOUNDS = "Argad: Wounds"
 R_MELEE = ml.R_MELEE
 R_BASES = "Argad: Bases of different sizes in melee"
 NO_EFFECT = Effect()
-MAX_REROLLS = 40
+MAX_REROLLS = lb.MAX_REROLLS
 
 
 def decide(state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
@@ -99,15 +94,6 @@ def _effect(turn: Turn, name: str) -> Effect:
     return turn.effects.get(name, NO_EFFECT)
 
 
-def _numbered(taken: set[str], base: str) -> str:
-    k = 1
-    while f"{base}#{k}" in taken:
-        k += 1
-    label = f"{base}#{k}"
-    taken.add(label)
-    return label
-
-
 def _unique(names: tuple[str, ...], what: str) -> None:
     if not names:
         raise InvalidCommand(f"name at least one {what}")
@@ -151,6 +137,8 @@ def _shoot(state: ArgadState, cmd: c.Shoot, dice: DicePort) -> list[Event]:
         raise IllegalCommand(f"the shooting phase of turn {turn.number} is over (melee has begun)", rule=R_TURN)
     _unique(cmd.shooters, "shooter")
     _unique(cmd.targets, "target")
+    # A group's order means nothing to the rules but is part of the labels: fixed, so nobody chooses it.
+    cmd = msgspec.structs.replace(cmd, targets=lb.group(cmd.targets))
     if cmd.range not in t.RANGES:
         raise InvalidCommand(f"range is one of {', '.join(t.RANGES)}")
     if cmd.need < 0 or cmd.cover > 0 or cmd.range_cm < 0:
@@ -196,34 +184,34 @@ def _shoot(state: ArgadState, cmd: c.Shoot, dice: DicePort) -> list[Event]:
         out.append(PhaseStarted(turn=turn.number, phase="shooting"))
     n = turn.number
     key = sh.group_key(cmd.targets)
-    labels = tuple(f"t{n}/shoot/{key}/{s}" for s in cmd.shooters)
+    labels = lb.shot_dice(n, key, cmd.shooters)
     plan = sh.plan_shot(state, cmd.shooters, cmd.targets, range_=cmd.range, need=cmd.need, cover=cmd.cover,
                         idle=cmd.idle, mod=cmd.mod, why=cmd.why, labels=labels)
     faces: dict[str, tuple[int, ...]] = {}
     for spec in plan.dice:
         faces[spec.label] = dice.roll(spec.label, spec.notation, purpose=f"{spec.who} shoots at {key}",
                                       by=None).faces
-    taken = set(turn.faces)
     rerolls: list[str] = []
-    for _ in range(MAX_REROLLS):
+    for j in range(MAX_REROLLS):
         read = dv.read_volley(state, plan, key, faces, [faces[x] for x in rerolls])
         if not read.reroll_due:
             break
         spec = next(d for d in plan.dice if d.label == read.reroll_die)
-        label = _numbered(taken, f"t{n}/shoot/{key}/reroll")
+        label = lb.shot_reroll(turn, key, j)
         faces[label] = dice.roll(label, spec.notation, purpose=f"re-roll of a natural maximum at {key}").faces
         rerolls.append(label)
+    read = dv.read_volley(state, plan, key, faces, [faces[x] for x in rerolls])
     one_reroll = ""
     if cmd.into_melee and cmd.friends:
         ones = sum(1 for s in plan.dice if faces[s.label] == (1,))
         if ones % 2:
-            one_reroll = _numbered(taken, f"t{n}/shoot/{key}/one")
-            dice.roll(one_reroll, f"1d{plan.dice[0].sides}", purpose="re-roll of a single natural 1 in a melee")
+            one_reroll = lb.one_reroll(turn, key)
+            dice.roll(one_reroll, sh.one_reroll_notation(plan, faces), purpose="re-roll of a single natural 1 in a melee")
     allocation: list[str] = []
     if len(cmd.targets) > 1:
         n_hits = sum(1 for r in read.dice if r.total2 >= 2 * plan.need)
-        for _ in range(n_hits):
-            label = _numbered(taken, f"t{n}/shoot/{key}/hit")
+        for j in range(n_hits):
+            label = lb.hit(turn, key, j)
             dice.roll(label, f"1d{len(cmd.targets)}", purpose=f"which of {key} the hit strikes")
             allocation.append(label)
     out.append(ShotFired(turn=n, shooters=cmd.shooters, targets=cmd.targets, range=cmd.range, need=cmd.need,
@@ -327,9 +315,8 @@ def _strike(state: ArgadState, cmd: c.Strike, dice: DicePort) -> list[Event]:
     out: list[Event] = []
     if turn.phase != "melee":
         out.append(PhaseStarted(turn=turn.number, phase="melee"))
-    taken = set(turn.faces)
     for target in targets:
-        out.append(_roll_strike(state, cmd, target.name, split, taken, dice))
+        out.append(_roll_strike(state, cmd, target.name, split, dice))
     return out
 
 
@@ -360,22 +347,21 @@ def _check_contact(state: ArgadState, turn: Turn, target: Figure, attackers: tup
                              "strike from the second rank (NAME@2) if the weapon allows", rule=R_BASES)
 
 
-def _roll_strike(state: ArgadState, cmd: c.Strike, target: str, split: bool, taken: set[str],
-                 dice: DicePort) -> Struck:
-    n = _open_turn(state).number
-    labels = tuple(f"t{n}/melee/{target}/{a}" for a in cmd.attackers)
+def _roll_strike(state: ArgadState, cmd: c.Strike, target: str, split: bool, dice: DicePort) -> Struck:
+    turn = _open_turn(state)
+    n = turn.number
+    labels = lb.melee_dice(n, target, cmd.attackers)
     plan = ml.plan_strike(state, cmd.attackers, target, mod=cmd.mod, why=cmd.why, split=split, labels=labels)
     faces: dict[str, tuple[int, ...]] = {}
     for spec in plan.dice:
         faces[spec.label] = dice.roll(spec.label, spec.notation, purpose=f"{spec.who} strikes {target}").faces
-        taken.add(spec.label)
     rerolls: list[str] = []
-    for _ in range(MAX_REROLLS):
+    for j in range(MAX_REROLLS):
         read = dv.read_strike(state, plan, target, faces, [faces[x] for x in rerolls])
         if not read.reroll_due:
             break
         spec = next(d for d in plan.dice if d.label == read.reroll_die)
-        label = _numbered(taken, f"t{n}/melee/{target}/reroll")
+        label = lb.melee_reroll(turn, target, j)
         faces[label] = dice.roll(label, spec.notation, purpose=f"re-roll of a natural maximum against {target}").faces
         rerolls.append(label)
     return Struck(turn=n, attackers=cmd.attackers, target=target, ranks=cmd.ranks, over=cmd.over, mod=cmd.mod,
@@ -397,14 +383,14 @@ def _end_turn(state: ArgadState, dice: DicePort) -> list[Event]:
         if not e.wounds or e.killed_at != -9:
             continue
         total = fig.wounds + len(e.wounds)
-        label = f"t{n}/survival/{name}"
-        roll = dice.roll(label, f"1d{fig.wounds_die}", purpose=f"survival of {name} with {total} wound(s)")
+        label = lb.survival(n, name)
+        roll = dice.roll(label, dv.survival_notation(fig), purpose=f"survival of {name} with {total} wound(s)")
         survival.append(label)
-        if roll.faces[0] <= total:
+        if dv.survival_roll(fig, roll.faces) <= total:
             continue
         if state.options.on("wound_location"):
             for k in range(1, len(e.wounds) + 1):
-                loc = f"t{n}/location/{name}/{k}"
+                loc = lb.location(n, name, k)
                 dice.roll(loc, "1d12", purpose=f"where wound {k} of {name} struck")
                 locations.append(loc)
     return [TurnEnded(turn=n, survival=tuple(survival), locations=tuple(locations))]

@@ -10,7 +10,9 @@ from collections.abc import Mapping, Sequence
 from combatlog.rulesets.argad import maxima as mx
 from combatlog.rulesets.argad import melee as ml
 from combatlog.rulesets.argad import shooting as sh
-from combatlog.rulesets.argad.state import ArgadState, Effect, Strike, Turn
+from combatlog.rulesets.argad.state import ArgadState, Effect, Figure, Strike, Turn
+
+R_D2 = "Argad: Wounds (any die may be used as 1D2, odd result =1, even result =2)"
 
 
 def pool(dice: Sequence[ml.DieSpec], faces: Mapping[str, tuple[int, ...]]) -> list[mx.PoolDie]:
@@ -35,6 +37,30 @@ def read_volley(state: ArgadState, plan: sh.ShotPlan, key: str, faces: Mapping[s
     opts = state.options
     return mx.read_shooting(pool(plan.dice, faces), carry=carry, rerolls=rerolls, need=plan.need,
                             two_maxima=opts.two_maxima, chain=opts.chained_maxima)
+
+
+def survival_notation(fig: Figure) -> str:
+    """The dice of a survival roll: the figure's life-point die (1D2, 1D3, 1D4).
+
+    Argad: Wounds: "Any die may be used as 1D2, odd result =1, even result =2; or toss a coin."
+    Decision: a 1D2 is always recorded as a d6 read odd/even (the same odds), so a player at the
+    table may enter any d6 face, or a coin's 1 or 2 (1 is odd, 2 even), and ``verify`` checks one
+    notation whatever the dice scheme: a roller cannot pick between a d2 and a d6 reading.
+    """
+    return "1d6" if fig.wounds_die == 2 else f"1d{fig.wounds_die}"
+
+
+def survival_roll(fig: Figure, faces: tuple[int, ...]) -> int:
+    """The survival roll a die shows: for 1D2 the d6 face read odd = 1, even = 2."""
+    face = faces[0]
+    if fig.wounds_die == 2:
+        return 1 if face % 2 else 2
+    return face
+
+
+def d2_text(face: int) -> str:
+    """How a d6 face was read as 1D2, for the views: ``d6 5 -> 1 (odd)``."""
+    return f"d6 {face} -> {1 if face % 2 else 2} ({'odd' if face % 2 else 'even'})"
 
 
 def effects(state: ArgadState, turn: Turn) -> dict[str, Effect]:

@@ -182,7 +182,7 @@ def _end_turn(state: ArgadState, ev: TurnEnded) -> ArgadState:
     for label in ev.survival:
         name = label.split("/")[2]
         fig = figures[name]
-        roll = turn.faces[label][0]
+        roll = dv.survival_roll(fig, turn.faces[label])
         died = roll <= fig.wounds
         survival.append((name, label, roll, fig.wounds, died))
         if died:

@@ -12,6 +12,7 @@ from combatlog.events.core import CORE_EVENTS, CombatStarted
 from combatlog.rulesets.argad import tables as t
 from combatlog.rulesets.argad import views
 from combatlog.rulesets.argad.decide import _can_strike, decide
+from combatlog.rulesets.argad.dice_uses import dice_uses
 from combatlog.rulesets.argad.events import (
     ARGAD_EVENTS, CombatEnded, FigureAdded, FigureRemoved, Moved, PhaseStarted, RecoilPolicySet, ShotFired,
     Struck, TurnEnded, TurnStarted,
@@ -21,7 +22,7 @@ from combatlog.rulesets.argad.figures import build_figure
 from combatlog.rulesets.argad.melee import tier_of
 from combatlog.rulesets.argad.options import parse_options
 from combatlog.rulesets.argad.state import ArgadState
-from combatlog.rulesets.base import Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
 
 R_TURN = views.R_TURN
 
@@ -71,6 +72,10 @@ class Argad(Ruleset[ArgadState]):
 
     def evolve(self, state: ArgadState, event: Event, seq: int) -> ArgadState:
         return evolve(state, event, seq)
+
+    def dice_uses(self, state: ArgadState, event: Event) -> Sequence[DiceUse]:
+        """Every die an Argad event reads, with the label and notation the rules give it."""
+        return dice_uses(state, event)
 
     # -- views ---------------------------------------------------------------------------
     def round_of(self, state: ArgadState) -> int:
@@ -173,8 +178,7 @@ class Argad(Ruleset[ArgadState]):
             out["last_turn_summary"] = {
                 "turn": last.number, "shots": [views.shot_json(s) for s in last.shots],
                 "strikes": [views.strike_json(s) for s in last.strikes],
-                "survival": [{"figure": n, "label": lb, "roll": r, "wounds": w, "died": d}
-                             for n, lb, r, w, d in last.survival],
+                "survival": [views.survival_json(state, last, row) for row in last.survival],
                 "locations": [{"figure": n, "label": lb, "d12": d} for n, lb, d in last.locations],
             }
         return out

@@ -7,6 +7,8 @@ read in their copy of the generic table.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import msgspec
 
 from combatlog.errors import IllegalCommand, InvalidCommand
@@ -118,6 +120,15 @@ def plan_shot(state: ArgadState, shooters: tuple[str, ...], targets: tuple[str, 
         source += f"; cover ignored: armour modifiers total {total_armour_mod} ({R_ARMOUR})"
     return ShotPlan(weapon=weapon, need=value, need_source=source, armour_mod=armour_mod, dice=tuple(dice),
                     mods=mods)
+
+
+def one_reroll_notation(plan: ShotPlan, faces: Mapping[str, tuple[int, ...]]) -> str:
+    """The die that re-rolls a single natural 1 left over when shooting into a melee.
+
+    Decision: the die that showed it; when the 1s came from dice of different sizes, the largest of
+    them, so that the order the shooters are named in does not choose the die.
+    """
+    return f"1d{max(d.sides for d in plan.dice if faces[d.label] == (1,))}"
 
 
 def friend_hits(ones: int, one_reroll: tuple[int, ...] | None) -> int:

@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from combatlog.events.base import Event
+from combatlog.rulesets.argad import derive as dv
 from combatlog.rulesets.argad import melee as ml
 from combatlog.rulesets.argad import tables as t
 from combatlog.rulesets.argad.events import (
@@ -14,7 +15,7 @@ from combatlog.rulesets.argad.events import (
     TurnEnded, TurnStarted,
 )
 from combatlog.rulesets.argad.maxima import RULE as R_MAX
-from combatlog.rulesets.argad.state import ArgadState, DieRead, Effect, Figure, Shot, Strike
+from combatlog.rulesets.argad.state import ArgadState, DieRead, Effect, Figure, Shot, Strike, Turn
 from combatlog.rulesets.base import Step
 
 R_TURN = "Argad: game turn (simultaneous movement, shooting, melee; reference 3.1)"
@@ -78,6 +79,15 @@ def shot_json(s: Shot) -> dict[str, Any]:
         "dice": [{"who": d.who, "label": d.label, "faces": list(d.faces), "total": half(d.total2)} for d in s.dice],
         "rerolls": list(s.rerolls), "hits": list(s.hits), "friend_hits": list(s.friend_hits),
     }
+
+
+def survival_json(state: ArgadState, turn: Turn, row: tuple[str, str, int, int, bool]) -> dict[str, Any]:
+    """One survival roll; a 1D2 thrown as a d6 shows how its face was read (``d6 5 -> 1 (odd)``)."""
+    name, label, roll, wounds, died = row
+    out: dict[str, Any] = {"figure": name, "label": label, "roll": roll, "wounds": wounds, "died": died}
+    if state.figures[name].wounds_die == 2 and label in turn.faces:
+        out["read"] = dv.d2_text(turn.faces[label][0])
+    return out
 
 
 def describe(state: ArgadState) -> dict[str, Any]:
@@ -221,8 +231,10 @@ def explain_turn_end(before: ArgadState, after: ArgadState, seq: int) -> list[St
         if eff.killed_at != -9:
             steps.append(Step(seq=seq, rule=R_WOUNDS, text=f"{name} is dead"))
     for name, label, roll, wounds, died in turn.survival:
-        steps.append(Step(seq=seq, rule=R_WOUNDS, dice=(label,), text=(
-            f"{name}: survival 1D{before.figures[name].wounds_die} = {roll} with {wounds} wound(s): "
+        die = before.figures[name].wounds_die
+        read = f" ({dv.d2_text(turn.faces[label][0])})" if die == 2 else ""
+        steps.append(Step(seq=seq, rule=dv.R_D2 if die == 2 else R_WOUNDS, dice=(label,), text=(
+            f"{name}: survival 1D{die} = {roll}{read} with {wounds} wound(s): "
             + ("dies (the roll is not above its wounds)" if died else "survives"))))
     for name, label, d12 in turn.locations:
         steps.append(Step(seq=seq, rule=R_LOCAL, dice=(label,), text=f"{name}: wound in the {LOCATION[d12]} (D12 {d12})"))
