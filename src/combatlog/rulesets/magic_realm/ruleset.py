@@ -10,7 +10,7 @@ import msgspec
 from combatlog.dice.port import DicePort
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted
-from combatlog.rulesets.base import Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.magic_realm import events as e
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import DATA_FILES
@@ -62,6 +62,11 @@ class MagicRealm(Ruleset[MRState]):
         from combatlog.rulesets.magic_realm.evolve import evolve
 
         return evolve(state, event, seq)
+
+    def dice_uses(self, state: MRState, event: Event) -> Sequence[DiceUse]:
+        from combatlog.rulesets.magic_realm.dice_uses import dice_uses
+
+        return dice_uses(state, event)
 
     # -- the trust layer's hooks (docs/trust.md, "For ruleset authors") ---------------
     def sealed_required(self, state: MRState, step: str) -> tuple[str, ...]:

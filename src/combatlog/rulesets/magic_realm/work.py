@@ -7,6 +7,7 @@ functions change the copy and record their steps, and freezes the result.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 import msgspec
@@ -17,6 +18,10 @@ replace = msgspec.structs.replace
 
 # (label, notation, purpose, by) -> faces
 Roller = Callable[[str, str, str, str], tuple[int, ...]]
+# (label, notation, purpose, faces recorded or None) -> faces to fold with: set by ``dice_uses`` while it
+# folds an event to learn every die the fold reads (dice_uses.py).
+Observer = Callable[[str, str, str, tuple[int, ...] | None], tuple[int, ...]]
+OBSERVER: ContextVar[Observer | None] = ContextVar("magic_realm_dice_observer", default=None)
 
 
 class Work:
@@ -37,6 +42,9 @@ class Work:
         if self._roll is not None:
             return self._roll(label, notation, purpose, by)
         faces = self.state.rolls.get(label)
+        observe = OBSERVER.get()
+        if observe is not None:
+            return observe(label, notation, purpose, faces)
         if faces is None:  # evolve only folds what decide rolled, so this is a broken log
             raise KeyError(f"the log lacks the roll {label!r}")
         return faces
