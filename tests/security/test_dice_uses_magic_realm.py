@@ -14,7 +14,8 @@ that only the dice binding stands between the cheat and the other players. Each 
 by ``combatlog verify FILE`` and ``combatlog import FILE`` (the real CLI) with a message naming the die,
 and the receiving log is left byte for byte as it was. Two cheats are not refused: a joint die under a
 label no rule reads changes nothing and is reported (``dice.unbound``); a rules' die drawn at an earlier
-step than its own is not caught yet (the xfail at the end).
+step than its own (so known before the choices between) is refused since the core binds a joint die to the
+command that resolves with it (the last test).
 
 The joint round's seqs (``joint`` fixture; the seed, so the dice, differ at each run): 10
 ``r1/assign/goblin-2`` 1d2, 11 mr.denizens_assigned; 16 ``r1/attention/1`` 1d2, 17 mr.melee_started;
@@ -543,14 +544,11 @@ def _final_state(path: Path) -> bytes:
     return msgspec.json.encode(state)
 
 
-@pytest.mark.xfail(strict=True, reason="not caught yet: a DiceUse cannot say that the die must be drawn after the "
-                   "step before the event; the core would need it (see dice_uses.py)")
 def test_a_resolution_die_drawn_before_the_plays_are_sealed(joint: Joint, tmp_path: Path) -> None:
     """bob draws his repositioning die with a plain ``combatlog roll`` right after target selection, from the
     newest seed then (r1/assign's), so he knows it before anybody seals plays; the round goes on, and at the
     resolution his modified client reads that die (the honest one refuses: the label is taken) and draws the
     others from the seed of r1/plays. Label, notation and seed of every die are right: only the time is wrong."""
-    from combatlog.commands.core import RollDice
     from combatlog.commands.handler import dice_port, execute
     from combatlog.projections.fold import state_at
     from combatlog.rulesets.magic_realm.events import MeleeResolved
@@ -568,7 +566,10 @@ def test_a_resolution_die_drawn_before_the_plays_are_sealed(joint: Joint, tmp_pa
         def do(actor: str, command: Any) -> None:
             execute(store, "cave", command, actor=actor, signer=joint.signers[actor])
 
-        do("bob", RollDice(label="r1/reposition/amazon", notation="1d6"))
+        before = state_at(store, store.list_streams()[0])  # the CLI refuses a free joint roll: bob forges it
+        early = dice_port(store, before, actor="bob")
+        early.roll("r1/reposition/amazon", "1d6")
+        forge(store, "cave", early.drawn[0], actor="bob", signer=bob)
         seal_plays(do)
         folded = state_at(store, store.list_streams()[0])
         port = dice_port(store, folded, actor="bob")
@@ -583,5 +584,5 @@ def test_a_resolution_die_drawn_before_the_plays_are_sealed(joint: Joint, tmp_pa
         forge(store, "cave", MeleeResolved(round=1), actor="bob", signer=bob)
         path = tmp_path / "forged.jsonl"
         export(store, path, "cave")
-    with pytest.raises(VerificationFailed, match="r1/reposition/amazon"):
+    with pytest.raises(VerificationFailed, match="r1/reposition/amazon.* drawn at seq .* by another command"):
         verify_file(path)

@@ -101,9 +101,10 @@ class ChainVerifier:
         # commit seq -> [(seq, label, count, sides, faces)] waiting for the reveal
         self._awaiting: dict[int, list[tuple[int, str, int, int, tuple[int, ...]]]] = {}
         # label -> (seq, die): every die drawn, for the rules' dice uses; label -> seq of the event using it
-        self.dice: dict[str, tuple[int, DiceRolled]] = {}
+        self.dice: dict[str, tuple[int, DiceRolled, str]] = {}  # label -> (seq, die, command id)
         self.used: dict[str, int] = {}
         self._prior_loaded = prior is None
+        self._command_id = ""
 
     def fail(self, where: str, message: str) -> None:
         raise VerificationFailed(message, where=where)
@@ -143,6 +144,7 @@ class ChainVerifier:
             self.fail(where, f"seq {env.seq}: recorded at {env.recorded_at}, before the event it follows "
                              f"({self._last_time_text}): times never go backwards along the chain")
         self._last_time, self._last_time_text = when, env.recorded_at
+        self._command_id = env.command_id
         seg = self._segment_for(env.seq)
         if env.stream != seg.id:
             self.fail(where, f"seq {env.seq} belongs to stream {env.stream}, expected {seg.id}")
@@ -226,7 +228,7 @@ class ChainVerifier:
             self.fail(where, f"seq {seq}: unknown dice scheme {ev.scheme!r}")
         if ev.scheme in ("manual", "local") and ev.seed_ref:
             self.fail(where, f"seq {seq}: a {ev.scheme} die names a seed (seq {ev.seed_ref})")
-        self.dice[ev.label] = (seq, ev)
+        self.dice[ev.label] = (seq, ev, self._command_id)
         if ev.scheme == "manual":
             self.tally.manual += 1
         elif ev.scheme == "local":
@@ -255,7 +257,7 @@ class ChainVerifier:
         folded = empty(self.ruleset)
         for rec in self.prior():
             if type(rec.event) is DiceRolled:
-                self.dice[rec.event.label] = (rec.seq, rec.event)
+                self.dice[rec.event.label] = (rec.seq, rec.event, rec.env.command_id)
             elif folded.state is not None and not rec.env.type.startswith("core."):
                 for use in self.ruleset.dice_uses(folded.state, rec.event):
                     if not use.reuse:
@@ -279,7 +281,7 @@ class ChainVerifier:
         if found is None:
             self.fail(where, f"{what} reads die {use.label!r}, which was not drawn before it")
             return
-        dseq, die = found
+        dseq, die, drawn_by = found
         if use.expected_label and use.label != use.expected_label and die.scheme == "joint":
             self.fail(where, f"{what} reads joint die {use.label!r}, but the rules draw {use.expected_label!r} here "
                              "(a label chosen by the roller: its faces could be tried in advance)")
@@ -292,6 +294,10 @@ class ChainVerifier:
             if earlier is not None and earlier != seq:
                 self.fail(where, f"{what} reads die {use.label!r}, already used by seq {earlier}")
             self.used[use.label] = seq
+        if die.scheme == "joint" and not use.reuse and drawn_by != rec.env.command_id:
+            self.fail(where, f"{what} reads joint die {use.label!r} drawn at seq {dseq} by another command: a rule's "
+                             "die is drawn with the step it resolves (drawn earlier, its faces were known before "
+                             "the choices made in between)")
 
     def _reveal(self, ev: SeedRevealed, seq: int, where: str) -> None:
         info = self.folded.core.seeds.get(ev.commit_seq)
@@ -322,7 +328,8 @@ class ChainVerifier:
             self.fail(where, "the final state breaks the rules' invariants: " + "; ".join(problems))
         pending = [label for items in self._awaiting.values() for _, label, *_ in items]
         self.tally.pending = len(pending)
-        unbound = [label for label, (_s, die) in self.dice.items() if die.scheme == "joint" and label not in self.used]
+        unbound = [label for label, (_s, die, _c) in self.dice.items()
+                   if die.scheme == "joint" and label not in self.used]
         self.tally.unbound = len(unbound)
         if unbound:
             shown = ", ".join(unbound[:5]) + (" ..." if len(unbound) > 5 else "")

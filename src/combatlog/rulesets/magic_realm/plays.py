@@ -276,7 +276,8 @@ def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
 
     spell = working_spell(state, cmd.character)
     fight = move = ""
-    if not char.present and (cmd.attack or cmd.fight or cmd.maneuver or cmd.move or cmd.horse or cmd.shield):
+    if not char.present and (cmd.attack or cmd.fight or cmd.maneuver or cmd.move or cmd.horse or cmd.shield
+                             or cmd.part_attack):
         raise IllegalCommand("he is not in the clearing: he only places his hirelings", rule=rule)
     if char.form is not None:
         _check_form_play(state, cmd, char)
@@ -363,7 +364,7 @@ def _check_form_play(state: MRState, cmd: c.Play, char: Character) -> None:
     if cmd.maneuver and (face is None or face.move_time is None):
         raise IllegalCommand(f"this side of {form.name} has no maneuver", rule=rule)
     shield = [a for a in char.armor if a.kind == "shield" and a.active and a.condition != "destroyed"]
-    if shield and not cmd.shield:
+    if shield and char.present and not cmd.shield:
         raise IllegalCommand(f"his {shield[0].name} is active: he must play it in a box (--shield 1|2|3)",
                              rule="MR 8.4.5")
     if cmd.shield and not shield:
