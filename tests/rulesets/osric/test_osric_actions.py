@@ -32,6 +32,30 @@ def test_set_spear_against_a_charge_double_damage_then_charger_attacks() -> None
         f.dice(c.Attack(who="Tam"), {"r1/Tam/atk2": 20})
 
 
+def test_set_weapon_double_damage_with_strength_states_its_reading_in_the_citation() -> None:
+    # Seed "Set Weapon Against Charge" says only "double damage"; its mounted lance rule doubles "only the
+    # weapon damage". The reading used (the lance's) must be in the citation explain shows, not only in
+    # docs/osric.md: Tam with Str 17 (+1 damage) sets his spear; 1d8 vs L -> 6, doubled to 12, +1 = 13.
+    from combatlog.rulesets.osric import rules as r
+    from combatlog.rulesets.osric.ruleset import Osric
+
+    f = Fight([{**TAM, "str": "17"}, OGRE])
+    _round(f, 2, 5, party_decl=("Tam=set",), orc_rest="charge")
+    before = f.state
+    out = f.dice(c.Charge(who="ogre", target="Tam"), {"r1/Tam/atk1": 16, "r1/Tam/atk1/dmg": 6})
+    state, steps = before, []
+    for rec in out.events:  # what `combatlog explain` prints for these events
+        after = Osric().evolve(state, rec.event, rec.seq)
+        steps += Osric().explain(state, rec.event, after, rec.seq)
+        state = after
+    damage = [x for x in steps if "doubled to 12" in x.text]
+    assert len(damage) == 1 and damage[0].text.endswith("doubled to 12 +1 (strength/magic/specialisation) = 13")
+    assert damage[0].rule == r.SET_DOUBLED
+    assert damage[0].rule.startswith("OSRIC Combat: Set Weapon Against Charge (read as for a mounted lance")
+    assert "only the weapon dice are doubled" in damage[0].rule and "6 doubled to 12 +1 = 13" in damage[0].rule
+    assert f.hp("ogre") == 12 - 13
+
+
 def test_charger_slain_by_set_spear_does_not_attack() -> None:
     # Seed "Charge": "Provided the charging character survives" it attacks. 8 doubled = 16 >= 12 hp.
     f = Fight([TAM, OGRE])
