@@ -200,3 +200,35 @@ def test_a_chosen_label_is_refused_with_joint_dice(args: tuple[str, ...], duel: 
     assert "so that nobody can try labels until one rolls well; leave the label out" in refused.err
     ok(db, "export", "duel", "-o", str(tmp_path / "after.jsonl"))
     assert lines_of(tmp_path / "after.jsonl") == lines_of(tmp_path / "before.jsonl")  # nothing appended
+
+
+def test_labels_numbered_by_next_label_are_the_rules_labels(tmp_path: Path) -> None:
+    """The rules' label for a repeated roll is ``base#n`` after every label of its sequence taken before it,
+    free rolls included (``combatlog roll --label r1/Bo/damage`` makes the next damage to Bo ``#2``): an
+    honest joint log with such labels verifies, the free roll being the only joint die no rule reads."""
+    from combatlog.commands.core import RollDice
+    from combatlog.rulesets.drawn import rule_label
+    from combatlog.rulesets.freeform import commands as ff
+
+    assert rule_label((), "r1/Bo/damage") == "r1/Bo/damage"
+    assert rule_label(("r1/Bo/damage",), "r1/Bo/damage") == "r1/Bo/damage"
+    assert rule_label(("r1/Bo/damage", "r1/Bo/damage#2"), "r1/Bo/damage") == "r1/Bo/damage#2"
+    assert rule_label(("r1/Bo/damage#3", "r1/Bo/damage"), "r1/Bo/damage") == "r1/Bo/damage"
+    assert rule_label(("r1/Bo/damage#7",), "r1/Bo/damage") == "r1/Bo/damage"  # #7 with nothing before it
+    assert rule_label(("r1/Bo/damage", "r1/Bo/damage#02"), "r1/Bo/damage") == "r1/Bo/damage"  # not in the sequence
+
+    with key_home(tmp_path / "keys"):
+        store, _, do = signed_duel(tmp_path, rolls=False)
+        do("bob", RollDice(label="r1/Bo/damage", notation="1d6", purpose="a free roll"))
+        do("alice", ff.ChangeHp(who="Bo", amount="1d6", reason="the thrust"))
+        do("alice", ff.ChangeHp(who="Bo", amount="1d6", reason="again"))
+        do("alice", ff.Act(who="Aldo", action="thrusts", roll="1d20"))
+        do("alice", ff.Act(who="Aldo", action="thrusts again", roll="1d20"))
+        store.close()
+    ok(tmp_path / "log.db", "export", "duel", "-o", str(tmp_path / "duel.jsonl"))
+    lines = lines_of(tmp_path / "duel.jsonl")
+    assert [e["data"]["dice"] for e in map(json.loads, lines[1:]) if e["type"] in ("ff.hp_changed", "ff.action_taken")
+            ] == [["r1/Bo/damage#2"], ["r1/Bo/damage#3"], ["r1/Aldo/act"], ["r1/Aldo/act#2"]]
+    report = json.loads(ok(tmp_path / "empty.db", "verify", str(tmp_path / "duel.jsonl"), "--json").out)
+    assert report["dice"]["verified"] == 5 and report["dice"]["unbound"] == 1
+    assert any("r1/Bo/damage" in n and "read by no rule" in n for n in report["notes"])

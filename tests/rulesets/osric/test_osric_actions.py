@@ -287,6 +287,15 @@ def test_morale_surrender_two_checks_and_no_pcs() -> None:
         f.dice(c.Morale(who=("Brom",)), {})
 
 
+def test_morale_names_each_combatant_once() -> None:
+    # Two checks for one monster in one command would both be judged against the state before either
+    # (so a third check could slip in), and the second die would be labelled #2 before the first is used.
+    f = Fight([FIGHTER, orc(1)])
+    with pytest.raises(InvalidCommand, match="name each combatant once"):
+        f.dice(c.Morale(who=("orc1", "orc1")), {"r0/morale/orc1": 10, "r0/morale/orc1#2": 10})
+    assert f.state.live["orc1"].morale_checks == 0
+
+
 def test_negotiation_is_a_logged_outcome_that_may_end_the_combat() -> None:
     # Seed "Negotiation and Diplomacy".
     f = Fight([MAGE, orc(1)])
