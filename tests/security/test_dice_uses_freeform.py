@@ -84,7 +84,8 @@ ATTACKS = {
         f"seq {_act(ls, 'r2/Bo/act')}: ff.action_taken dice[0] reads die 'r1/Grimsby/act', already used by seq "
         f"{_act(ls, 'r1/Grimsby/act')}"]),
     "action on a die never drawn": lambda ls: ({_act(ls, "r2/Bo/act"): _set(dice=["r2/Bo/act#2"])}, [
-        f"seq {_act(ls, 'r2/Bo/act')}: ff.action_taken dice[0] reads die 'r2/Bo/act#2', which was not drawn before it"]),
+        f"seq {_act(ls, 'r2/Bo/act')}: ff.action_taken dice[0] reads die 'r2/Bo/act#2', which was not drawn "
+        "before it"]),
 }
 
 

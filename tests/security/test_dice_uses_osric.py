@@ -116,8 +116,8 @@ def _ael_shot(lines: list[bytes]) -> int:
 COPIES: dict[str, tuple[str, Attack]] = {
     # Brom's d20 13 against orc1 (hit, 1d8 -> 6): a natural 20
     "attack roll": ("ford", lambda ls: ({_brom(ls): _set(roll=20)}, [
-        f"seq {_brom(ls)}: osric.attack_rolled roll says 20, but die 'r1/Brom/atk1' (seq {die_seq(ls, 'r1/Brom/atk1')}) "
-        "rolled 13"])),
+        f"seq {_brom(ls)}: osric.attack_rolled roll says 20, but die 'r1/Brom/atk1' "
+        f"(seq {die_seq(ls, 'r1/Brom/atk1')}) rolled 13"])),
     "attack damage": ("ford", lambda ls: ({_brom(ls): _set(damage=60)}, [
         f"seq {_brom(ls)}: osric.attack_rolled damage says 60, but die 'r1/Brom/atk1/dmg' "
         f"(seq {die_seq(ls, 'r1/Brom/atk1/dmg')}) rolled 6"])),
@@ -126,7 +126,8 @@ COPIES: dict[str, tuple[str, Attack]] = {
         f"seq {_brom(ls)}: osric.attack_rolled damage says 60, but die 'r1/Brom/atk1/dmg'"])),
     # a miss (orc2's d20 7 in the surprise charge) turned into a hit
     "a miss made a hit": ("ford", lambda ls: ({seq_of(ls, "osric.attack_rolled", label="r0/orc2/atk1"): _set(
-        roll=19)}, [f"seq {seq_of(ls, 'osric.attack_rolled', label='r0/orc2/atk1')}: osric.attack_rolled roll says 19"])),
+        roll=19)}, [f"seq {seq_of(ls, 'osric.attack_rolled', label='r0/orc2/atk1')}: osric.attack_rolled roll says "
+                    "19, but die 'r0/orc2/atk1'"])),
     # Ael fires into the melee of Halvaine and orc2: d2 -> 2, orc2
     "random target's die": ("ford", lambda ls: ({_ael_shot(ls): _set(target_roll=1)}, [
         f"seq {_ael_shot(ls)}: osric.attack_rolled target_roll says 1, but die 'r1/Ael/atk1/target' "
