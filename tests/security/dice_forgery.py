@@ -47,7 +47,7 @@ def _env(**values: str | None) -> Iterator[None]:
 
 def cli(db: Path, *args: str, home: Path | None = None) -> CliResult:
     """``combatlog --db DB ARGS`` through the real entry point (``combatlog.cli.app.main``), in-process."""
-    from combatlog.cli.app import main
+    from combatlog.cli.app import main, root_command
 
     out, err = io.StringIO(), io.StringIO()
     code = 0
@@ -58,6 +58,10 @@ def cli(db: Path, *args: str, home: Path | None = None) -> CliResult:
             main(["--db", str(db), *args])
         except SystemExit as exc:
             code = int(exc.code or 0)
+        finally:
+            # the cached root group keeps the ruleset groups it loaded, in the order they were invoked
+            # (which the generated CLI reference would then follow): the next user gets a fresh one
+            root_command.cache_clear()
     return CliResult(code, out.getvalue(), err.getvalue())
 
 
