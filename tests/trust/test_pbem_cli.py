@@ -35,14 +35,14 @@ def test_two_players_finish_a_freeform_combat_by_mail(tmp_path: Path) -> None:
     mail(bob, alice, "duel", tmp_path)
     alice("seal", "reveal", "duel")
     alice("freeform", "round", "duel")
-    alice("freeform", "act", "duel", "Aldo", "thrusts at Bo", "--roll", "1d20", "--label", "r1/Aldo/attack")
-    alice("freeform", "damage", "duel", "Bo", "1d6", "--label", "r1/Aldo/damage")
+    alice("freeform", "act", "duel", "Aldo", "thrusts at Bo", "--roll", "1d20")
+    alice("freeform", "damage", "duel", "Bo", "1d6")
     mail(alice, bob, "duel", tmp_path)
-    bob("freeform", "act", "duel", "Bo", "swings at Aldo", "--roll", "1d20", "--label", "r1/Bo/attack")
+    bob("freeform", "act", "duel", "Bo", "swings at Aldo", "--roll", "1d20")
 
     # bob decides something after seeing the seed: strict mode wants a fresh seed before the next die
     bob("seal", "decision", "duel", "Bo presses on instead of fleeing")
-    refused = bob("freeform", "damage", "duel", "Aldo", "1d6", "--label", "r1/Bo/damage", ok=False)
+    refused = bob("freeform", "damage", "duel", "Aldo", "1d6", ok=False)
     assert refused.code == 4 and "fresh commit-reveal" in refused.err
     bob("seal", "commit", "duel", "--step", "r2")
     mail(bob, alice, "duel", tmp_path)
@@ -50,7 +50,7 @@ def test_two_players_finish_a_freeform_combat_by_mail(tmp_path: Path) -> None:
     alice("seal", "reveal", "duel", "--step", "r2")
     mail(alice, bob, "duel", tmp_path)
     bob("seal", "reveal", "duel", "--step", "r2")
-    bob("freeform", "damage", "duel", "Aldo", "1d6", "--label", "r2/Bo/damage")
+    bob("freeform", "damage", "duel", "Aldo", "1d6")
     bob("freeform", "end", "duel", "--outcome", "both bloodied, they part")
     mail(bob, alice, "duel", tmp_path)
     alice("ack", "duel")
@@ -61,6 +61,7 @@ def test_two_players_finish_a_freeform_combat_by_mail(tmp_path: Path) -> None:
     assert va["head_hash"] == vb["head_hash"] and va["head_seq"] == vb["head_seq"]
     assert va["signatures"] == va["head_seq"]  # every event signed, by its actor
     assert va["dice"]["verified"] == 4 and va["dice"]["local"] == 0
+    assert va["dice"]["unbound"] == 0  # joint dice under the rules' labels, each read by its event
     assert va["acknowledged"] == {"alice": va["head_seq"], "bob": va["head_seq"] - 1}
     # the readable export is deterministic: both sides render the same bytes
     alice("export", "duel", "--format", "text", "-o", str(tmp_path / "a.txt"))

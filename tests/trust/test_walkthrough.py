@@ -71,4 +71,5 @@ def test_the_walkthrough_works_as_written(tmp_path: Path) -> None:
         out = subprocess.run(["combatlog", "verify", "duel", "--json"], cwd=mail, env=env[name], capture_output=True,
                              text=True, check=True).stdout
         heads[name] = re.search(r'"head_hash":"([0-9a-f]+)"', out).group(1)  # type: ignore[union-attr]
+        assert '"unbound":0' in out, out  # every joint die is read by the rule that drew it (no --label)
     assert heads["alice"] == heads["bob"]

@@ -32,6 +32,30 @@ def test_set_spear_against_a_charge_double_damage_then_charger_attacks() -> None
         f.dice(c.Attack(who="Tam"), {"r1/Tam/atk2": 20})
 
 
+def test_set_weapon_double_damage_with_strength_states_its_reading_in_the_citation() -> None:
+    # Seed "Set Weapon Against Charge" says only "double damage"; its mounted lance rule doubles "only the
+    # weapon damage". The reading used (the lance's) must be in the citation explain shows, not only in
+    # docs/osric.md: Tam with Str 17 (+1 damage) sets his spear; 1d8 vs L -> 6, doubled to 12, +1 = 13.
+    from combatlog.rulesets.osric import rules as r
+    from combatlog.rulesets.osric.ruleset import Osric
+
+    f = Fight([{**TAM, "str": "17"}, OGRE])
+    _round(f, 2, 5, party_decl=("Tam=set",), orc_rest="charge")
+    before = f.state
+    out = f.dice(c.Charge(who="ogre", target="Tam"), {"r1/Tam/atk1": 16, "r1/Tam/atk1/dmg": 6})
+    state, steps = before, []
+    for rec in out.events:  # what `combatlog explain` prints for these events
+        after = Osric().evolve(state, rec.event, rec.seq)
+        steps += Osric().explain(state, rec.event, after, rec.seq)
+        state = after
+    damage = [x for x in steps if "doubled to 12" in x.text]
+    assert len(damage) == 1 and damage[0].text.endswith("doubled to 12 +1 (strength/magic/specialisation) = 13")
+    assert damage[0].rule == r.SET_DOUBLED
+    assert damage[0].rule.startswith("OSRIC Combat: Set Weapon Against Charge (read as for a mounted lance")
+    assert "only the weapon dice are doubled" in damage[0].rule and "6 doubled to 12 +1 = 13" in damage[0].rule
+    assert f.hp("ogre") == 12 - 13
+
+
 def test_charger_slain_by_set_spear_does_not_attack() -> None:
     # Seed "Charge": "Provided the charging character survives" it attacks. 8 doubled = 16 >= 12 hp.
     f = Fight([TAM, OGRE])
@@ -300,6 +324,15 @@ def test_morale_surrender_two_checks_and_no_pcs() -> None:
         f.dice(c.Morale(who=("orc2",)), {"r0/morale/orc2#3": 10})
     with pytest.raises(IllegalCommand, match="PCs never check morale"):
         f.dice(c.Morale(who=("Brom",)), {})
+
+
+def test_morale_names_each_combatant_once() -> None:
+    # Two checks for one monster in one command would both be judged against the state before either
+    # (so a third check could slip in), and the second die would be labelled #2 before the first is used.
+    f = Fight([FIGHTER, orc(1)])
+    with pytest.raises(InvalidCommand, match="name each combatant once"):
+        f.dice(c.Morale(who=("orc1", "orc1")), {"r0/morale/orc1": 10, "r0/morale/orc1#2": 10})
+    assert f.state.live["orc1"].morale_checks == 0
 
 
 def test_negotiation_is_a_logged_outcome_that_may_end_the_combat() -> None:

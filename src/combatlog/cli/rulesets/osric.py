@@ -341,7 +341,7 @@ def damage(
     ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
     amount: str = typer.Argument(..., help="A number or dice, e.g. 1d4+1."),
     source: str = typer.Option("", "--source", help="What did it, e.g. 'magic missile (Halvaine)'."),
-    label: str = typer.Option("", "--label", help="Dice label (default rN/damage/WHO)."),
+    label: str = typer.Option("", "--label", help="Dice label (default rN/damage/WHO; refused with joint dice)."),
     dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(), as_json: bool = json_option(),
 ) -> None:
     """Damage not from an attack roll (a spell's effect, a fall).
@@ -355,7 +355,8 @@ def damage(
 def heal(
     ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
     amount: str = typer.Argument(...), source: str = typer.Option("", "--source"),
-    label: str = typer.Option("", "--label"), dice: Optional[str] = dice_scheme_option(),
+    label: str = typer.Option("", "--label", help="Dice label (default rN/heal/WHO; refused with joint dice)."),
+    dice: Optional[str] = dice_scheme_option(),
     face: list[str] = faces_option(), as_json: bool = json_option(),
 ) -> None:
     """Restore hit points.

@@ -16,8 +16,9 @@ import msgspec
 from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
-from combatlog.events.core import CORE_EVENTS, CombatStarted
-from combatlog.rulesets.base import Pending, Ruleset, RulesetInfo, Step
+from combatlog.events.core import CORE_EVENTS, CombatStarted, DiceRolled
+from combatlog.rulesets import drawn
+from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.freeform import commands as c
 from combatlog.rulesets.freeform.events import (
     FREEFORM_EVENTS, ActionTaken, CombatEnded, ConditionChanged, HpChanged, ParticipantJoined,
@@ -39,7 +40,7 @@ class Freeform(Ruleset[FreeformState]):
     state_type = FreeformState
 
     def initial_state(self, genesis: CombatStarted) -> FreeformState:
-        return FreeformState()
+        return FreeformState(dice_from=0)
 
     # -- decide ------------------------------------------------------------------
     def decide(self, state: FreeformState, command: Any, dice: DicePort) -> list[Event]:
@@ -74,7 +75,7 @@ class Freeform(Ruleset[FreeformState]):
                     raise IllegalCommand("actions happen inside a round; start one first", rule=TABLE)
                 labels: tuple[str, ...] = ()
                 if roll:
-                    label = label or dice.next_label(f"r{state.round}/{who}/act")
+                    label = dice.rule_label(f"r{state.round}/{who}/act", label)
                     dice.roll(label, roll, purpose=action, by=who)
                     labels = (label,)
                 return [ActionTaken(who=who, action=action, dice=labels)]
@@ -88,7 +89,7 @@ class Freeform(Ruleset[FreeformState]):
                     if value < 0:
                         raise InvalidCommand("give a positive amount; use --heal to restore hit points")
                 else:
-                    label = label or dice.next_label(f"r{state.round}/{who}/{'heal' if heal else 'damage'}")
+                    label = dice.rule_label(f"r{state.round}/{who}/{'heal' if heal else 'damage'}", label)
                     value = dice.roll(label, amount, purpose=reason or ("healing" if heal else "damage")).total
                     value = max(value, 0)
                     labels = (label,)
@@ -124,7 +125,8 @@ class Freeform(Ruleset[FreeformState]):
             case ParticipantLeft():
                 return _update(state, event.name, present=False)
             case RoundStarted():
-                return replace(state, round=event.round, in_round=True, participants=_reset_acted(state))
+                return replace(state, round=event.round, in_round=True, participants=_reset_acted(state),
+                               dice_drawn=drawn.prune(state.dice_drawn, event.round), dice_from=event.round)
             case RoundEnded():
                 return replace(state, in_round=False, participants=_reset_acted(state))
             case ActionTaken():
@@ -140,8 +142,41 @@ class Freeform(Ruleset[FreeformState]):
             case CombatEnded():
                 return replace(state, ended=True, in_round=False, outcome=event.outcome,
                                participants=_reset_acted(state))
+            case DiceRolled():
+                labels = drawn.note_drawn(state.dice_drawn, event.label, state.round)
+                return state if labels is state.dice_drawn else replace(state, dice_drawn=labels)
             case _:
-                return state  # core events change nothing here
+                return state  # other core events change nothing here
+
+    # -- the dice an event depends on (verify binds them) -------------------------------
+    def dice_uses(self, state: FreeformState, event: Event) -> Sequence[DiceUse]:
+        """``ff.action_taken.dice`` and ``ff.hp_changed.dice``: each die drawn before the event and used once.
+
+        Freeform's labels are the player's to choose, except with joint dice, where the rules name
+        each die (``expected_label``: the label ``decide`` gives when none is chosen). A hit point
+        change rolled on a die is the die's total (never below 0): lost, or with ``--heal`` gained.
+        """
+        match event:
+            case ActionTaken():
+                rule = self._next(state, f"r{state.round}/{event.who}/act")
+                return [DiceUse(label=x, field=f"dice[{i}]", expected_label=rule) for i, x in enumerate(event.dice)]
+            case HpChanged() if event.dice:
+                base = f"r{state.round}/{event.who}/"
+                first = event.dice[0]
+                # damage or healing: by the rules' label when the die has one, else by the sign
+                heal = (drawn.in_sequence(first, base + "heal") or event.delta > 0) and not drawn.in_sequence(
+                    first, base + "damage")
+                rule = self._next(state, base + ("heal" if heal else "damage"))
+                uses = [DiceUse(label=first, field="delta" if heal else "delta (hp lost)", expected_label=rule,
+                                copied=event.delta if heal else -event.delta, derive="max0")]
+                return uses + [DiceUse(label=x, field=f"dice[{i}]", expected_label=rule)
+                               for i, x in enumerate(event.dice) if i]
+        return ()
+
+    @staticmethod
+    def _next(state: FreeformState, base: str) -> str:
+        """The label ``dice.next_label(base)`` gave; unknown ("") if the state lost track of the round's dice."""
+        return drawn.rule_label(state.dice_drawn, base) if state.dice_from == state.round else ""
 
     # -- views -------------------------------------------------------------------
     def round_of(self, state: FreeformState) -> int:

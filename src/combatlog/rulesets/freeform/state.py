@@ -25,3 +25,8 @@ class FreeformState(msgspec.Struct, frozen=True, kw_only=True):
     ended: bool = False
     outcome: str = ""
     participants: dict[str, Participant] = {}
+    # Labels of the dice drawn for this round or a later one, in order (combatlog.rulesets.drawn), so that
+    # dice_uses knows the label next_label gave a die; complete from round ``dice_from`` on (-1: a state
+    # decoded from a snapshot older than this field).
+    dice_drawn: tuple[str, ...] = ()
+    dice_from: int = -1

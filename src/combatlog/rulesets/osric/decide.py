@@ -215,7 +215,7 @@ def _hp(s: OsricState, cmd: c.Damage | c.Heal, dice: DicePort) -> Event:
         amount = int(text)
     else:
         kind = "heal" if heal else "damage"
-        label = cmd.label or dice.next_label(f"r{s.round}/{kind}/{cmd.who}")
+        label = dice.rule_label(f"r{s.round}/{kind}/{cmd.who}", cmd.label)
         amount = max(0, dice.roll(label, text, purpose=cmd.source or kind).total)
     if amount <= 0 and not label:
         raise InvalidCommand("give a positive amount")
@@ -230,6 +230,8 @@ def _morale(s: OsricState, cmd: c.Morale, dice: DicePort) -> list[Event]:
     """OSRIC Combat: Morale: monsters (never player characters), at most two checks a battle."""
     if not cmd.who:
         raise InvalidCommand("name who checks morale")
+    if len(set(cmd.who)) != len(cmd.who):
+        raise InvalidCommand("name each combatant once (one morale check each)")
     out: list[Event] = []
     for who in cmd.who:
         atk.known(s, who)

@@ -12,7 +12,8 @@ from typing import Any
 import msgspec
 
 from combatlog.events.base import Event
-from combatlog.events.core import CombatStarted, OrdersCommitted, OrdersRevealed
+from combatlog.events.core import CombatStarted, DiceRolled, OrdersCommitted, OrdersRevealed
+from combatlog.rulesets.drawn import note_drawn, prune
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric import tables as t
@@ -50,7 +51,7 @@ def initial_state(genesis: CombatStarted) -> OsricState:
                for side in sides}
     return OsricState(roster=roster, live=live, sides=sides, options=options, engaged=engaged,
                       title=setup.get("title", ""), players=players, pinned=tuple(p.name for p in genesis.players),
-                      joint=genesis.dice == "joint")
+                      joint=genesis.dice == "joint", dice_from=0)
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -138,7 +139,7 @@ def evolve(s: OsricState, ev: Event, seq: int) -> OsricState:  # noqa: C901 - on
             live = {n: replace(v, routines=0, rolls=0, first_routine_tick=-1, shield_vs=(), acted_tick=-1)
                     for n, v in s.live.items()}
             s = replace(s, round=ev.round, phase="round", declared={}, initiative={}, live=live, no_attack=(),
-                        sealed={})
+                        sealed={}, dice_drawn=prune(s.dice_drawn, ev.round), dice_from=ev.round)
             return _log(s, seq, f"round {ev.round} begins: declare spells and general actions, then roll "
                                 "initiative", DECLARE)
         case e.RoundEnded():
@@ -252,6 +253,9 @@ def evolve(s: OsricState, ev: Event, seq: int) -> OsricState:  # noqa: C901 - on
         case e.CombatEnded():
             s = replace(s, ended=True, phase="ended", outcome=ev.outcome)
             return _log(s, seq, "the combat ends" + (f": {ev.outcome}" if ev.outcome else ""), ROUND)
+        case DiceRolled():
+            drawn = note_drawn(s.dice_drawn, ev.label, s.round)
+            return s if drawn is s.dice_drawn else replace(s, dice_drawn=drawn)
         case OrdersCommitted() | OrdersRevealed():
             from combatlog.rulesets.osric.declare import evolve_sealed
 

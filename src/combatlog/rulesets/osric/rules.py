@@ -24,6 +24,13 @@ MELEE = "OSRIC Combat: Melee Attack"
 MISSILES = "OSRIC Combat: Missile Attacks"
 CHARGE = "OSRIC Combat: Charge"
 SET = "OSRIC Combat: Set Weapon Against Charge"
+# The seed says a set weapon "deals double damage" without saying what is doubled; its mounted lance rule
+# doubles "only the weapon damage" (Strength, magic etc. not doubled). Decision: the set weapon is read the
+# same way, and the citation of the damage step says so, with the arithmetic.
+SET_DOUBLED = (SET + " (read as for a mounted lance: only the weapon dice are doubled, then Strength, magic "
+               "and specialisation are added undoubled: 6 doubled to 12 +1 = 13)")
+LANCE_DOUBLED = (CHARGE + " (mounted lance: only the weapon dice are doubled, then Strength, magic and "
+                 "specialisation are added undoubled: 6 doubled to 12 +1 = 13)")
 FLEE = "OSRIC Combat: Fleeing from Combat"
 PARRY = "OSRIC Combat: Parrying"
 TWO = "OSRIC Combat: Two-Weapon Fighting"
@@ -358,7 +365,7 @@ def damage_of(att: Combatant, tgt: Combatant, form: Form, ev: AttackRolled, part
     if "double" in ev.flags or "set" in ev.flags:
         dice *= 2
         text += f", doubled to {dice}"
-        rule = SET if "set" in ev.flags else CHARGE
+        rule = SET_DOUBLED if "set" in ev.flags else LANCE_DOUBLED
     extra = 0
     if ev.kind not in ("grapple", "overbear"):
         if ev.kind in MELEE_KINDS or form.hurled:

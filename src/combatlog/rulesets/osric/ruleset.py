@@ -8,9 +8,10 @@ from typing import Any
 from combatlog.dice.port import DicePort
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted
-from combatlog.rulesets.base import Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.osric import decide as d
 from combatlog.rulesets.osric import declare as dc
+from combatlog.rulesets.osric import dice_uses as du
 from combatlog.rulesets.osric import evolve as ev
 from combatlog.rulesets.osric import setup, tables, views
 from combatlog.rulesets.osric.events import OSRIC_EVENTS
@@ -38,6 +39,9 @@ class Osric(Ruleset[OsricState]):
 
     def evolve(self, state: OsricState, event: Event, seq: int) -> OsricState:
         return ev.evolve(state, event, seq)
+
+    def dice_uses(self, state: OsricState, event: Event) -> Sequence[DiceUse]:
+        return du.dice_uses(state, event)
 
     def round_of(self, state: OsricState) -> int:
         return state.round

@@ -98,6 +98,11 @@ class OsricState(msgspec.Struct, frozen=True, kw_only=True):
     pinned: tuple[str, ...] = ()  # the genesis's pinned players: declarations are then sealed
     joint: bool = False  # the combat's dice scheme is joint (its seed steps include r<N>/declare)
     sealed: dict[str, SealedStep] = {}  # this round's sealed declaration step
+    # Labels of the dice drawn for this round or a later one, in order (combatlog.rulesets.drawn), so that
+    # dice_uses knows the label next_label gave a die; complete from round ``dice_from`` on (-1: a state
+    # decoded from a snapshot older than this field, which knows nothing of the round's dice).
+    dice_drawn: tuple[str, ...] = ()
+    dice_from: int = -1
 
     # -- small queries used everywhere -------------------------------------------------
     def other_side(self, side: str) -> str:
