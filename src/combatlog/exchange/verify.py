@@ -277,6 +277,10 @@ class ChainVerifier:
 
     def _check_use(self, use: DiceUse, rec: Recorded, where: str) -> None:
         seq, what = rec.seq, f"seq {rec.seq}: {rec.env.type} {use.field}"
+        if not use.label:
+            if use.copied:
+                self.fail(where, f"{what} says {use.copied}, but no die was drawn for it (it must be 0)")
+            return
         found = self.dice.get(use.label)
         if found is None:
             self.fail(where, f"{what} reads die {use.label!r}, which was not drawn before it")

@@ -57,6 +57,9 @@ class DiceUse(msgspec.Struct, frozen=True, kw_only=True):
     - ``notation``: the dice the rules roll here (``1d20``); another is refused;
     - ``copied``: a number the event carries that must equal the die read by
       ``derive`` (``total``, ``-total``, ``max0``: max(0, total)).
+
+    A use with no ``label`` says that no die was drawn for ``copied``: it must be 0
+    (an OSRIC miss carries no damage).
     """
 
     label: str

@@ -68,6 +68,8 @@ def _attack(s: OsricState, ev: e.AttackRolled) -> list[DiceUse]:
         dmg = rule + "/dmg"
         uses.append(DiceUse(label=ev.damage_label or dmg, field="damage", expected_label=dmg,
                             notation=calc.notation, copied=ev.damage))
+    else:  # a miss rolls no damage: the event must say 0
+        uses.append(DiceUse(label="", field="damage", copied=ev.damage))
     return uses
 
 
