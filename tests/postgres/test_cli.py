@@ -88,3 +88,28 @@ def test_a_password_never_appears_in_messages(tmp_path: Path) -> None:
     url = f"postgresql://gm:hunter2@/combatlog?host={tmp_path}&port=1&connect_timeout=2"
     result = Cli(url, REPO)("list", ok=False)  # type: ignore[arg-type]
     assert result.code == 11 and "hunter2" not in result.err and "gm:***@" in result.err
+
+
+def test_a_poisoned_header_leaves_no_stream_row_on_postgresql(pg_server: TempPostgres, tmp_path: Path) -> None:
+    """The security review's first attack, on PostgreSQL, where a stream row cannot be removed afterwards:
+    a header whose genesis segment forks from itself is refused before anything is stored, and the
+    honest file then imports (tests/security/test_core_attacks.py does the same on SQLite)."""
+    from tests.security.forge import read, with_header, write
+
+    source = Cli(tmp_path / "source.db", REPO)
+    source("new", "duel", "--ruleset", "freeform")
+    source("note", "duel", "hello")
+    source("export", "duel", "-o", str(tmp_path / "duel.jsonl"))
+    lines = read(tmp_path / "duel.jsonl")
+    stream = lines[0].split(b'"stream":"')[1].split(b'"')[0].decode()
+
+    def self_parent(header: dict) -> None:  # type: ignore[type-arg]
+        header["segments"][0]["parent"] = stream
+
+    poisoned = write(tmp_path / "poisoned.jsonl", with_header(lines, self_parent))
+    cli = Cli(pg_server.url(schema=pg_server.new_schema("poison")), REPO)  # type: ignore[arg-type]
+    result = cli("import", str(poisoned), ok=False)
+    assert result.code == 8 and "starts with a fork" in result.err
+    assert cli("list", "--json").json() == []
+    cli("import", str(tmp_path / "duel.jsonl"))
+    assert [e["seq"] for e in cli("log", "duel", "--json").json()] == [1, 2]  # type: ignore[union-attr]
