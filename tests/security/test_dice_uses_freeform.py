@@ -205,8 +205,8 @@ def test_a_chosen_label_is_refused_with_joint_dice(args: tuple[str, ...], duel: 
 
 def test_labels_numbered_by_next_label_are_the_rules_labels(tmp_path: Path) -> None:
     """The rules' label for a repeated roll is ``base#n`` after every label of its sequence taken before it,
-    free rolls included (``combatlog roll --label r1/Bo/damage`` makes the next damage to Bo ``#2``): an
-    honest joint log with such labels verifies, the free roll being the only joint die no rule reads."""
+    free rolls included (``combatlog roll --label r1/Bo/damage --scheme local`` makes the next damage to Bo
+    ``#2``; a free roll cannot use joint dice): an honest joint log with such labels verifies."""
     from combatlog.commands.core import RollDice
     from combatlog.rulesets.drawn import rule_label
     from combatlog.rulesets.freeform import commands as ff
@@ -219,8 +219,11 @@ def test_labels_numbered_by_next_label_are_the_rules_labels(tmp_path: Path) -> N
     assert rule_label(("r1/Bo/damage", "r1/Bo/damage#02"), "r1/Bo/damage") == "r1/Bo/damage"  # not in the sequence
 
     with key_home(tmp_path / "keys"):
-        store, _, do = signed_duel(tmp_path, rolls=False)
-        do("bob", RollDice(label="r1/Bo/damage", notation="1d6", purpose="a free roll"))
+        store, signers, do = signed_duel(tmp_path, rolls=False)
+        from combatlog.commands.handler import execute
+
+        execute(store, "duel", RollDice(label="r1/Bo/damage", notation="1d6", purpose="a free roll"), actor="bob",
+                signer=signers["bob"], scheme="local")
         do("alice", ff.ChangeHp(who="Bo", amount="1d6", reason="the thrust"))
         do("alice", ff.ChangeHp(who="Bo", amount="1d6", reason="again"))
         do("alice", ff.Act(who="Aldo", action="thrusts", roll="1d20"))
@@ -231,5 +234,4 @@ def test_labels_numbered_by_next_label_are_the_rules_labels(tmp_path: Path) -> N
     assert [e["data"]["dice"] for e in map(json.loads, lines[1:]) if e["type"] in ("ff.hp_changed", "ff.action_taken")
             ] == [["r1/Bo/damage#2"], ["r1/Bo/damage#3"], ["r1/Aldo/act"], ["r1/Aldo/act#2"]]
     report = json.loads(ok(tmp_path / "empty.db", "verify", str(tmp_path / "duel.jsonl"), "--json").out)
-    assert report["dice"]["verified"] == 5 and report["dice"]["unbound"] == 1
-    assert any("r1/Bo/damage" in n and "read by no rule" in n for n in report["notes"])
+    assert report["dice"]["verified"] == 4 and report["dice"]["local"] == 1 and report["dice"]["unbound"] == 0

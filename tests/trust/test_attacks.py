@@ -128,7 +128,8 @@ def test_an_unsigned_event_or_one_signed_by_someone_else_is_caught(home: Path) -
     # bob signs, validly and as himself, an event whose actor is alice: still not alice's decision
     forge(store, "duel", Noted(text="alice concedes"), actor="alice",
           signer=lambda env: env.with_sigs(signers["bob"](msgspec.structs.replace(env, actor="bob")).sigs))
-    assert "seq 9 (core.noted) by alice is not signed by alice" in stored_fails(store)
+    assert "seq 9 (core.noted) by alice carries a signature by bob: an event is signed by its actor alone" in (
+        stored_fails(store))
 
 
 def test_an_event_without_any_signature_is_caught(home: Path) -> None:

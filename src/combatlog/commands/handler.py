@@ -10,7 +10,6 @@ batch atomically against the version that was folded.
 from __future__ import annotations
 
 import secrets
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -32,6 +31,7 @@ from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import Step
 from combatlog.projections.streams import resolve_stream  # noqa: F401  (re-exported)
 from combatlog.store.base import EventStore, NewRow, StreamMeta
+from combatlog.wiring import Wiring, standard
 
 Signer = Callable[[Envelope], Envelope]
 
@@ -63,54 +63,23 @@ def new_command_id() -> str:
 
 MAX_NOTE = 20_000
 
-# -- dice keys --------------------------------------------------------------------
-
-# scheme -> f(store, core) -> (seq of the commitment, key). The trust layer adds "joint".
-KEY_SOURCES: dict[str, Callable[[EventStore, CoreTrack], tuple[int, bytes]]] = {}
+# -- dice and core commands ----------------------------------------------------------
 
 
-def _referee_key(store: EventStore, core: CoreTrack) -> tuple[int, bytes]:
-    seq = core.open_seed("referee")
-    if seq is None:
-        raise IllegalCommand(
-            "no referee seed is open in this combat; run: combatlog seed commit STREAM",
-            rule="core: referee dice derive from a committed seed",
-        )
-    secret = store.get_secret(f"seed:{core.seeds[seq].commitment}")
-    if secret is None:
-        raise IllegalCommand(
-            f"the referee seed committed at seq {seq} is not on this machine; the referee rolls these dice",
-            rule="core: only the referee holds the seed",
-        )
-    return seq, secret
-
-
-KEY_SOURCES["referee"] = _referee_key
-
-# Core commands decided outside this module (the trust layer's sealed orders and
-# acknowledgements): command type -> f(store, folded, command, dice, actor) -> events.
-CORE_DECIDERS: dict[type, Callable[[EventStore, Folded, Any, DicePort, str], list[Event]]] = {}
-
-# Checks run on every sealed batch before it is appended (the trust layer: signatures,
-# sealed orders, joint dice): f(store, folded state before the batch, envelopes). They
-# raise a CombatlogError to refuse the append, so the write path refuses what verify would.
-PRE_APPEND: list[Callable[[EventStore, Folded, list[Envelope]], None]] = []
-
-
-def _pre_append(store: EventStore, folded: Folded, envelopes: list[Envelope]) -> None:
+def _pre_append(wiring: Wiring, store: EventStore, folded: Folded, envelopes: list[Envelope]) -> None:
+    """What verify would refuse is refused before it is appended (the core's limits, then the wiring's checks)."""
     _check_sizes(envelopes)
-    for check in PRE_APPEND:
+    for check in wiring.pre_append:
         check(store, folded, envelopes)
-
 
 def dice_port(
     store: EventStore, folded: Folded, *, actor: str, scheme: str | None = None,
-    manual_faces: Mapping[str, tuple[int, ...]] | None = None,
+    manual_faces: Mapping[str, tuple[int, ...]] | None = None, wiring: Wiring | None = None,
 ) -> DicePort:
     genesis = folded.core.genesis
     # Faces typed in by a player mean the manual scheme, whatever the combat's default.
     chosen = scheme or ("manual" if manual_faces else (genesis.dice if genesis else "local"))
-    source = KEY_SOURCES.get(chosen)
+    source = (wiring or standard()).key_sources.get(chosen)
     return DicePort(
         scheme=chosen, actor=actor, labels_taken=folded.core.labels,
         key_source=(lambda _s: source(store, folded.core)) if source else None,
@@ -118,9 +87,10 @@ def dice_port(
     )
 
 
-def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: DicePort, actor: str) -> list[Event]:
-    decider = CORE_DECIDERS.get(type(command))
-    if decider is not None:
+def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: DicePort, actor: str,
+                wiring: Wiring | None = None) -> list[Event]:
+    decider = (wiring or standard()).deciders.get(type(command))
+    if decider is not None:  # sealed orders, acknowledgements, decision points (the trust layer)
         return decider(store, folded, command, dice, actor)
     if isinstance(command, RollDice):
         if dice.scheme == "joint":
@@ -209,28 +179,36 @@ def _rows(envelopes: list[Envelope]) -> list[NewRow]:
 def execute(
     store: EventStore, ref: str, command: Any, *, actor: str, command_id: str | None = None,
     scheme: str | None = None, manual_faces: Mapping[str, tuple[int, ...]] | None = None,
-    signer: Signer | None = None,
+    signer: Signer | None = None, wiring: Wiring | None = None,
 ) -> Outcome:
+    """Run one command: every step, in order, with the checks ``wiring`` assembles (``combatlog.wiring``)."""
+    wiring = wiring or standard()
     meta = resolve_stream(store, ref)
     cid = command_id or new_command_id()
     earlier = store.command_result(meta.id, cid)
-    if earlier is not None:
+    if earlier is not None:  # a retry by the same actor; another actor's id is refused
         _same_author(store, meta, earlier.first_seq, cid, actor)
         return Outcome(stream=meta, first_seq=earlier.first_seq, last_seq=earlier.last_seq, duplicate=True)
+    # 1. the state: a fold of the log (from the newest snapshot)
     folded = state_at(store, meta)
     head_seq, head_hash = folded.core.head_seq, folded.core.head_hash
-    port = dice_port(store, folded, actor=actor, scheme=scheme, manual_faces=manual_faces)
+    # 2. decide: legality and the events, randomness only through the dice port
+    port = dice_port(store, folded, actor=actor, scheme=scheme, manual_faces=manual_faces, wiring=wiring)
     if isinstance(command, CoreCommand):
-        events = decide_core(store, folded, command, port, actor)
+        events = decide_core(store, folded, command, port, actor, wiring)
     else:
         events = folded.ruleset.decide(folded.state, command, port)
     events = _with_dice(list(port.drawn), events)
     if not events:
         raise InvalidCommand("the command records nothing")
+    # 3. seal: envelopes chained to the head, signed by the actor where players are pinned
     envelopes = _seal_all(meta.id, events, start_seq=head_seq + 1, prev=head_hash, actor=actor,
                           command_id=cid, signer=signer, head_time=folded.core.head_time)
-    _pre_append(store, folded, envelopes)
+    # 4. refuse what verify would: sizes, nesting, control characters; signatures, sealed orders, joint dice
+    _pre_append(wiring, store, folded, envelopes)
+    # 5. rehearse: fold the events as a replay will read them, then the ruleset's invariants
     recorded, steps = _rehearse(folded, envelopes)
+    # 6. append atomically against the version folded
     result = store.append(meta.id, _rows(envelopes), expected_version=head_seq, command_id=cid)
     if result.duplicate:  # the same command id landed meanwhile
         _same_author(store, meta, result.first_seq, cid, actor)
@@ -283,8 +261,9 @@ def _check_sizes(envelopes: list[Envelope]) -> None:
 def create_combat(
     store: EventStore, name: str, ruleset_name: str, *, actor: str, setup: dict[str, Any] | None = None,
     dice: str = "local", players: tuple[Player, ...] = (), options: dict[str, str] | None = None,
-    command_id: str | None = None, signer: Signer | None = None,
+    command_id: str | None = None, signer: Signer | None = None, wiring: Wiring | None = None,
 ) -> Outcome:
+    wiring = wiring or standard()
     check_name(name)
     ruleset = load_ruleset(ruleset_name)
     cid = command_id or new_command_id()
@@ -307,10 +286,10 @@ def create_combat(
     folded = empty(ruleset)
     if dice == "referee":
         port = DicePort(scheme="manual", actor=actor, labels_taken=())
-        events += decide_core(store, folded, CommitSeed(), port, actor)
+        events += decide_core(store, folded, CommitSeed(), port, actor, wiring)
     envelopes = _seal_all(stream_id, events, start_seq=1, prev=GENESIS_PREV, actor=actor, command_id=cid,
                           signer=signer)
-    _pre_append(store, folded, envelopes)
+    _pre_append(wiring, store, folded, envelopes)
     recorded, steps = _rehearse(folded, envelopes)
     meta = StreamMeta(id=stream_id, name=name, ruleset=ruleset.info.name, created_at=envelopes[0].recorded_at)
     result = store.create_stream(meta, _rows(envelopes), command_id=cid)
@@ -320,8 +299,9 @@ def create_combat(
 
 def fork_stream(
     store: EventStore, ref: str, *, at_seq: int, name: str, actor: str, reason: str = "",
-    command_id: str | None = None, signer: Signer | None = None,
+    command_id: str | None = None, signer: Signer | None = None, wiring: Wiring | None = None,
 ) -> Outcome:
+    wiring = wiring or standard()
     parent = resolve_stream(store, ref)
     check_name(name)
     if at_seq < 1:
@@ -335,16 +315,10 @@ def fork_stream(
                    parent_hash=folded.core.head_hash, reason=reason)
     envelopes = _seal_all(stream_id, [event], start_seq=at_seq + 1, prev=folded.core.head_hash, actor=actor,
                           command_id=cid, signer=signer, head_time=folded.core.head_time)
-    _pre_append(store, folded, envelopes)
+    _pre_append(wiring, store, folded, envelopes)
     recorded, steps = _rehearse(folded, envelopes)
     meta = StreamMeta(id=stream_id, name=name, ruleset=parent.ruleset, created_at=envelopes[0].recorded_at,
                       parent=parent.id, fork_seq=at_seq)
     result = store.create_stream(meta, _rows(envelopes), command_id=cid)
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, events=recorded,
                    steps=steps, folded=folded)
-
-
-# The trust layer registers the joint key source, its core commands and its checks.
-from combatlog.trust.hooks import install_handler as _install  # noqa: E402
-
-_install(sys.modules[__name__])

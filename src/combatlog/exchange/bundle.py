@@ -13,7 +13,6 @@ both hashes.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -29,16 +28,13 @@ from combatlog.names import is_stream_id, name_problem
 from combatlog.projections.fold import MAX_FORK_DEPTH, Folded, history, lineage, state_at
 from combatlog.rulesets import KNOWN, load_ruleset
 from combatlog.store.base import EventStore, ImportBatch, NewRow, StreamMeta
+from combatlog.wiring import Wiring, standard
 
 FORMAT = "combatlog-export"
 FORMAT_VERSION = 1
 Progress = Callable[[int, int], None]
 Prior = Callable[[], Iterable[Recorded]]
 
-# Called when an imported event differs from ours at the same seq, before the import is
-# refused as diverged: f(store, our stream, seq, our envelope bytes, theirs, file). The
-# trust layer raises its equivocation evidence here (one author signed both events).
-DIVERGENCE_CHECKS: list[Callable[[EventStore, StreamMeta, int, bytes, bytes, Path], None]] = []
 
 
 class Header(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -233,8 +229,8 @@ def _prior(store: EventStore, header: Header) -> Prior | None:
 
 def verify_lines(header: Header, lines: list[bytes], path: Path, *, base: Folded | None,
                  strict_rules: bool = True, progress: Progress | None = None,
-                 prior: Prior | None = None) -> VerifyReport:
-    verifier = ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior)
+                 prior: Prior | None = None, wiring: Wiring | None = None) -> VerifyReport:
+    verifier = ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior, wiring=wiring)
     total = len(lines)
     for i, line in enumerate(lines, start=2):
         verifier.feed(line, f"{path}:{i}")
@@ -248,19 +244,21 @@ def verify_lines(header: Header, lines: list[bytes], path: Path, *, base: Folded
 
 
 def verify_file(path: Path, store: EventStore | None = None, *, strict_rules: bool = True,
-                progress: Progress | None = None) -> VerifyReport:
+                progress: Progress | None = None, wiring: Wiring | None = None) -> VerifyReport:
+    wiring = wiring or standard()
     header, lines = read_file(path)
     base = _base_from_store(store, header, path) if store is not None else None
     if header.since and base is None:
         raise InvalidCommand(f"{path} is an incremental bundle; verify it against a log with --db")
     report = verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress,
-                          prior=_prior(store, header) if base is not None and store is not None else None)
+                          prior=_prior(store, header) if base is not None and store is not None else None,
+                          wiring=wiring)
     if store is not None:
-        _compare_with_local(store, lines, path)
+        _compare_with_local(store, lines, path, wiring)
     return report
 
 
-def _compare_with_local(store: EventStore, lines: list[bytes], path: Path) -> None:
+def _compare_with_local(store: EventStore, lines: list[bytes], path: Path, wiring: Wiring) -> None:
     """A file that is sound by itself may still differ from the log here: say so (and who equivocated)."""
     for line in lines:
         env = msgspec.json.decode(line, type=_Slim)
@@ -269,16 +267,16 @@ def _compare_with_local(store: EventStore, lines: list[bytes], path: Path) -> No
             continue
         rows = store.read_stream(env.stream, env.seq, env.seq)
         if rows and rows[0].hash != env.hash:
-            for check in DIVERGENCE_CHECKS:
+            for check in wiring.divergence_checks:  # equivocation: one author signed both
                 check(store, local, env.seq, rows[0].body, line, path)
             raise Diverged(local.name, env.seq, rows[0].hash, env.hash)
 
 
 def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = True,
-                  progress: Progress | None = None) -> VerifyReport:
+                  progress: Progress | None = None, wiring: Wiring | None = None) -> VerifyReport:
     # Re-check the stored canonical bytes, not decoded structs: a row edited in the
     # database file is caught exactly as an edited export line would be.
-    verifier = ChainVerifier(segments_of(store, meta), strict_rules=strict_rules)
+    verifier = ChainVerifier(segments_of(store, meta), strict_rules=strict_rules, wiring=wiring)
     for seg, low, high in lineage(store, meta):
         for row in store.read_stream(seg.id, low, high):
             verifier.feed(row.body, f"{meta.name}#{row.seq}")
@@ -288,11 +286,12 @@ def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = T
 
 
 def import_file(store: EventStore, path: Path, *, name: str | None = None, strict_rules: bool = True,
-                progress: Progress | None = None) -> ImportReport:
+                progress: Progress | None = None, wiring: Wiring | None = None) -> ImportReport:
+    wiring = wiring or standard()
     header, lines = read_file(path)
     base = _base_from_store(store, header, path)
     report = verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress,
-                          prior=_prior(store, header) if base is not None else None)
+                          prior=_prior(store, header) if base is not None else None, wiring=wiring)
     load_ruleset(header.ruleset)  # payload types registered for the comparisons below
     batches: list[ImportBatch] = []
     appended: dict[str, int] = {}
@@ -326,7 +325,7 @@ def import_file(store: EventStore, path: Path, *, name: str | None = None, stric
             ours = {r.seq: r for r in store.read_stream(seg.id, rows[0][0], min(rows[-1][0], local_head))}
             for seq, theirs, body, _t, _c in rows:
                 if seq in ours and ours[seq].hash != theirs:
-                    for check in DIVERGENCE_CHECKS:
+                    for check in wiring.divergence_checks:
                         check(store, local, seq, ours[seq].body, body, path)
                     raise Diverged(local.name, seq, ours[seq].hash, theirs)
         tail = [r for r in rows if r[0] > local_head]
@@ -350,9 +349,3 @@ class _Slim(msgspec.Struct):
     hash: str
     type: str
     command_id: str
-
-
-# The trust layer reports equivocation evidence on divergence.
-from combatlog.trust.hooks import install_bundle as _install  # noqa: E402
-
-_install(sys.modules[__name__])

@@ -6,12 +6,12 @@ caught even where JSON would not care), a wrong hash, a broken chain, a seq out
 of order, an event of another stream, an unknown or malformed payload, a die
 whose faces do not fit its notation, a label drawn twice, a referee die that
 does not match its revealed seed, or a state that breaks the ruleset's
-invariants. The trust layer adds signature checks through ``EXTRA_CHECKS``.
+invariants. The ``Wiring`` it is given (``combatlog.wiring``) adds the trust
+layer's checks: signatures, sealed orders, joint dice.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -30,6 +30,7 @@ from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
 from combatlog.text import CONTROL_BYTES, control_problem
+from combatlog.wiring import Wiring, standard
 
 
 class Segment(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -69,17 +70,13 @@ class VerifyReport(msgspec.Struct, kw_only=True):
     acknowledged: dict[str, int] = {}  # pinned player -> last seq they signed or acknowledged
 
 
-# Extra per-event checks (the trust layer's signatures): f(verifier, recorded, where).
-EXTRA_CHECKS: list[Callable[[ChainVerifier, Recorded, str], None]] = []
-# Dice schemes checked elsewhere (the trust layer's "joint"): f(verifier, die, seq, where).
-SCHEME_CHECKS: dict[str, Callable[[ChainVerifier, DiceRolled, int, str], None]] = {}
-# Run when the last event is in, before the report is made: f(verifier).
-FINISH_CHECKS: list[Callable[[ChainVerifier], None]] = []
 
 
 class ChainVerifier:
     def __init__(self, segments: list[Segment], *, base: Folded | None = None,
-                 strict_rules: bool = True, prior: Callable[[], Iterable[Recorded]] | None = None) -> None:
+                 strict_rules: bool = True, prior: Callable[[], Iterable[Recorded]] | None = None,
+                 wiring: Wiring | None = None) -> None:
+        self.wiring = wiring or standard()
         self.segments = segments
         self.ruleset = load_ruleset(segments[-1].ruleset)
         self.folded = base if base is not None else empty(self.ruleset)
@@ -96,7 +93,7 @@ class ChainVerifier:
         self.rules_ok = True
         # With a base: the events before it, for checks that keep their own state (trust).
         self.prior = prior
-        self.extra: dict[str, Any] = {}  # state kept by EXTRA_CHECKS between events
+        self.extra: dict[str, Any] = {}  # state kept by the wiring's event checks between events
         self.acknowledged: dict[str, int] = {}
         # commit seq -> [(seq, label, count, sides, faces)] waiting for the reveal
         self._awaiting: dict[int, list[tuple[int, str, int, int, tuple[int, ...]]]] = {}
@@ -154,7 +151,7 @@ class ChainVerifier:
             self.fail(where, f"seq {env.seq}: payload of {env.type} is invalid: {exc}")
             raise
         self._semantics(rec, seg, where)
-        for check in EXTRA_CHECKS:
+        for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
             check(self, rec, where)
         if self.folded.state is not None and not rec.env.type.startswith("core."):
             self._check_dice_uses(rec, where)
@@ -233,8 +230,8 @@ class ChainVerifier:
             self.tally.manual += 1
         elif ev.scheme == "local":
             self.tally.local += 1
-        elif ev.scheme in SCHEME_CHECKS:
-            SCHEME_CHECKS[ev.scheme](self, ev, seq, where)
+        elif ev.scheme in self.wiring.scheme_checks:
+            self.wiring.scheme_checks[ev.scheme](self, ev, seq, where)
         elif ev.scheme in ("referee", "joint"):
             info = core.seeds.get(ev.seed_ref)
             if info is None or info.scheme != ev.scheme:
@@ -325,7 +322,7 @@ class ChainVerifier:
             self.tally.verified += 1
 
     def finish(self, where: str = "end") -> VerifyReport:
-        for hook in FINISH_CHECKS:
+        for hook in self.wiring.finish_checks:
             hook(self)
         problems = self.ruleset.check(self.folded.state) if self.folded.state is not None else []
         if problems:
@@ -364,9 +361,3 @@ def report_text(report: VerifyReport) -> str:
         lines.append(f"pending dice: {shown}")
     lines += [f"note: {n}" for n in report.notes]
     return "\n".join(lines)
-
-
-# The trust layer registers its signature, sealed-orders and joint-dice checks.
-from combatlog.trust.hooks import install_verify as _install  # noqa: E402
-
-_install(sys.modules[__name__])

@@ -1,15 +1,12 @@
-"""Wires the trust layer into the core: the joint key source, the trust commands,
-the pre-append checks, the verifier's checks and the import's equivocation evidence.
+"""The trust layer's checks for the verifier (signatures, sealed orders, joint dice, notes).
 
-Each core module calls its ``install_*`` at its bottom (``commands/handler.py``,
-``exchange/verify.py``, ``exchange/bundle.py``), so the checks are always on
-wherever events are written, verified or imported. This module imports none of
-them, which keeps the import graph free of cycles.
+``combatlog.wiring.standard`` puts them, with the trust layer's key source, core
+commands, pre-append check and equivocation evidence, into the ``Wiring`` that
+the write path, the verifier and the importer take.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from combatlog.events.core import DiceRolled
@@ -48,7 +45,7 @@ def verify_event(verifier: ChainVerifier, rec: Recorded, where: str) -> None:
         verifier.tally.verified += 1
 
 
-def _joint_checked_by_trust(verifier: ChainVerifier, die: DiceRolled, seq: int, where: str) -> None:
+def joint_checked_by_trust(verifier: ChainVerifier, die: DiceRolled, seq: int, where: str) -> None:
     """Joint dice are recomputed by ``verify_event`` (which runs right after)."""
 
 
@@ -58,27 +55,3 @@ def verify_finish(verifier: ChainVerifier) -> None:
         return
     verifier.notes.extend(checker.notes())
     verifier.acknowledged = checker.acknowledged()
-
-
-def install_handler(module: ModuleType) -> None:
-    from combatlog.trust import sealed
-
-    module.KEY_SOURCES["joint"] = sealed.joint_key
-    module.CORE_DECIDERS.update(sealed.DECIDERS)
-    if sealed.pre_append not in module.PRE_APPEND:
-        module.PRE_APPEND.append(sealed.pre_append)
-
-
-def install_verify(module: ModuleType) -> None:
-    if verify_event not in module.EXTRA_CHECKS:
-        module.EXTRA_CHECKS.append(verify_event)
-    module.SCHEME_CHECKS["joint"] = _joint_checked_by_trust
-    if verify_finish not in module.FINISH_CHECKS:
-        module.FINISH_CHECKS.append(verify_finish)
-
-
-def install_bundle(module: ModuleType) -> None:
-    from combatlog.trust import evidence
-
-    if evidence.check_equivocation not in module.DIVERGENCE_CHECKS:
-        module.DIVERGENCE_CHECKS.append(evidence.check_equivocation)
