@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import click
 import typer
 
 from combatlog.errors import InvalidCommand
@@ -73,8 +74,52 @@ def complete_stream(ctx: typer.Context, incomplete: str) -> list[str]:
         return []
 
 
+# The ruleset command groups: ruleset name -> (group, what a person calls the game).
+RULESET_GROUPS: dict[str, tuple[str, str]] = {
+    "freeform": ("freeform", "freeform"),
+    "magic_realm": ("mr", "Magic Realm"),
+    "classic_fantasy": ("cfi", "Classic Fantasy Imperative"),
+    "osric": ("osric", "OSRIC"),
+    "argad": ("argad", "« Argad ! »"),
+}
+
+
+def group_ruleset(ctx: click.Context) -> str | None:
+    """The ruleset whose command group ``ctx``'s command sits in (``mr sheets`` -> magic_realm), or None
+    for core commands."""
+    group = ctx.parent
+    if group is None or group.parent is None:
+        return None
+    return next((name for name, (g, _title) in RULESET_GROUPS.items() if g == group.info_name), None)
+
+
+def check_ruleset(ctx: click.Context, meta: StreamMeta) -> None:
+    """Refuse a ruleset's command on a combat of another ruleset, naming both."""
+    expected = group_ruleset(ctx)
+    if expected is None or meta.ruleset == expected:
+        return
+    group, wanted = RULESET_GROUPS[expected]
+    own = RULESET_GROUPS.get(meta.ruleset)
+    title = own[1] if own else meta.ruleset
+    article = "an" if title.lstrip("« ")[:1].lower() in tuple("aeiou") else "a"
+    hint = f"; its commands are under `combatlog {own[0]}`" if own else ""
+    raise InvalidCommand(f"{meta.name} is {article} {title} combat; "
+                         f"`{group} {ctx.info_name}` is for {wanted} combats{hint}")
+
+
+def _stream_of_this_ruleset(ctx: click.Context, value: str) -> str:
+    """Checked while the arguments are parsed, so that a combat of another ruleset is named as the
+    problem before any argument that only makes sense in the group's own ruleset."""
+    if value and not ctx.resilient_parsing and group_ruleset(ctx) is not None:
+        from combatlog.projections.streams import resolve_stream
+
+        check_ruleset(ctx, resolve_stream(app_state(ctx).store(), value))
+    return value
+
+
 def stream_argument(help_text: str = "The combat: its name, id or a unique id prefix.") -> Any:
-    return typer.Argument(..., help=help_text, autocompletion=complete_stream, show_default=False)
+    return typer.Argument(..., help=help_text, autocompletion=complete_stream, show_default=False,
+                          callback=_stream_of_this_ruleset)
 
 
 JSON_HELP = "Print JSON (the stable contract) instead of text."
