@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from combatlog.cli.common import app_state, echo, json_option, note, print_json, stream_argument
+from combatlog.cli.common import app_state, echo, json_option, log_exists, note, print_json, stream_argument
 from combatlog.errors import InvalidCommand, NotFound
 
 
@@ -135,11 +135,12 @@ def verify(
         report = verify_file(path, store, strict_rules=strict, progress=_progress("verifying"))
     else:
         from combatlog.projections.streams import resolve_stream
+        from combatlog.store import default_url
 
         if path.is_dir():
             raise InvalidCommand(f"{target} is a folder; verify an export file or a combat in this log")
         looks_like_a_file = "/" in target or os.sep in target or path.suffix.lower() in (".jsonl", ".json")
-        if looks_like_a_file and not _log_exists(st.db):
+        if looks_like_a_file and not log_exists(st.db or default_url()):
             raise NotFound(f"no such file: {target}")
         store = st.store()
         try:
@@ -164,10 +165,3 @@ def _default_db_exists() -> bool:
 
     return Path(default_url()).exists()
 
-
-def _log_exists(db: str | None) -> bool:
-    """Whether the selected log is there to look in, without creating a SQLite file."""
-    from combatlog.store import default_url
-
-    url = db or default_url()
-    return url.startswith(("postgresql://", "postgres://")) or url in ("memory:", ":memory:") or Path(url).exists()
