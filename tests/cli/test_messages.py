@@ -60,3 +60,17 @@ def test_playing_a_shield_he_does_not_have_names_him(cli: InProcessCli, tmp_path
                  "--move", "M3", "--shield", "thrust", ok=False)
     assert result.code == ExitStatus.INVALID
     assert "bk has no active shield to play (--shield)" in result.err
+
+
+def test_messages_cite_only_documents_that_are_in_docs() -> None:
+    cited: set[str] = set()
+    for path in SRC.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "pbem_trust" not in text, f"{path} cites pbem_trust, which is not in docs/"
+        cited |= set(re.findall(r"docs/([\w.-]+\.md)", text))
+    missing = sorted(name for name in cited if not (REPO / "docs" / name).exists())
+    assert not missing, f"cited but not in docs/: {missing}"
+    from combatlog.rulesets.magic_realm.sealed import SEED_RULE
+
+    assert "docs/trust.md" in SEED_RULE and '"Magic Realm plays"' in SEED_RULE
+    assert "## Magic Realm plays" in (REPO / "docs/trust.md").read_text().replace("### ", "## ")
