@@ -74,3 +74,61 @@ def test_messages_cite_only_documents_that_are_in_docs() -> None:
 
     assert "docs/trust.md" in SEED_RULE and '"Magic Realm plays"' in SEED_RULE
     assert "## Magic Realm plays" in (REPO / "docs/trust.md").read_text().replace("### ", "## ")
+
+
+def _sample(t: Any, depth: int = 0) -> Any:
+    """A value of type ``t`` with two entries in every dict and list, so that nested data shows."""
+    match t:
+        case mi.StrType():
+            return "x"
+        case mi.IntType():
+            return 2
+        case mi.BoolType():
+            return True
+        case mi.UnionType():
+            return next((_sample(u, depth) for u in t.types if not isinstance(u, mi.NoneType)), None)
+        case mi.ListType() | mi.VarTupleType() | mi.SetType() | mi.FrozenSetType():
+            return [_sample(t.item_type, depth + 1)] * 2 if depth < 4 else []
+        case mi.TupleType():
+            return [_sample(x, depth + 1) for x in t.item_types]
+        case mi.DictType():
+            return {"k1": _sample(t.value_type, depth + 1), "k2": _sample(t.value_type, depth + 1)} if depth < 4 else {}
+        case mi.StructType():
+            return {f.encode_name: _sample(f.type, depth + 1) for f in t.fields}
+        case mi.AnyType():
+            return {"plays": {"bk": {"attack": 3, "fight": "F6"}}, "side": "x"}
+        case mi.LiteralType():
+            return t.values[0]
+    return None
+
+
+def test_summaries_print_words_not_json_or_python_dicts() -> None:
+    from combatlog.events.base import registered, tag_of
+    from combatlog.rulesets import available, load_ruleset
+
+    checked = 0
+    for name in available():
+        ruleset = load_ruleset(name)
+        core = [cls for tag, cls in registered().items() if tag.startswith("core.")]
+        for cls in [*ruleset.event_types, *core]:
+            data = {f.encode_name: _sample(f.type) for f in mi.type_info(cls).fields}
+            event = msgspec.convert({**data, "type": tag_of(cls)}, cls)
+            text = ruleset.summarize(event)
+            assert not re.search(r"[{}]|\[['\"]|': |\":", text), f"{name} {tag_of(cls)}: {text}"
+            checked += 1
+    assert checked > 100
+
+
+def test_a_magic_realm_reveal_and_target_summary_in_words() -> None:
+    from combatlog.events.core import OrdersRevealed
+    from combatlog.rulesets import load_ruleset
+    from combatlog.rulesets.magic_realm import events as e
+
+    mr = load_ruleset("magic_realm")
+    plays = {"plays": {"amazon": {"attack": 1, "fight": "F6", "maneuver": 2, "move": "M1", "shield": 3}}}
+    assert mr.summarize(OrdersRevealed(player="bob", step="r1/plays", orders=plays, nonce="00")) == \
+        "bob reveals step r1/plays: amazon: attack thrust with F6, maneuver dodge with M1, shield in box 3"
+    assert mr.summarize(OrdersRevealed(player="bob", step="r1/assign", orders={}, nonce="00")) == \
+        "bob reveals step r1/assign: no orders, a nonce for the joint dice"
+    targets = e.TargetsChosen(character="amazon", target="goblin-1", hirelings={"lancer-1": "giant"})
+    assert mr.summarize(targets) == "amazon targets goblin-1, hirelings lancer-1->giant"
