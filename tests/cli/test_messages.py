@@ -132,3 +132,23 @@ def test_a_magic_realm_reveal_and_target_summary_in_words() -> None:
         "bob reveals step r1/assign: no orders, a nonce for the joint dice"
     targets = e.TargetsChosen(character="amazon", target="goblin-1", hirelings={"lancer-1": "giant"})
     assert mr.summarize(targets) == "amazon targets goblin-1, hirelings lancer-1->giant"
+
+
+def test_the_dice_ledger_says_parries(cli: InProcessCli) -> None:
+    cli("run", "-q", str(EXAMPLES / "classic_fantasy/duel.cmds"))
+    rolls = cli("dice", "duel", "--json").json()["rolls"]  # type: ignore[index]
+    purposes = {r["purpose"] for r in rolls if "/parry" in r["label"] or "/evade" in r["label"]}
+    assert "Brom parries" in purposes and not any(p.endswith("parrys") for p in purposes), purposes
+
+
+def test_a_missile_parried_without_a_shield() -> None:
+    from combatlog.errors import IllegalCommand
+    from tests.rulesets.classic_fantasy.cfi_support import Combat, fighter
+
+    bow = {"name": "shortbow", "damage": "1d6", "size": "S", "types": ["impaling"], "force": "M",
+           "range": [10, 50, 100], "load": 1}
+    fight = Combat(fighter("A", "a", weapons=[bow]), fighter("D", "b", shield="heater"))
+    fight.round({"r1/init/A": 9, "r1/init/D": 1})
+    fight.attack("A", "D", {"r1/a1/attack": 30})
+    with pytest.raises(IllegalCommand, match=r"only shields parry missiles, and D's longsword is not a shield"):
+        fight.parry("D", {"r1/a1/parry": 40}, weapon="longsword")
