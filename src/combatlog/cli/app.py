@@ -26,9 +26,12 @@ class LazyRootGroup(TyperGroup):
     commands on each run cost ~55 ms of start-up."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        lazy = [name for name, module in _lazy_modules().items()
-                if name not in self.commands and importlib.util.find_spec(module) is not None]
-        return [*super().list_commands(ctx), *lazy]
+        # The lazy parts always after the core commands, in their declared order, whether or not
+        # one was already loaded (help and docs/cli.md must not depend on what ran before).
+        lazy = _lazy_modules()
+        eager = [name for name in super().list_commands(ctx) if name not in lazy]
+        return [*eager, *(name for name, module in lazy.items()
+                          if name in self.commands or importlib.util.find_spec(module) is not None)]
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in _lazy_modules():
