@@ -3,7 +3,7 @@
 MR 8.4.5: every side plays its attack, maneuver and armor secretly, then all reveal together. With
 pinned players each side commits its plays to step ``r<N>/plays`` (only a hash enters the log) and
 reveals once every required commit is in; with ``joint`` dice that step seeds the round's
-repositioning and change tactics dice (pbem_trust 6.4 "Magic Realm fit").
+repositioning and change tactics dice (docs/trust.md, "Magic Realm plays").
 
 The set-up: alice's Black Knight (``bk``) and bob's Amazon (``amazon``, no hirelings) against the
 Giant (with its club) and two Axe Goblins. Chits played (ids as the set-up numbers them, level 4):
@@ -218,7 +218,7 @@ def test_revealed_orders_become_the_plays_and_seed_the_resolution(game) -> None:
     assert (st.plays["amazon"].maneuver, st.plays["amazon"].move) == (2, "M1")
     g.do("bob", c.Resolve())
     dice = [e for e in g.events() if isinstance(e, DiceRolled) and e.label.startswith("r1/reposition/")]
-    # pbem_trust 6.4: the repositioning dice derive from the seed completed by the last reveal.
+    # docs/trust.md, "Magic Realm plays": the repositioning dice derive from the seed completed by the last reveal.
     assert dice and all(d.scheme == "joint" and d.seed_ref == reveal.last_seq for d in dice)
 
 
@@ -316,7 +316,7 @@ def test_a_forged_illegal_reveal_is_void_by_the_rules(game) -> None:  # type: ig
 
 
 def test_lures_chosen_with_the_seed_known_need_a_fresh_seed(game) -> None:  # type: ignore[no-untyped-def]
-    # pbem_trust 6.4 "Randomness after a decision point": here both players sealed r1/assign before
+    # docs/trust.md, "Decision points": here both players sealed r1/assign before
     # luring (as in round 2, where the lures follow the seed of r1/plays): the random assignment of
     # goblin-2 depends on the lures, so strict mode refuses it until a fresh seed step.
     from combatlog.rulesets.magic_realm import commands as c

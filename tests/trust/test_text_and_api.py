@@ -42,7 +42,7 @@ def test_the_text_is_deterministic_capped_and_shows_forks_as_variations(home: Pa
     assert '[Signed "15 of 15 events shown"]' in lines
     start = lines.index("( variation duel-whatif forks after #8: Bo flees")
     assert lines[start + 2] == ")" and lines[start - 1].startswith("#8 R1 alice: round 1 begins")
-    assert "#7 alice: alice reveals step r1: {\"Aldo\":\"thrust\"}" in lines
+    assert "#7 alice: alice reveals step r1: Aldo thrust" in lines  # words, not JSON
     assert text.endswith("first 32 hex digits.\n") and "The authority is the JSON Lines export" in " ".join(lines)
     since, _ = render_text(store, meta, since=12)
     assert "\n#12 " not in since and "\n#13 R1 alice: alice acknowledges" in since

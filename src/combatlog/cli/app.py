@@ -26,9 +26,12 @@ class LazyRootGroup(TyperGroup):
     commands on each run cost ~55 ms of start-up."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        lazy = [name for name, module in _lazy_modules().items()
-                if name not in self.commands and importlib.util.find_spec(module) is not None]
-        return [*super().list_commands(ctx), *lazy]
+        # The lazy parts always after the core commands, in their declared order, whether or not
+        # one was already loaded (help and docs/cli.md must not depend on what ran before).
+        lazy = _lazy_modules()
+        eager = [name for name in super().list_commands(ctx) if name not in lazy]
+        return [*eager, *(name for name, module in lazy.items()
+                          if name in self.commands or importlib.util.find_spec(module) is not None)]
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in _lazy_modules():
@@ -36,6 +39,27 @@ class LazyRootGroup(TyperGroup):
             if command is not None:
                 self.add_command(command, name)
         return super().get_command(ctx, name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
+            # Suggest among every command, the lazily loaded ones too, and only once.
+            from difflib import get_close_matches
+
+            close = get_close_matches(name, self.list_commands(ctx))
+            message = f"No such command {name!r}."
+            if close:
+                message += f" Did you mean {', '.join(repr(c) for c in close)}?"
+            if name == "version":
+                message += " For the version: combatlog --version"
+            raise click.UsageError(message, ctx)
+        return super().resolve_command(ctx, args)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"combatlog {__version__}")
+        raise typer.Exit()
 
 
 app = typer.Typer(
@@ -46,6 +70,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    suggest_commands=False,  # click suggests already; typer's would repeat it
 )
 
 # Ruleset groups: (module under combatlog.cli.rulesets, group name).
@@ -75,12 +100,10 @@ def root(
                               help="Who is acting (and, on views, whose view): a player name; default gm."),
     command_id: Optional[str] = typer.Option(None, "--command-id",
                                              help="Idempotency key: a retry with the same id records nothing new."),
-    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_print_version, expose_value=False),
 ) -> None:
     """Global options go before or after the command (--as after 'fork' names the new combat)."""
-    if version:
-        typer.echo(f"combatlog {__version__}")
-        raise typer.Exit()
     ctx.obj = AppState(db=db, actor=actor, command_id=command_id)
     ctx.call_on_close(ctx.obj.close)
 
@@ -133,24 +156,28 @@ def _load_lazy(name: str) -> click.Command | None:
 
 
 def _plain_help(command: click.Command) -> None:
-    """One help style everywhere (the root's plain one): no rich boxes in sub-groups."""
+    """One help style everywhere (the root's plain one): no rich boxes in sub-groups, and an
+    unknown sub-command suggested once (click suggests; typer's own suggestion repeats it)."""
     if hasattr(command, "rich_markup_mode"):
         command.rich_markup_mode = None
+    if hasattr(command, "suggest_commands"):
+        command.suggest_commands = False
     for sub in getattr(command, "commands", {}).values():
         _plain_help(sub)
 
 
 @lru_cache(maxsize=1)
 def root_command() -> Any:
-    return typer.main.get_command(app)
+    command = typer.main.get_command(app)
+    _plain_help(command)
+    return command
 
 
-_HOISTED = ("--db", "--as")
-_ROOT_VALUED = ("--db", "--as", "--command-id")  # root options that take a value
+_ROOT_VALUED = ("--db", "--as", "--command-id")  # root options that take a value, hoisted from after the command
 
 
 def hoist(args: list[str]) -> list[str]:
-    """Move --db and --as given after the command to the front, where the root parses them.
+    """Move --db, --as and --command-id given after the command to the front, where the root parses them.
 
     After ``fork``, ``--as`` names the new combat and stays where it is.
     """
@@ -169,7 +196,7 @@ def hoist(args: list[str]) -> list[str]:
     while i < len(args):
         a = args[i]
         name = a.split("=", 1)[0]
-        if name in _HOISTED and not (name == "--as" and command == "fork"):
+        if name in _ROOT_VALUED and not (name == "--as" and command == "fork"):
             if "=" in a:
                 front.append(a)
             elif i + 1 < len(args):

@@ -7,10 +7,11 @@ inside functions so that ``combatlog --help`` and read commands start fast.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import click
 import typer
 
 from combatlog.errors import InvalidCommand
@@ -62,20 +63,146 @@ def app_state(ctx: typer.Context) -> AppState:
     return obj
 
 
-def complete_stream(ctx: typer.Context, incomplete: str) -> list[str]:
-    """Shell completion: the names of the combats in the selected log."""
-    try:
-        from combatlog.store import open_store
+def _completion_store(ctx: click.Context) -> EventStore | None:
+    """The log selected on the command line being completed; None when there is none (completion
+    must not create a SQLite file in the current folder)."""
+    from combatlog.store import default_url, open_store
 
-        db = (ctx.find_root().params or {}).get("db")
-        store = open_store(db)
-        return [m.name for m in store.list_streams() if m.name.startswith(incomplete)]
+    url = (ctx.find_root().params or {}).get("db") or default_url()
+    return open_store(url) if log_exists(url) else None
+
+
+def log_exists(url: str) -> bool:
+    """Whether the log at ``url`` is there to read, without creating a SQLite file."""
+    from pathlib import Path
+
+    return url.startswith(("postgresql://", "postgres://")) or url in ("memory:", ":memory:") or Path(url).exists()
+
+
+def complete_stream(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion: the names of the combats in the selected log (under a ruleset's group, only
+    the combats of that ruleset)."""
+    try:
+        store = _completion_store(ctx)
+        if store is None:
+            return []
+        ruleset = group_ruleset(ctx)
+        return [m.name for m in store.list_streams()
+                if m.name.startswith(incomplete) and ruleset in (None, m.ruleset)]
     except Exception:  # completion must never crash the shell
         return []
 
 
+Completion = Callable[[click.Context, str], list[Any]]
+
+
+def _line_params(ctx: click.Context) -> dict[str, Any]:
+    """The values typed so far on the line being completed. While an option's value is completed,
+    click stops parsing at that option and leaves the arguments before it unassigned in ``ctx.args``:
+    they are assigned here, in order, as the command would."""
+    params = dict(ctx.params)
+    if params.get("stream") is None and ctx.args:
+        rest = list(ctx.args)
+        for param in ctx.command.params:
+            if not isinstance(param, click.Argument) or not rest:
+                continue
+            if param.nargs == 1:
+                params[param.name or ""] = rest.pop(0)
+            else:
+                params[param.name or ""], rest = tuple(rest), []
+    return params
+
+
+def state_completer(pick: Callable[[Any, dict[str, Any]], Iterable[str | tuple[str, str]]]) -> Completion:
+    """Shell completion from the state of the combat named earlier on the line: ``pick(state, values
+    typed so far)`` gives the values (or (value, help) pairs). The combat is folded as ``show`` folds
+    it, from its latest snapshot; nothing is offered when it is missing or of another ruleset."""
+
+    def complete(ctx: click.Context, incomplete: str) -> list[Any]:
+        try:
+            params = _line_params(ctx)
+            ref = params.get("stream")
+            store = _completion_store(ctx) if ref else None
+            if store is None:
+                return []
+            from combatlog.projections.fold import state_at
+            from combatlog.projections.streams import resolve_stream
+
+            meta = resolve_stream(store, ref)
+            if meta.ruleset != group_ruleset(ctx):
+                return []
+            out: list[Any] = []
+            seen: set[str] = set()
+            for item in pick(state_at(store, meta).state, params):
+                value = item[0] if isinstance(item, tuple) else item
+                if value.startswith(incomplete) and value not in seen:
+                    seen.add(value)
+                    out.append(item)
+            return out
+        except Exception:  # completion must never crash the shell
+            return []
+
+    return complete
+
+
+def complete_ruleset(incomplete: str) -> list[str]:
+    """Shell completion for ``new --ruleset``: the rulesets installed, and a short alias when it is
+    what is being typed."""
+    try:
+        from combatlog.rulesets import ALIASES, available
+
+        names = [n for n in available() if n.startswith(incomplete)]
+        return names + [a for a, n in ALIASES.items() if a.startswith(incomplete) and n not in names]
+    except Exception:  # completion must never crash the shell
+        return []
+
+
+# The ruleset command groups: ruleset name -> (group, what a person calls the game).
+RULESET_GROUPS: dict[str, tuple[str, str]] = {
+    "freeform": ("freeform", "freeform"),
+    "magic_realm": ("mr", "Magic Realm"),
+    "classic_fantasy": ("cfi", "Classic Fantasy Imperative"),
+    "osric": ("osric", "OSRIC"),
+    "argad": ("argad", "« Argad ! »"),
+}
+
+
+def group_ruleset(ctx: click.Context) -> str | None:
+    """The ruleset whose command group ``ctx``'s command sits in (``mr sheets`` -> magic_realm), or None
+    for core commands."""
+    group = ctx.parent
+    if group is None or group.parent is None:
+        return None
+    return next((name for name, (g, _title) in RULESET_GROUPS.items() if g == group.info_name), None)
+
+
+def check_ruleset(ctx: click.Context, meta: StreamMeta) -> None:
+    """Refuse a ruleset's command on a combat of another ruleset, naming both."""
+    expected = group_ruleset(ctx)
+    if expected is None or meta.ruleset == expected:
+        return
+    group, wanted = RULESET_GROUPS[expected]
+    own = RULESET_GROUPS.get(meta.ruleset)
+    title = own[1] if own else meta.ruleset
+    article = "an" if title.lstrip("« ")[:1].lower() in tuple("aeiou") else "a"
+    hint = f"; its commands are under `combatlog {own[0]}`" if own else ""
+    raise InvalidCommand(f"{meta.name} is {article} {title} combat; "
+                         f"`{group} {ctx.info_name}` is for {wanted} combats{hint}")
+
+
+def _stream_of_this_ruleset(ctx: click.Context, value: str) -> str:
+    """Checked while the arguments are parsed, so that a combat of another ruleset is named as the
+    problem before any argument that only makes sense in the group's own ruleset."""
+    if value and not ctx.resilient_parsing and group_ruleset(ctx) is not None:
+        from combatlog.projections.streams import resolve_stream
+
+        check_ruleset(ctx, resolve_stream(app_state(ctx).store(), value))
+    return value
+
+
 def stream_argument(help_text: str = "The combat: its name, id or a unique id prefix.") -> Any:
-    return typer.Argument(..., help=help_text, autocompletion=complete_stream, show_default=False)
+    return typer.Argument(..., help=help_text, autocompletion=complete_stream, show_default=False,
+                          callback=_stream_of_this_ruleset)
 
 
 JSON_HELP = "Print JSON (the stable contract) instead of text."

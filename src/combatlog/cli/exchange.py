@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
 
-from combatlog.cli.common import app_state, echo, json_option, note, print_json, stream_argument
-from combatlog.errors import InvalidCommand
+from combatlog.cli.common import app_state, echo, json_option, log_exists, note, print_json, stream_argument
+from combatlog.errors import InvalidCommand, NotFound
 
 
 def _progress(label: str):  # type: ignore[no-untyped-def]
@@ -44,15 +46,39 @@ def export(
     if fmt == "text":
         from combatlog.trust.text_export import export_text  # the trust layer's readable rendering
 
-        count = export_text(store, meta, output, since=since)
+        count = _write_whole(output, lambda path: export_text(store, meta, path, since=since))
     elif fmt == "jsonl":
-        count = export_file(store, meta, output, since=since)
+        count = _write_whole(output, lambda path: export_file(store, meta, path, since=since))
     else:
         raise InvalidCommand(f"--format {fmt!r}: choose jsonl or text")
     if as_json:
         print_json({"stream": meta.name, "file": str(output), "events": count, "since": since, "format": fmt})
         return
     echo(f"exported {count} events of {meta.name} to {output}" + (f" (after seq {since})" if since else ""))
+
+
+def _write_whole(output: Path, write: Callable[[Path], int]) -> int:
+    """Write ``output`` whole or not at all: into a file beside it, renamed over it once complete, so
+    that a refused export (a missing folder, a bad --since, a full disk) leaves no file and no
+    half-overwritten one. A device or pipe that already exists (-o /dev/stdout) is written directly."""
+    if output.is_dir():
+        raise InvalidCommand(f"-o {output}: is a folder; name a file in it, e.g. {output / 'combat.jsonl'}")
+    if output.exists() and not output.is_file():
+        return write(output)
+    if output.is_symlink():
+        output = output.resolve()
+    folder = output.parent
+    if not folder.is_dir():
+        raise NotFound(f"-o {output}: no folder {folder} (create it first)")
+    part = folder / f".{output.name}.{os.getpid()}.part"
+    try:
+        count = write(part)
+        os.replace(part, output)
+    except OSError as exc:
+        raise InvalidCommand(f"-o {output}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        part.unlink(missing_ok=True)
+    return count
 
 
 def import_(
@@ -114,15 +140,27 @@ def verify(
         else:
             echo(evidence_text(proof))
         return
-    if path.exists() and path.is_file():
-        store = st.store() if (st.db or _default_db_exists()) else None
+    has_log = bool(st.db) or _default_db_exists()
+    if path.is_file():
+        store = st.store() if has_log else None
         report = verify_file(path, store, strict_rules=strict, progress=_progress("verifying"))
     else:
         from combatlog.projections.streams import resolve_stream
+        from combatlog.store import default_url
 
+        if path.is_dir():
+            raise InvalidCommand(f"{target} is a folder; verify an export file or a combat in this log")
+        looks_like_a_file = "/" in target or os.sep in target or path.suffix.lower() in (".jsonl", ".json")
+        if looks_like_a_file and not log_exists(st.db or default_url()):
+            raise NotFound(f"no such file: {target}")
         store = st.store()
-        report = verify_stream(store, resolve_stream(store, target), strict_rules=strict,
-                               progress=_progress("verifying"))
+        try:
+            meta = resolve_stream(store, target)
+        except NotFound:
+            if looks_like_a_file:
+                raise NotFound(f"no such file: {target} (and no combat of that name in this log)") from None
+            raise
+        report = verify_stream(store, meta, strict_rules=strict, progress=_progress("verifying"))
     if sys.stderr.isatty():
         note("")
     if as_json:
@@ -136,11 +174,15 @@ def verify(
 def _is_evidence(path: Path) -> bool:
     from combatlog.trust.evidence import is_evidence
 
-    with open(path, "rb") as f:
-        return is_evidence(f.readline(4096))
+    try:
+        with open(path, "rb") as f:
+            return is_evidence(f.readline(4096))
+    except OSError:
+        return False  # verify_file says why it cannot read it
 
 
 def _default_db_exists() -> bool:
     from combatlog.store import default_url
 
     return Path(default_url()).exists()
+

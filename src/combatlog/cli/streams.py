@@ -7,14 +7,17 @@ from typing import Optional
 
 import typer
 
-from combatlog.cli.common import app_state, echo, json_option, print_json, signer_for, stream_argument
+from combatlog.cli.common import (
+    app_state, complete_ruleset, echo, json_option, print_json, signer_for, stream_argument,
+)
 from combatlog.errors import InvalidCommand
 
 
 def new(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="A short name for the combat (no spaces)."),
-    ruleset: str = typer.Option(..., "--ruleset", "-r", help="freeform, magic_realm (mr), classic_fantasy (cfi), osric, argad."),
+    ruleset: str = typer.Option(..., "--ruleset", "-r", autocompletion=complete_ruleset,
+                                help="freeform, magic_realm (mr), classic_fantasy (cfi), osric, argad."),
     setup: Optional[Path] = typer.Option(None, "--setup", help="JSON file with the ruleset's set-up (combatants, options)."),
     dice: str = typer.Option("local", "--dice", help="Default dice scheme: manual, local, referee (commits a seed now) or joint."),
     option: list[str] = typer.Option([], "--option", metavar="KEY=VALUE", help="A rules option (repeatable)."),

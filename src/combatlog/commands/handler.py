@@ -83,7 +83,7 @@ def dice_port(
     return DicePort(
         scheme=chosen, actor=actor, labels_taken=folded.core.labels,
         key_source=(lambda _s: source(store, folded.core)) if source else None,
-        manual_faces=manual_faces,
+        manual_faces=manual_faces, collect_missing=True,
     )
 
 
@@ -194,10 +194,16 @@ def execute(
     head_seq, head_hash = folded.core.head_seq, folded.core.head_hash
     # 2. decide: legality and the events, randomness only through the dice port
     port = dice_port(store, folded, actor=actor, scheme=scheme, manual_faces=manual_faces, wiring=wiring)
-    if isinstance(command, CoreCommand):
-        events = decide_core(store, folded, command, port, actor, wiring)
-    else:
-        events = folded.ruleset.decide(folded.state, command, port)
+    try:
+        if isinstance(command, CoreCommand):
+            events = decide_core(store, folded, command, port, actor, wiring)
+        else:
+            events = folded.ruleset.decide(folded.state, command, port)
+    except Exception:
+        if port.missing:  # decided on placeholder faces: the missing faces are the error to report
+            raise port.missing_error() from None
+        raise
+    port.check_complete()  # no event decided on a placeholder face goes past this line
     events = _with_dice(list(port.drawn), events)
     if not events:
         raise InvalidCommand("the command records nothing")

@@ -42,7 +42,21 @@ def check_label(label: str) -> str:
     return label
 
 
+# At most this many missing manual dice are listed in one error (a rule that re-rolls until a
+# face comes up must not spin on placeholders).
+MAX_MISSING = 100
+
+
 class DicePort:
+    """Draws dice for ``decide``.
+
+    With ``collect_missing`` (the write path), a manual die whose faces were not given does not stop
+    ``decide``: its label is recorded in ``missing`` and a placeholder face stands in, so that every
+    missing label of the command can be named at once. A port that handed out a placeholder is
+    *incomplete*: ``check_complete`` raises, listing the labels, and the write path calls it before
+    anything ``decide`` returned is sealed, so no event built from a placeholder face is appended.
+    """
+
     def __init__(
         self,
         *,
@@ -51,6 +65,7 @@ class DicePort:
         labels_taken: Container[str],
         key_source: KeySource | None = None,
         manual_faces: Mapping[str, tuple[int, ...]] | None = None,
+        collect_missing: bool = False,
     ) -> None:
         if scheme not in SCHEMES:
             raise InvalidCommand(f"unknown dice scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
@@ -59,8 +74,10 @@ class DicePort:
         self._taken = labels_taken
         self._key_source = key_source
         self._manual = dict(manual_faces or {})
+        self._collect = collect_missing
         self.drawn: list[DiceRolled] = []
         self._drawn_labels: set[str] = set()
+        self.missing: list[tuple[str, Dice]] = []  # manual dice drawn without faces, in the order rolled
 
     def next_label(self, base: str) -> str:
         """``base`` if it is free, else ``base#2``, ``base#3``... (for repeated rolls of one kind)."""
@@ -115,11 +132,38 @@ class DicePort:
     def _manual_faces(self, label: str, dice: Dice) -> tuple[int, ...]:
         faces = self._manual.get(label)
         if faces is None:
-            raise InvalidCommand(
-                f"manual dice: no faces given for {label!r} ({dice}); add --face {label}=..."
-            )
+            self.missing.append((label, dice))
+            if not self._collect or len(self.missing) >= MAX_MISSING:
+                raise self.missing_error()
+            return ((dice.sides + 1) // 2,) * dice.count  # a placeholder: see check_complete
         if len(faces) != dice.count or any(not 1 <= f <= dice.sides for f in faces):
             raise InvalidCommand(
                 f"manual dice {label!r}: {dice} needs {dice.count} face(s) from 1 to {dice.sides}, got {list(faces)}"
             )
         return tuple(faces)
+
+    def missing_error(self) -> InvalidCommand:
+        """One error naming every manual die drawn without faces, in the order rolled."""
+        listed = ", ".join(f"{label!r} ({dice})" for label, dice in self.missing)
+        more = " and maybe more" if len(self.missing) >= MAX_MISSING else ""
+        faces = " ".join(f"--face {label}=..." for label, _dice in self.missing)
+        what = "" if len(self.missing) == 1 else f"{len(self.missing)} labels{more}, in the order rolled: "
+        return InvalidCommand(f"manual dice: no faces given for {what}{listed}; add {faces} "
+                              "(the faces rolled may call for further dice)")
+
+    def check_complete(self) -> None:
+        """Refuse what ``decide`` returned unless every die was really drawn and every manual face
+        given was used: missing faces are listed together; a --face for a label this command did
+        not roll (a typo, or a die the rules did not call for) is refused rather than ignored."""
+        if self.missing:
+            raise self.missing_error()
+        rolled = [d.label for d in self.drawn]
+        unused = [label for label in self._manual if label not in self._drawn_labels or self.scheme != "manual"]
+        if not unused:
+            return
+        if self.scheme != "manual":
+            raise InvalidCommand(f"--face {unused[0]}: this command drew its dice with the {self.scheme} scheme; "
+                                 "--face goes with manual dice")
+        did = f"it rolled {', '.join(rolled)}" if rolled else "it rolled no dice"
+        raise InvalidCommand(f"--face {', '.join(unused)}: this command does not roll "
+                             f"{'that label' if len(unused) == 1 else 'those labels'} ({did})")

@@ -201,12 +201,37 @@ def core_summary(event: Event) -> str:
         case core.OrdersCommitted():
             return f"{event.player} seals orders for step {event.step} ({event.commitment[:12]}...)"
         case core.OrdersRevealed():
-            from combatlog.events.canonical import canonical
-
-            return f"{event.player} reveals step {event.step}: {canonical(event.orders).decode()}"
+            if not event.orders:
+                return f"{event.player} reveals step {event.step}: no orders, a nonce for the joint dice"
+            return f"{event.player} reveals step {event.step}: {words(event.orders)}"
         case core.Acknowledged():
             return f"{event.player} acknowledges the log up to #{event.upto} ({event.hash[:12]}...)"
         case core.DecisionMarked():
             return f"decision point: {event.player}: {event.what}"
     fields = {k: v for k, v in msgspec.structs.asdict(event).items() if v not in ((), {}, "", None)}
-    return f"{tag_of(type(event))} " + " ".join(f"{k}={v}" for k, v in fields.items())
+    return f"{tag_of(type(event))} " + " ".join(f"{k}={words(v, 1)}" for k, v in fields.items())
+
+
+def words(value: Any, depth: int = 0) -> str:
+    """Data (orders, event fields) as words for people, not JSON: ``bk: attack 3, fight F6; amazon:
+    attack 1``. Keys and values are written as they are; entries of the outer level are separated by
+    semicolons, inner ones by commas, deeper ones in parentheses."""
+    if isinstance(value, msgspec.Struct):
+        value = msgspec.to_builtins(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, dict):
+        if not value:
+            return "nothing"
+        items = [f"{k}: {words(v, depth + 1)}" if isinstance(v, (dict, list, tuple)) else f"{k} {words(v, depth + 1)}"
+                 for k, v in value.items()]
+        text = ("; " if depth == 0 else ", ").join(items)
+        return f"({text})" if depth >= 2 else text
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "nothing"
+        text = ", ".join(words(v, depth + 1) for v in value)
+        return f"({text})" if depth >= 2 else text
+    return str(value)

@@ -189,9 +189,9 @@ def test_evading_an_attack_from_a_back_square(perception: int, seen: bool) -> No
     fight = Combat(fighter("A", "a"), fighter("D", "b"))
     fight.round(INIT)
     fight.attack("A", "D", {"r1/a1/attack": 30}, moving=True)
-    dice = {"r1/a1/perception": perception, "r1/a1/location": 2, "r1/a1/damage": 1, "r1/a1/dm": 1}
-    if seen:
-        dice["r1/a1/evade"] = 12
+    dice = {"r1/a1/perception": perception}
+    if seen:  # unseen, the exchange waits for the winner's Special Effect: no damage is rolled yet
+        dice.update({"r1/a1/evade": 12, "r1/a1/location": 2, "r1/a1/damage": 1, "r1/a1/dm": 1})
     fight.run(c.Defend(defender="D", kind="evade", back=True), dice)
     d = fight.who("D")
     if seen:

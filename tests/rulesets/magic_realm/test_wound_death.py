@@ -14,7 +14,7 @@ from combatlog.rulesets.magic_realm import commands as c
 from tests.rulesets.magic_realm.mr_helpers import Game, char
 
 
-def _round_of_hits(wounded: dict[str, str], monsters: list[str]) -> Game:
+def _round_of_hits(wounded: dict[str, str], monsters: list[str], boxes: tuple[int, ...]) -> Game:
     """A level-1 White Knight (chits M1 MOVE H5*, M2 MOVE H6, F1 FIGHT H5*) lures the monsters,
     plays no maneuver and only his shield, so every monster hits (MR 8.4.8: "the target made no
     maneuver"); each hit on armor with harm M or more, or below his vulnerability H unarmored, is one
@@ -32,10 +32,10 @@ def _round_of_hits(wounded: dict[str, str], monsters: list[str]) -> Game:
         g.do(c.Target(character=cid))
     g.do(c.Play(character="wk", shield=1))
     g.do(c.Play(character="am", shield=1, maneuver=2, move="M2", fight="F3"))
-    # Reposition die 1 and tactics dice (1, 1) per occupied red box (no 6: nobody turns over); with no
-    # maneuver played, every attack on the White Knight hits wherever the monster stands (MR 8.4.8).
-    faces = {"r1/reposition/wk": (1,), "r1/reposition/am": (1,)}
-    faces.update({f"r1/tactics/{s}/box{b}": (1, 1) for s in ("wk", "am") for b in (1, 2, 3)})
+    # Reposition die 1 on the White Knight's sheet (the Amazon's holds no attacker) and tactics dice
+    # (1, 1) for each of its occupied red boxes, ``boxes`` (no 6: nobody turns over); with no maneuver
+    # played, every attack on the White Knight hits wherever the monster stands (MR 8.4.8).
+    faces = {"r1/reposition/wk": (1,), **{f"r1/tactics/wk/box{b}": (1, 1) for b in boxes}}
     g.do(c.Resolve(), faces)
     assert g.state.step == "fatigue" and g.state.owed["am"] == 1
     return g
@@ -45,7 +45,7 @@ def test_seed_169_two_wounds_one_unwounded_chit_left() -> None:
     # Property seed 169, round 2: the White Knight (M1, M2 already wounded) is hit by the H Troll
     # and the Ogre: 2 wounds, 1 unwounded chit (F1), while the Captain still owed fatigue. He wounds
     # F1; 2 > 1, so he is wounded to death, and the round's wounds are spent: none stays pending.
-    g = _round_of_hits({"M1": "wounded", "M2": "wounded"}, ["H Troll", "Ogre"])
+    g = _round_of_hits({"M1": "wounded", "M2": "wounded"}, ["H Troll", "Ogre"], boxes=(1, 3))
     assert g.state.characters["wk"].wounds == 2
     g.do(c.Fatigue(character="wk", wounds=("F1",)))  # refused "dead with wounds pending" before the fix
     wk = g.state.characters["wk"]
@@ -60,7 +60,7 @@ def test_seed_261_one_wound_every_chit_already_wounded() -> None:
     # dies only when wounds exceed his unwounded chits), took one more wound from the H Troll, and
     # the Amazon still had to pay. Rebuilt with the White Knight, all three chits wounded: 1 wound >
     # 0 unwounded chits, so he wounds no chit (none is left) and is wounded to death.
-    g = _round_of_hits({"M1": "wounded", "M2": "wounded", "F1": "wounded"}, ["H Troll"])
+    g = _round_of_hits({"M1": "wounded", "M2": "wounded", "F1": "wounded"}, ["H Troll"], boxes=(1,))
     assert g.state.characters["wk"].wounds == 1
     g.do(c.Fatigue(character="wk"))  # refused "dead with wounds pending" before the fix
     wk = g.state.characters["wk"]

@@ -10,12 +10,16 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command, stream_argument,
+    dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command, state_completer,
+    stream_argument,
 )
 from combatlog.errors import InvalidCommand
 
 app = typer.Typer(help="« Argad ! » skirmish: figures, game turns, shooting, melee, wounds and survival.",
                   no_args_is_help=True)
+
+# Shell completion of the figures of the combat named on the line.
+_figures = state_completer(lambda state, _typed: state.figures)
 
 
 def _attackers(items: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]]:
@@ -124,7 +128,7 @@ def turn(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = js
 def move(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    figure: str = typer.Argument(..., help="The figure moving."),
+    figure: str = typer.Argument(..., autocompletion=_figures, help="The figure moving."),
     charge: bool = typer.Option(False, "--charge", help="A mounted charge in a straight line."),
     crossing: bool = typer.Option(False, "--crossing", help="Crosses an obstacle (enemies strike it at +1)."),
     stationary: bool = typer.Option(False, "--stationary", help="Stays still (e.g. to shoot a war crossbow)."),
@@ -147,8 +151,10 @@ def move(
 def shoot(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    shooters: list[str] = typer.Argument(..., help="The shooters rolling together (one missile weapon)."),
-    at: list[str] = typer.Option(..., "--at", help="The target; twice or more for a group (hits at random)."),
+    shooters: list[str] = typer.Argument(..., autocompletion=_figures,
+                                         help="The shooters rolling together (one missile weapon)."),
+    at: list[str] = typer.Option(..., "--at", autocompletion=_figures,
+                                 help="The target; twice or more for a group (hits at random)."),
     range_: str = typer.Option("short", "--range", help="short, medium or long."),
     need: int = typer.Option(0, "--need", help="The generic table's need for this armour (armour 5 column for "
                                                "6+); default: the seed's worked examples."),
@@ -156,7 +162,8 @@ def shoot(
     idle: bool = typer.Option(False, "--idle", help="The target stands idle (reptilians shoot it at -1)."),
     into_melee: bool = typer.Option(False, "--into-melee", help="The target stands in a melee."),
     range_cm: int = typer.Option(0, "--range-cm", help="Distance in cm (0-10 to shoot into a melee)."),
-    friend: list[str] = typer.Option([], "--friend", help="A small friend close to the target (double 1s hit it)."),
+    friend: list[str] = typer.Option([], "--friend", autocompletion=_figures,
+                                     help="A small friend close to the target (double 1s hit it)."),
     mod: int = typer.Option(0, "--mod", help="Another tactical modifier from the generic rules."),
     why: str = typer.Option("", "--why", help="The reason for --mod."),
     dice: Optional[str] = dice_scheme_option(),
@@ -178,9 +185,12 @@ def shoot(
 def strike(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    attackers: list[str] = typer.Argument(..., help="Attackers rolling together: NAME, or NAME@2 from the 2nd rank."),
-    at: list[str] = typer.Option(..., "--at", help="The enemy struck; an H2 creature may name two (1D6 each)."),
-    over: str = typer.Option("", "--over", help="The friend whose shoulders the rear ranks strike above."),
+    attackers: list[str] = typer.Argument(..., autocompletion=_figures,
+                                          help="Attackers rolling together: NAME, or NAME@2 from the 2nd rank."),
+    at: list[str] = typer.Option(..., "--at", autocompletion=_figures,
+                                 help="The enemy struck; an H2 creature may name two (1D6 each)."),
+    over: str = typer.Option("", "--over", autocompletion=_figures,
+                             help="The friend whose shoulders the rear ranks strike above."),
     mod: int = typer.Option(0, "--mod", help="Another tactical modifier from the generic rules."),
     why: str = typer.Option("", "--why", help="The reason for --mod."),
     dice: Optional[str] = dice_scheme_option(),
@@ -202,7 +212,7 @@ def strike(
 def recoil_policy(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    figure: str = typer.Argument(..., help="A large creature or a Dwarf."),
+    figure: str = typer.Argument(..., autocompletion=_figures, help="A large creature or a Dwarf."),
     refuse: bool = typer.Option(True, "--refuse/--accept", help="Refuse (default) or accept recoils it may refuse."),
     as_json: bool = json_option(),
 ) -> None:
@@ -219,7 +229,7 @@ def recoil_policy(
 def remove(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    figure: str = typer.Argument(...),
+    figure: str = typer.Argument(..., autocompletion=_figures),
     reason: str = typer.Option("fled", "--reason"),
     as_json: bool = json_option(),
 ) -> None:

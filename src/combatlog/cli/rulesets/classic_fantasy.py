@@ -8,12 +8,16 @@ from typing import Optional
 import typer
 
 from combatlog.cli.common import (
-    dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command, stream_argument,
+    dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command, state_completer,
+    stream_argument,
 )
 from combatlog.errors import InvalidCommand
 
 app = typer.Typer(help="Classic Fantasy Imperative (Mythras) combat: rounds, attacks, parries, Special Effects.",
                   no_args_is_help=True)
+
+# Shell completion of the combatants of the combat named on the line.
+_combatants = state_completer(lambda state, _typed: state.combatants)
 
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:
@@ -40,7 +44,8 @@ def start_round(
     ctx: typer.Context,
     stream: str = stream_argument(),
     reroll: bool = typer.Option(False, "--reroll", help="Re-roll Initiative (only when something forces it)."),
-    surprised: list[str] = typer.Option([], "--surprised", help="Surprised combatants (with the Initiative roll)."),
+    surprised: list[str] = typer.Option([], "--surprised", autocompletion=_combatants,
+                                        help="Surprised combatants (with the Initiative roll)."),
     force: bool = typer.Option(False, "--force", help="End the open Round although Action Points remain."),
     dice: Optional[str] = dice_scheme_option(),
     face: list[str] = faces_option(),
@@ -62,8 +67,8 @@ def start_round(
 def attack(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    attacker: str = typer.Argument(..., help="Who attacks (on their Turn)."),
-    target: str = typer.Argument(..., help="Whom they attack."),
+    attacker: str = typer.Argument(..., autocompletion=_combatants, help="Who attacks (on their Turn)."),
+    target: str = typer.Argument(..., autocompletion=_combatants, help="Whom they attack."),
     weapon: str = typer.Option("", "--weapon", "-w", help="Weapon (default: the first held weapon)."),
     charge: bool = typer.Option(False, "--charge", help="A Charge: Hard, Size and Damage Modifier one step up."),
     moving: bool = typer.Option(False, "--moving", help="Move into contact and attack (one Action Point)."),
@@ -72,11 +77,13 @@ def attack(
     cap: str = typer.Option("", "--cap", help="Cap the Combat Skill by another skill: ride or swim."),
     range_band: str = typer.Option("", "--range", help="Ranged: close, effective (default) or long."),
     crowd: str = typer.Option("", "--crowd", help="Ranged into a melee: edge (Hard) or through (Formidable)."),
-    bystander: list[str] = typer.Option([], "--bystander", help="Who may be struck instead (firing into a crowd)."),
+    bystander: list[str] = typer.Option([], "--bystander", autocompletion=_combatants,
+                                        help="Who may be struck instead (firing into a crowd)."),
     stationary: bool = typer.Option(False, "--stationary", help="Ranged: the target is stationary or unaware."),
     blind_strike: bool = typer.Option(False, "--blind-strike", help="Strike blindly at a target behind total cover."),
     mount_dm: str = typer.Option("", "--mount-dm", help="Charging rider: use the mount's Damage Modifier."),
-    sweep: list[str] = typer.Option([], "--sweep", help="Sweep Attack: further targets in the path (one roll "
+    sweep: list[str] = typer.Option([], "--sweep", autocompletion=_combatants,
+                                    help="Sweep Attack: further targets in the path (one roll "
                                                         "for all; each defends separately)."),
     leap: bool = typer.Option(False, "--leap", help="Leaping Attack: Athletics against Brawn or Evade, no damage; "
                                                      "a win knocks the target prone with the leaper astride."),
@@ -115,7 +122,7 @@ def _defend(ctx: typer.Context, stream: str, defender: str, kind: str, weapon: s
 def parry(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    defender: str = typer.Argument(..., help="The one attacked."),
+    defender: str = typer.Argument(..., autocompletion=_combatants, help="The one attacked."),
     weapon: str = typer.Option("", "--weapon", "-w", help="Parrying weapon or shield (default: the largest held)."),
     situation: list[str] = _situations(),
     grade: str = typer.Option("", "--grade"),
@@ -135,7 +142,7 @@ def parry(
 def evade(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    defender: str = typer.Argument(..., help="The one attacked."),
+    defender: str = typer.Argument(..., autocompletion=_combatants, help="The one attacked."),
     situation: list[str] = _situations(),
     grade: str = typer.Option("", "--grade"),
     back: bool = typer.Option(False, "--back", help="The attack comes from a back square: a free Perception roll "
@@ -155,7 +162,7 @@ def evade(
 def counter(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    defender: str = typer.Argument(..., help="The recipient of the charge."),
+    defender: str = typer.Argument(..., autocompletion=_combatants, help="The recipient of the charge."),
     longer: str = typer.Option(..., "--longer", help="Whose weapon is longer (strikes first): recipient, charger "
                                                       "or same (both land together)."),
     weapon: str = typer.Option("", "--weapon", "-w", help="The counter-attacking weapon (default: the first held)."),
@@ -181,7 +188,7 @@ def counter(
 def brawn(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    defender: str = typer.Argument(..., help="The target of the leap."),
+    defender: str = typer.Argument(..., autocompletion=_combatants, help="The target of the leap."),
     situation: list[str] = _situations(),
     grade: str = typer.Option("", "--grade"),
     dice: Optional[str] = dice_scheme_option(),
@@ -199,7 +206,7 @@ def brawn(
 def no_defence(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    defender: str = typer.Argument(..., help="The one attacked."),
+    defender: str = typer.Argument(..., autocompletion=_combatants, help="The one attacked."),
     dice: Optional[str] = dice_scheme_option(),
     face: list[str] = faces_option(),
     as_json: bool = json_option(),
@@ -215,7 +222,7 @@ def no_defence(
 def effects(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(..., help="The winner of the Special Effects."),
+    who: str = typer.Argument(..., autocompletion=_combatants, help="The winner of the Special Effects."),
     chosen: list[str] = typer.Argument(None, help="Effects, e.g. bleed maximize_damage (repeat stackable ones)."),
     param: list[str] = typer.Option([], "--param", "-p", help="KEY=VALUE: location, sharpshooter (the location "
                                                            "aimed for, named before the hit location is rolled), "
@@ -242,7 +249,7 @@ def effects(
 def luck(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(...),
+    who: str = typer.Argument(..., autocompletion=_combatants),
     roll: str = typer.Argument(..., help="attack or defence (the open exchange, or the blow just resolved); a roll "
                                          "of the blow just resolved: damage, location, endurance, bleed, stun, "
                                          "knockback, trip, disarm, blind, obstacle...; action-point (Desperate "
@@ -270,12 +277,12 @@ def luck(
 def act(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(...),
+    who: str = typer.Argument(..., autocompletion=_combatants),
     action: str = typer.Argument(..., help="move, hustle, delay, dither, brace, ready, aim, regain_footing, "
                                            "struggle, outmaneuver, first_aid, take_cover, change_range, mount, "
                                            "cast_magic, hold_magic, trip_entangled, interrupt, counter_spell, "
                                            "assess_situation, drop_item, signal, speak, ward_location."),
-    target: str = typer.Argument("", help="Whom the action is aimed at, if anyone."),
+    target: str = typer.Argument("", autocompletion=_combatants, help="Whom the action is aimed at, if anyone."),
     detail: list[str] = typer.Option([], "--detail", "-d", help="KEY=VALUE, e.g. weapon=shortbow mode=reload, "
                                                               "gait=sprint, against=A,B, locations=head,chest."),
     dice: Optional[str] = dice_scheme_option(),
@@ -312,7 +319,7 @@ def end_combat(
 def sheet(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument("", help="One combatant (default: all)."),
+    who: str = typer.Argument("", autocompletion=_combatants, help="One combatant (default: all)."),
     round_no: Optional[int] = typer.Option(None, "--round", help="As at the end of this round."),
     as_json: bool = json_option(),
 ) -> None:

@@ -6,10 +6,15 @@ from typing import Optional
 
 import typer
 
-from combatlog.cli.common import dice_scheme_option, faces_option, json_option, run_command, stream_argument
+from combatlog.cli.common import (
+    dice_scheme_option, faces_option, json_option, run_command, state_completer, stream_argument,
+)
 
 app = typer.Typer(help="Freeform combat for any game: participants, rounds, actions, hp, conditions.",
                   no_args_is_help=True)
+
+# Shell completion of the participants of the combat named on the line (with their side).
+_participants = state_completer(lambda state, _typed: [(p.name, p.side) for p in state.participants.values()])
 
 
 @app.command()
@@ -35,7 +40,7 @@ def join(
 def leave(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    name: str = typer.Argument(..., help="The participant who leaves."),
+    name: str = typer.Argument(..., autocompletion=_participants, help="The participant who leaves."),
     reason: str = typer.Option("", "--reason"),
     as_json: bool = json_option(),
 ) -> None:
@@ -74,7 +79,7 @@ def end_round(ctx: typer.Context, stream: str = stream_argument(), as_json: bool
 def act(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(..., help="Who acts."),
+    who: str = typer.Argument(..., autocompletion=_participants, help="Who acts."),
     action: str = typer.Argument(..., help="What they do, in words."),
     roll: str = typer.Option("", "--roll", help="Dice rolled with the action, e.g. 1d20+3."),
     label: str = typer.Option("", "--label", help="Dice label (default r<round>/<who>/act; refused with joint dice)."),
@@ -104,7 +109,7 @@ def _hp(ctx: typer.Context, stream: str, who: str, amount: str, heal: bool, reas
 def damage(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(..., help="Who takes the damage."),
+    who: str = typer.Argument(..., autocompletion=_participants, help="Who takes the damage."),
     amount: str = typer.Argument(..., help="A number, or dice such as 1d8+1."),
     reason: str = typer.Option("", "--reason"),
     label: str = typer.Option("", "--label",
@@ -124,7 +129,7 @@ def damage(
 def heal(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(..., help="Who is healed."),
+    who: str = typer.Argument(..., autocompletion=_participants, help="Who is healed."),
     amount: str = typer.Argument(..., help="A number, or dice such as 1d4."),
     reason: str = typer.Option("", "--reason"),
     label: str = typer.Option("", "--label", help="Dice label (default r<round>/<who>/heal; refused with joint dice)."),
@@ -143,7 +148,7 @@ def heal(
 def condition(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(...),
+    who: str = typer.Argument(..., autocompletion=_participants),
     name: str = typer.Argument(..., help="The condition, e.g. stunned."),
     off: bool = typer.Option(False, "--off", help="Remove the condition instead."),
     reason: str = typer.Option("", "--reason"),

@@ -11,12 +11,42 @@ import typer
 
 from combatlog.cli.common import (
     app_state, dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command,
-    stream_argument,
+    state_completer, stream_argument,
 )
 from combatlog.errors import InvalidCommand
 
 app = typer.Typer(help="Magic Realm combat: lure, assign, deploy, act, target, play, resolve, fatigue.",
                   no_args_is_help=True)
+
+
+# -- shell completion from the combat named on the line: characters, denizens and chits -----------
+
+
+def _chit_choices(state: Any, typed: dict[str, Any], actions: tuple[str, ...] | None, statuses: tuple[str, ...] = ("active",),
+                  asterisks: int | None = None) -> list[tuple[str, str]]:
+    """The chits (and chit-like cards) of the character named on the line that may be played here
+    (``actions`` None: any): (id, label) pairs, so that shells showing descriptions show the label."""
+    char = state.characters.get(typed.get("character") or "")
+    if char is None:
+        return []
+    return [(c.id, c.label) for c in (*char.chits, *char.extras)
+            if (actions is None or c.action in actions) and c.status in statuses
+            and (asterisks is None or c.asterisks == asterisks)]
+
+
+_ACTION_CHITS = {"alert": ("FIGHT", "BERSERK", "GLOVES"), "run": ("MOVE", "BOOTS"), "fly": ("FLY",),
+                 "cast": ("MAGIC",)}
+_characters = state_completer(lambda state, _typed: state.characters)
+_denizens = state_completer(lambda state, _typed: state.denizens)
+_targets = state_completer(lambda state, _typed: [*state.characters, *state.denizens])
+_move_chits = state_completer(lambda state, typed: _chit_choices(state, typed, ("MOVE", "DUCK")))
+_action_chits = state_completer(  # what the kind of action plays, or any chit before the kind is typed
+    lambda state, typed: _chit_choices(state, typed, _ACTION_CHITS.get(typed.get("kind") or "")))
+_fight_chits = state_completer(lambda state, typed: _chit_choices(state, typed, ("FIGHT", "BERSERK")))
+_maneuver_chits = state_completer(lambda state, typed: _chit_choices(state, typed, ("MOVE", "DUCK", "BOOTS")))
+_fatigue_chits = state_completer(lambda state, typed: _chit_choices(state, typed, None))
+_change_chits = state_completer(lambda state, typed: _chit_choices(state, typed, None, ("fatigued",), asterisks=1))
+_wound_chits = state_completer(lambda state, typed: _chit_choices(state, typed, None, ("active", "fatigued")))
 
 _DIRS = {"thrust": 1, "charge": 1, "swing": 2, "dodge": 2, "smash": 3, "duck": 3}
 
@@ -46,8 +76,9 @@ def _pairs(items: list[str], what: str, numeric: bool = False) -> dict[str, Any]
 def lure(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(..., help="The character luring (or passing)."),
-    denizens: list[str] = typer.Argument(None, help="Denizens lured onto the character himself."),
+    character: str = typer.Argument(..., autocompletion=_characters, help="The character luring (or passing)."),
+    denizens: list[str] = typer.Argument(None, autocompletion=_denizens,
+                                         help="Denizens lured onto the character himself."),
     by: list[str] = typer.Option([], "--by", metavar="DENIZEN=HIRELING", help="A denizen lured by a hireling."),
     as_json: bool = json_option(),
 ) -> None:
@@ -77,11 +108,12 @@ def assign(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[s
 def deploy(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(...),
+    character: str = typer.Argument(..., autocompletion=_characters),
     hireling: list[str] = typer.Option([], "--hireling", metavar="HIRELING=DENIZEN",
                                        help="Deploy an unassigned hireling against a denizen."),
-    charge: str = typer.Option("", "--charge", help="Charge another character in the clearing."),
-    chit: str = typer.Option("", "--chit", help="The Move chit played to charge."),
+    charge: str = typer.Option("", "--charge", autocompletion=_characters,
+                               help="Charge another character in the clearing."),
+    chit: str = typer.Option("", "--chit", autocompletion=_move_chits, help="The Move chit played to charge."),
     as_json: bool = json_option(),
 ) -> None:
     """Deployment: send unassigned hirelings against denizens, and/or charge (nothing = pass).
@@ -98,9 +130,10 @@ def deploy(
 def action(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(...),
+    character: str = typer.Argument(..., autocompletion=_characters),
     kind: str = typer.Argument(..., help="none, alert, run, fly, cast, activate, deactivate or abandon."),
-    chit: str = typer.Option("", "--chit", help="The chit or card played (Fight chit or Gloves card to alert, Move "
+    chit: str = typer.Option("", "--chit", autocompletion=_action_chits,
+                             help="The chit or card played (Fight chit or Gloves card to alert, Move "
                                                  "chit or Boots card to run, Fly chit to fly, Magic chit to cast)."),
     item: list[str] = typer.Option([], "--item", help="Item to activate, deactivate or abandon (repeatable); with cast: the Artifact or "
                                                        "Spell Book that casts the spell (completion time 0)."),
@@ -134,13 +167,16 @@ def melee(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[st
 def target(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(...),
-    victim: str = typer.Argument("", help="His own target (omit to leave the Attention chit unplayed)."),
+    character: str = typer.Argument(..., autocompletion=_characters),
+    victim: str = typer.Argument("", autocompletion=_targets,
+                                 help="His own target (omit to leave the Attention chit unplayed)."),
     hireling: list[str] = typer.Option([], "--hireling", metavar="HIRELING=TARGET",
                                        help="Target of a hireling defending its own sheet."),
     position: list[str] = typer.Option([], "--position", metavar="PIECE=1|2|3",
                                        help="Place a counter on a hireling's or denizen's sheet."),
-    spell_target: list[str] = typer.Option([], "--spell-target", help="A target of his spell (repeatable; a Goblins or Bats target is filled in when omitted)."),
+    spell_target: list[str] = typer.Option([], "--spell-target", autocompletion=_targets,
+                                           help="A target of his spell (repeatable; a Goblins or Bats target is "
+                                                "filled in when omitted)."),
     as_json: bool = json_option(),
 ) -> None:
     """Target selection, in Attention-chit order, for the character and his hirelings.
@@ -158,12 +194,14 @@ def target(
 def play(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(...),
+    character: str = typer.Argument(..., autocompletion=_characters),
     attack: str = typer.Option("", "--attack", help="Attack circle: thrust, swing or smash (or 1-3)."),
-    fight: str = typer.Option("", "--fight", help="Fight chit (id like F3, or its label)."),
+    fight: str = typer.Option("", "--fight", autocompletion=_fight_chits,
+                              help="Fight chit (id like F3, or its label)."),
     alert_only: str = typer.Option("", "--alert-only", help="Fight chit without a target: alert or unalert."),
     maneuver: str = typer.Option("", "--maneuver", help="Maneuver square: charge, dodge or duck (or 1-3)."),
-    move: str = typer.Option("", "--move", help="Move chit or Boots card (K1) for the maneuver."),
+    move: str = typer.Option("", "--move", autocompletion=_maneuver_chits,
+                             help="Move chit or Boots card (K1) for the maneuver."),
     horse: str = typer.Option("", "--horse", help="Maneuver with the horse: trot or gallop side."),
     shield: str = typer.Option("", "--shield", help="Red box the shield is played in (1-3 or a direction)."),
     place: list[str] = typer.Option([], "--place", metavar="COUNTER=BOX",
@@ -256,10 +294,11 @@ def resolve(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[
 def fatigue(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(...),
-    chit: list[str] = typer.Option([], "--chit", help="A chit to fatigue (repeatable)."),
-    change: str = typer.Option("", "--change", help="A fatigued one-asterisk chit returned as change."),
-    wound: list[str] = typer.Option([], "--wound", help="A chit to wound (repeatable)."),
+    character: str = typer.Argument(..., autocompletion=_characters),
+    chit: list[str] = typer.Option([], "--chit", autocompletion=_fatigue_chits, help="A chit to fatigue (repeatable)."),
+    change: str = typer.Option("", "--change", autocompletion=_change_chits,
+                               help="A fatigued one-asterisk chit returned as change."),
+    wound: list[str] = typer.Option([], "--wound", autocompletion=_wound_chits, help="A chit to wound (repeatable)."),
     as_json: bool = json_option(),
 ) -> None:
     """Fatigue Step: pay the asterisks owed (see `combatlog status` for the legal choices) and take wounds.
@@ -276,7 +315,8 @@ def fatigue(
 def concede(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(..., help="The character held by a red-side-up Tremendous monster."),
+    character: str = typer.Argument(..., autocompletion=_characters,
+                                    help="The character held by a red-side-up Tremendous monster."),
     reason: str = typer.Option("no_chance", "--reason",
                                help="no_chance (nobody can kill the monster) or declined (the others decline to help)."),
     as_json: bool = json_option(),

@@ -7,11 +7,16 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    app_state, dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command, stream_argument,
+    app_state, dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command,
+    state_completer, stream_argument,
 )
 
 app = typer.Typer(help="OSRIC combat: surprise, declarations, side initiative in segments, attacks, spells, morale.",
                   no_args_is_help=True)
+
+# Shell completion of the combatants and sides of the combat named on the line.
+_combatants = state_completer(lambda state, _typed: state.roster)
+_sides = state_completer(lambda state, _typed: state.sides)
 
 
 def _run(ctx: typer.Context, stream: str, command: Any, dice: Optional[str] = None, face: Optional[list[str]] = None,
@@ -37,12 +42,15 @@ CONCEAL = typer.Option("", "--concealment", help="quarter, half, three-quarters 
 MOD = typer.Option(0, "--mod", help="Referee's adjustment to the roll (say why with --reason).")
 REASON = typer.Option("", "--reason")
 SEGMENT = typer.Option(0, "--segment", help="Act in this segment (default: the earliest allowed).")
+WHO = typer.Argument(..., autocompletion=_combatants)
+TARGET = typer.Argument(..., autocompletion=_combatants)
 
 
 @app.command()
 def surprise(
     ctx: typer.Context, stream: str = stream_argument(),
-    alert: list[str] = typer.Option([], "--alert", help="A side already alerted: it does not roll (repeatable)."),
+    alert: list[str] = typer.Option([], "--alert", autocompletion=_sides,
+                                    help="A side already alerted: it does not roll (repeatable)."),
     dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(), as_json: bool = json_option(),
 ) -> None:
     """Check surprise: d6 per side (dice surprise/SIDE); 1-2 surprised for that many segments.
@@ -93,7 +101,7 @@ def end_round(ctx: typer.Context, stream: str = stream_argument(), as_json: bool
 @app.command()
 def declare(
     ctx: typer.Context, stream: str = stream_argument(),
-    side: str = typer.Argument(..., help="The side declaring."),
+    side: str = typer.Argument(..., autocompletion=_sides, help="The side declaring."),
     entries: list[str] = typer.Argument(None, help="WHO=ACTION[:ARG][@TARGET], e.g. Brom=melee, "
                                                    "Halvaine=spell:sleep:1, Ael=missile:long bow@orc2"),
     rest: str = typer.Option("", "--rest", help="Action for every able member not listed (e.g. melee)."),
@@ -167,8 +175,9 @@ def initiative(ctx: typer.Context, stream: str = stream_argument(), dice: Option
 
 @app.command()
 def attack(
-    ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
-    target: str = typer.Option("", "--target", help="Only with one opponent engaged (else it is random)."),
+    ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
+    target: str = typer.Option("", "--target", autocompletion=_combatants,
+                               help="Only with one opponent engaged (else it is random)."),
     weapon: str = typer.Option("", "--weapon", help="Weapon, monster attack form, or 'unarmed'."),
     offhand: str = typer.Option("", "--offhand", help="Two-weapon fighting: the off-hand dagger or hand axe."),
     rear: bool = REAR, flank: bool = FLANK, higher: bool = HIGHER, sees: bool = SEES, cover: int = COVER,
@@ -188,8 +197,9 @@ def attack(
 
 @app.command()
 def shoot(
-    ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
-    target: str = typer.Argument(..., help="The intended target; into a melee the target is random."),
+    ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
+    target: str = typer.Argument(..., autocompletion=_combatants,
+                                 help="The intended target; into a melee the target is random."),
     weapon: str = typer.Option("", "--weapon"), range_ft: int = typer.Option(0, "--range", help="Distance in feet."),
     rear: bool = REAR, flank: bool = FLANK, sees: bool = SEES, cover: int = COVER, concealment: str = CONCEAL,
     mod: int = MOD, reason: str = REASON, segment: int = SEGMENT,
@@ -208,7 +218,7 @@ def shoot(
 
 @app.command()
 def cast(
-    ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
+    ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
     spell: str = typer.Option("", "--spell", help="In a surprise segment: the one-segment spell begun."),
     segments: int = typer.Option(0, "--segments", help="In a surprise segment: its casting time (1)."),
     segment: int = SEGMENT, as_json: bool = json_option(),
@@ -223,7 +233,7 @@ def cast(
 
 
 @app.command()
-def decline(ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
+def decline(ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
             as_json: bool = json_option()) -> None:
     """A caster declines to cast (or to finish) the declared spell; no other action this round.
 
@@ -236,8 +246,8 @@ def decline(ctx: typer.Context, stream: str = stream_argument(), who: str = type
 
 @app.command()
 def charge(
-    ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
-    target: str = typer.Argument(...), weapon: str = typer.Option("", "--weapon"),
+    ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
+    target: str = TARGET, weapon: str = typer.Option("", "--weapon"),
     mounted_lance: bool = typer.Option(False, "--mounted-lance", help="Lance from a charging warhorse: double dice."),
     overbear: bool = typer.Option(False, "--overbear", help="Overbear at the end of the charge (target prone)."),
     as_grapple: bool = typer.Option(False, "--as-grapple", help="Referee: the overbear fails; resolve as a grapple."),
@@ -259,8 +269,8 @@ def charge(
 
 
 @app.command("close")
-def close_in(ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
-             target: str = typer.Argument(...), segment: int = SEGMENT, as_json: bool = json_option()) -> None:
+def close_in(ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
+             target: str = TARGET, segment: int = SEGMENT, as_json: bool = json_option()) -> None:
     """Close into melee without attacking; the opponent cannot attack the closer until next round.
 
     Example: combatlog osric close ford Brom orc2
@@ -271,7 +281,7 @@ def close_in(ctx: typer.Context, stream: str = stream_argument(), who: str = typ
 
 
 @app.command()
-def retreat(ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
+def retreat(ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
             segment: int = SEGMENT, as_json: bool = json_option()) -> None:
     """Fighting retreat out of melee (parrying, not attacking).
 
@@ -284,8 +294,9 @@ def retreat(ctx: typer.Context, stream: str = stream_argument(), who: str = type
 
 @app.command()
 def flee(
-    ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
-    skip: list[str] = typer.Option([], "--skip", help="An opponent who forgoes the free attack (repeatable)."),
+    ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
+    skip: list[str] = typer.Option([], "--skip", autocompletion=_combatants,
+                                   help="An opponent who forgoes the free attack (repeatable)."),
     segment: int = SEGMENT, dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(),
     as_json: bool = json_option(),
 ) -> None:
@@ -300,8 +311,9 @@ def flee(
 
 @app.command()
 def grapple(
-    ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
-    target: str = typer.Option("", "--target"), rear: bool = REAR, flank: bool = FLANK, mod: int = MOD,
+    ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
+    target: str = typer.Option("", "--target", autocompletion=_combatants),
+    rear: bool = REAR, flank: bool = FLANK, mod: int = MOD,
     segment: int = SEGMENT, dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(),
     as_json: bool = json_option(),
 ) -> None:
@@ -316,8 +328,8 @@ def grapple(
 
 
 @app.command()
-def engage(ctx: typer.Context, stream: str = stream_argument(), a: str = typer.Argument(...),
-           b: str = typer.Argument(...), off: bool = typer.Option(False, "--off", help="They are no longer engaged."),
+def engage(ctx: typer.Context, stream: str = stream_argument(), a: str = WHO, b: str = TARGET,
+           off: bool = typer.Option(False, "--off", help="They are no longer engaged."),
            reason: str = REASON, as_json: bool = json_option()) -> None:
     """Referee's ruling on positions: two opponents are (or are no longer) within 10 ft.
 
@@ -338,7 +350,7 @@ def _hp(ctx: typer.Context, stream: str, who: str, amount: str, source: str, lab
 
 @app.command()
 def damage(
-    ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
+    ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
     amount: str = typer.Argument(..., help="A number or dice, e.g. 1d4+1."),
     source: str = typer.Option("", "--source", help="What did it, e.g. 'magic missile (Halvaine)'."),
     label: str = typer.Option("", "--label", help="Dice label (default rN/damage/WHO; refused with joint dice)."),
@@ -353,7 +365,7 @@ def damage(
 
 @app.command()
 def heal(
-    ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
+    ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
     amount: str = typer.Argument(...), source: str = typer.Option("", "--source"),
     label: str = typer.Option("", "--label", help="Dice label (default rN/heal/WHO; refused with joint dice)."),
     dice: Optional[str] = dice_scheme_option(),
@@ -367,7 +379,7 @@ def heal(
 
 
 @app.command()
-def condition(ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
+def condition(ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
               name: str = typer.Argument(..., help="prone, stunned, sleeping, invisible, hasted or held."),
               off: bool = typer.Option(False, "--off"), reason: str = REASON, as_json: bool = json_option()) -> None:
     """Give or remove a condition (prone and stunned +4 to hit them; invisible -4; sleeping, held cannot act).
@@ -380,8 +392,8 @@ def condition(ctx: typer.Context, stream: str = stream_argument(), who: str = ty
 
 
 @app.command()
-def aid(ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
-        by: str = typer.Option("", "--by"), as_json: bool = json_option()) -> None:
+def aid(ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
+        by: str = typer.Option("", "--by", autocompletion=_combatants), as_json: bool = json_option()) -> None:
     """Aid a combatant at 0 hp or below: the bleeding stops.
 
     Example: combatlog osric aid ford Brom --by Halvaine
@@ -393,7 +405,8 @@ def aid(ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Ar
 
 @app.command()
 def morale(
-    ctx: typer.Context, stream: str = stream_argument(), who: list[str] = typer.Argument(...),
+    ctx: typer.Context, stream: str = stream_argument(),
+    who: list[str] = typer.Argument(..., autocompletion=_combatants),
     modifier: int = typer.Option(0, "--modifier", help="Percent from the morale modifier table."),
     reason: str = REASON, dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(),
     as_json: bool = json_option(),
@@ -409,7 +422,8 @@ def morale(
 
 @app.command()
 def negotiate(ctx: typer.Context, stream: str = stream_argument(),
-              by: str = typer.Option(..., "--by", help="Who speaks."), outcome: str = typer.Option(..., "--outcome"),
+              by: str = typer.Option(..., "--by", autocompletion=_combatants, help="Who speaks."),
+              outcome: str = typer.Option(..., "--outcome"),
               ends: bool = typer.Option(False, "--ends", help="The negotiation ends the combat."),
               as_json: bool = json_option()) -> None:
     """Log a negotiation and its outcome (it may end the combat).
@@ -422,7 +436,7 @@ def negotiate(ctx: typer.Context, stream: str = stream_argument(),
 
 
 @app.command()
-def act(ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
+def act(ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
         text: str = typer.Argument(..., help="What is done, in words."), segment: int = SEGMENT,
         as_json: bool = json_option()) -> None:
     """Record a general action with no mechanics here (climbing, shouting, drinking a potion).
@@ -435,7 +449,7 @@ def act(ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Ar
 
 
 @app.command("break-free")
-def break_free(ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
+def break_free(ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
                reason: str = REASON, as_json: bool = json_option()) -> None:
     """Referee's ruling (comparing strengths) that a grappled combatant breaks free.
 
@@ -448,8 +462,8 @@ def break_free(ctx: typer.Context, stream: str = stream_argument(), who: str = t
 
 @app.command()
 def assassinate(
-    ctx: typer.Context, stream: str = stream_argument(), who: str = typer.Argument(...),
-    target: str = typer.Argument(...), chance: int = typer.Option(..., "--chance", help="Percent from the "
+    ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
+    target: str = TARGET, chance: int = typer.Option(..., "--chance", help="Percent from the "
                                                                   "assassination table."),
     segment: int = SEGMENT, dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(),
     as_json: bool = json_option(),

@@ -270,7 +270,8 @@ def apply_defence(state: CFIState, ev: DefenceDeclared, roller: Roller, steps: S
             raise illegal(problem, "Parry")
         w = d.weapons[weapon]
         if ranged and not w.shield:
-            raise illegal("Ranged weapons can normally only be parried with shields", "Ranged Combat")
+            raise illegal(f"only shields parry missiles, and {d.name}'s {weapon} is not a shield (evade, or take "
+                          "no defence)", "Ranged Combat")
         skill_name = "unarmed" if w.has("unarmed") else "combat"
     else:
         skill_name = ev.kind if ev.kind == "brawn" else "evade"
@@ -279,14 +280,15 @@ def apply_defence(state: CFIState, ev: DefenceDeclared, roller: Roller, steps: S
     if grade == "hopeless":
         raise illegal(f"the {ev.kind} is Hopeless ({'; '.join(why)})", "Situational Modifiers")
     lbl = label(state, ex.prefix + ev.kind, ex.n)
-    _f, roll = roller.roll(lbl, "1d100", f"{d.name} {ev.kind}s", d.name)
+    verb = {"parry": "parries", "evade": "evades", "brawn": "resists the leap with Brawn"}[ev.kind]
+    _f, roll = roller.roll(lbl, "1d100", f"{d.name} {verb}", d.name)
     heading = {"parry": "Parry", "evade": "Evading"}.get(ev.kind, "Leaping Attacks")
     if ex.mode == "leap":
         heading = "Leaping Attacks"
     doing = {"parry": f"parries with {weapon}", "evade": "evades", "brawn": "braces to take the leap"}[ev.kind]
     steps.add(cite(heading), f"{d.name} {doing}: {skill_name} {d.skills.get(skill_name, 0)}%"
               f" -> {skill}% ({t.GRADE_NAMES[grade]}{'; ' + '; '.join(why) if why else ''}), rolls {roll:02d}", lbl)
-    d = strain(replace(d, ap=d.ap - 1), ev.kind + "s", steps)
+    d = strain(replace(d, ap=d.ap - 1), verb, steps)
     if d.ward and d.ward[0] == weapon:
         d = replace(d, ward=())
         steps.add(cite("Ward Location"), f"{d.name}'s {weapon} parries actively, so it no longer wards a location")

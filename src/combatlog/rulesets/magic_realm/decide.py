@@ -53,10 +53,30 @@ def _labels(step, state: MRState) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def need_step(state: MRState, step: str, what: str) -> None:
-    if state.step != step:
-        raise IllegalCommand(f"{what} belongs to {STEP_NAMES.get(step, step)}; the combat is at "
-                             f"{STEP_NAMES.get(state.step, state.step)} of round {state.round}",
-                             rule=STEP_RULES.get(step, "MR 001"))
+    """Refuse ``what`` outside its step, saying what the combat waits for and from whom."""
+    if state.step == step:
+        return
+    order = list(STEP_NAMES)
+    now = STEP_NAMES.get(state.step, state.step)
+    if step in order and state.step in order and order.index(step) < order.index(state.step):
+        when = f"too late for round {state.round}: the combat is at {now}"
+    else:
+        when = f"not yet: the combat is at {now} of round {state.round}"
+    raise IllegalCommand(f"{what}: {when}{_waiting_for(state)}", rule=STEP_RULES.get(step, "MR 001"))
+
+
+def _waiting_for(state: MRState) -> str:
+    """", waiting for alice (bk) and bob (amazon) (lure denizens or pass: mr lure)", from ``pending``."""
+    from combatlog.rulesets.magic_realm import RULESET
+
+    by_what: dict[str, list[str]] = {}
+    for p in RULESET.pending(state):
+        by_what.setdefault(p.what, []).append(p.who)
+    if not by_what:
+        return ""
+    parts = [f"{' and '.join(who) if len(who) < 3 else ', '.join(who[:-1]) + ' and ' + who[-1]} ({what})"
+             for what, who in by_what.items()]
+    return ", waiting for " + "; ".join(parts)
 
 
 def need_turn(state: MRState, cid: str, step: str) -> None:

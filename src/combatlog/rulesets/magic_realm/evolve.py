@@ -158,7 +158,7 @@ def _action(w: Work, ev: e.ActionDeclared) -> None:
     w.set(actions={**st.actions, cid: Action(kind=ev.kind, chit=ev.chit, item=ev.items, spell=ev.spell)},
           done=w.view().done + (cid,))
     if ev.kind in ("run", "fly"):  # the Attention chits drawn next depend on who is still in the fight
-        note_choice(w, "run", cid, f"{cid} {ev.kind}s away in round {st.round}")
+        note_choice(w, "run", cid, f"{cid} {'flies' if ev.kind == 'fly' else 'runs'} away in round {st.round}")
 
 
 def _targets(w: Work, ev: e.TargetsChosen) -> None:

@@ -322,9 +322,10 @@ def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
         raise InvalidCommand("a maneuver needs a Move chit (--move) or the horse (--horse)")
     shield = [a for a in char.armor if a.kind == "shield" and a.active and a.condition != "destroyed"]
     if shield and char.present and not cmd.shield:
-        raise IllegalCommand(f"his {shield[0].name} is active: he must play it in a box (--shield 1|2|3)", rule=rule)
+        raise IllegalCommand(f"{cmd.character}'s {shield[0].name} is active: he must play it in a box "
+                             "(--shield 1|2|3)", rule=rule)
     if cmd.shield and not shield:
-        raise InvalidCommand("he has no active shield")
+        raise InvalidCommand(f"{cmd.character} has no active shield to play (--shield)")
     _check_place(state, cmd)
     return fight, move
 
@@ -365,10 +366,10 @@ def _check_form_play(state: MRState, cmd: c.Play, char: Character) -> None:
         raise IllegalCommand(f"this side of {form.name} has no maneuver", rule=rule)
     shield = [a for a in char.armor if a.kind == "shield" and a.active and a.condition != "destroyed"]
     if shield and char.present and not cmd.shield:
-        raise IllegalCommand(f"his {shield[0].name} is active: he must play it in a box (--shield 1|2|3)",
-                             rule="MR 8.4.5")
+        raise IllegalCommand(f"{cmd.character}'s {shield[0].name} is active: he must play it in a box "
+                             "(--shield 1|2|3)", rule="MR 8.4.5")
     if cmd.shield and not shield:
-        raise InvalidCommand("he has no active shield")
+        raise InvalidCommand(f"{cmd.character} has no active shield to play (--shield)")
 
 
 def _check_place(state: MRState, cmd: c.Play) -> None:

@@ -9,7 +9,7 @@ import msgspec
 
 from combatlog.dice.port import DicePort
 from combatlog.events.base import Event
-from combatlog.events.core import CORE_EVENTS, CombatStarted
+from combatlog.events.core import CORE_EVENTS, CombatStarted, OrdersRevealed
 from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.magic_realm import events as e
 from combatlog.rulesets.magic_realm import rules as q
@@ -203,7 +203,12 @@ class MagicRealm(Ruleset[MRState]):
                 return f"Melee Step of round {event.round} begins"
             case e.TargetsChosen():
                 return f"{event.character} targets {event.target or '-'}" + (
-                    f", hirelings {dict(event.hirelings)}" if event.hirelings else "")
+                    ", hirelings " + ", ".join(f"{h}->{t}" for h, t in event.hirelings.items())
+                    if event.hirelings else "")
+            case OrdersRevealed() if isinstance(event.orders.get("plays"), dict):
+                from combatlog.rulesets.magic_realm.views import plays_words
+
+                return f"{event.player} reveals step {event.step}: {plays_words(event.orders['plays'])}"
             case e.PlaysMade():
                 return f"{event.character} plays (round {event.round})"
             case e.MeleeResolved():

@@ -11,11 +11,11 @@ with the trust layer's commit-reveal (``trust.api``):
   machine); the reveal makes them the side's plays (``apply_revealed``);
 - steps ``r<N>/assign`` and ``r<N>/attention`` (``#2``, ``#3``... when one is needed again): empty
   orders, only a nonce, to seed the joint dice of the random assignment or the Attention chits when
-  no usable seed is known (pbem_trust 6.4).
+  no usable seed is known (docs/trust.md, "Magic Realm plays").
 
 With ``joint`` dice every pinned player commits to ``r<N>/plays`` (a player without a character in
 the fight commits empty plays), so its reveals form the round's seed and the repositioning, change
-tactics and missile dice of ``mr resolve`` derive from it (pbem_trust 6.4 "Magic Realm fit").
+tactics and missile dice of ``mr resolve`` derive from it (docs/trust.md, "Magic Realm plays").
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from combatlog.rulesets.magic_realm.work import Work
 from combatlog.trust.api import decision_point, track_sealed
 
 RULE = "MR 8.4.5 / trust: sealed orders"
-SEED_RULE = "pbem_trust 6.4 / trust: joint dice"
+SEED_RULE = 'trust: joint dice, docs/trust.md "Magic Realm plays"'
 _STEP = re.compile(r"^r([1-9][0-9]{0,5})/(plays|assign|attention)(#[2-9]|#[1-9][0-9]+)?$")
 FORMAT = '{"plays": {"CHARACTER": {"attack": 1, "fight": "F1", "maneuver": 2, "move": "M1", "shield": 1}}}'
 
@@ -79,7 +79,7 @@ def sealed_required(state: MRState, step: str) -> tuple[str, ...]:
     """Who must commit before anyone reveals.
 
     ``r<N>/plays``: with joint dice every pinned player, so the step seeds the round's dice
-    (pbem_trust 6.4); otherwise the pinned players with a character in the Melee Step (MR 8.4.5:
+    (docs/trust.md, "Magic Realm plays"); otherwise the pinned players with a character in the Melee Step (MR 8.4.5:
     every side plays). Seed-only steps: the default (every pinned player)."""
     parsed = parse_step(step)
     if parsed is None or parsed[1] != "plays" or not state.players:
@@ -242,7 +242,7 @@ def note_choice(w: Work, kind: str, cid: str, what: str) -> None:
 def fresh_seed_events(state: MRState, dice: Any, kind: str, labels: list[str], phase: str) -> list[Event]:
     """Before joint dice that depend on choices made while their seed was known: strict mode
     refuses (a fresh seed step ``r<N>/<phase>`` first), friendly mode marks the decision points
-    (pbem_trust 6.4 "Randomness after a decision point"; docs/trust.md)."""
+    (docs/trust.md, "Decision points" and "Magic Realm plays")."""
     if getattr(dice, "scheme", "") != "joint" or not labels:
         return []
     fresh = seed_step_name(state, phase)

@@ -17,6 +17,41 @@ from combatlog.rulesets.magic_realm.state import MRState, show_frac
 AREAS = {"box": "red boxes", "circle": "attack circles", "square": "maneuver squares"}
 
 
+def plays_words(plays: dict[str, Any]) -> str:
+    """Revealed sealed plays (``{CHAR: {mr play fields}}``) in words, as ``mr play`` would be said."""
+    from combatlog.rulesets.base import words
+
+    out = []
+    for cid, p in plays.items():
+        if not isinstance(p, dict):
+            out.append(f"{cid}: {words(p, 1)}")
+            continue
+        p, parts = dict(p), []
+        attack, fight = p.pop("attack", 0), p.pop("fight", "")
+        alert_only = p.pop("alert_only", "")
+        if attack:
+            parts.append(f"attack {DIRS.get(attack, attack)}" + (f" with {fight}" if fight else ""))
+        elif fight:
+            parts.append(f"Fight chit {fight} to {alert_only or 'alert'} the weapon")
+        maneuver, move, horse = p.pop("maneuver", 0), p.pop("move", ""), p.pop("horse", "")
+        if maneuver:
+            parts.append(f"maneuver {MANEUVERS.get(maneuver, maneuver)}" + (
+                f" with {move}" if move else f" with the horse ({horse})" if horse else ""))
+        if p.get("shield"):
+            parts.append(f"shield in box {p.pop('shield')}")
+        for key in ("place", "hirelings"):
+            boxes = p.pop(key, {})
+            if isinstance(boxes, dict):
+                parts += [f"{what} in box {box}" for what, box in boxes.items()]
+        part_attack, part_side = p.pop("part_attack", 0), p.pop("part_side", "")
+        if part_attack or part_side:
+            parts.append("head or club" + (f" {DIRS.get(part_attack, part_attack)}" if part_attack else "")
+                         + (f", {part_side} side" if part_side else ""))
+        parts += [f"{k} {words(v, 2)}" for k, v in p.items() if v not in (0, "", {}, [], None)]
+        out.append(f"{cid}: " + (", ".join(parts) or "no attack, no maneuver"))
+    return "; ".join(out) or "no plays"
+
+
 def plays_hidden(state: MRState, cid: str, viewer: str | None) -> bool:
     """Plays of ``cid`` are secret from ``viewer`` while the sides are still playing."""
     if viewer is None or state.step != "plays":
