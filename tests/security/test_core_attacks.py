@@ -323,19 +323,9 @@ def test_a_co_signature_is_refused(tmp_path: Path, bob: Cli) -> None:
 
 
 def test_the_equivocation_proof_is_checked_by_verify(tmp_path: Path) -> None:
-    import shutil
+    from tests.trust.pbem import equivocated
 
-    from tests.trust.pbem import mail, pair
-
-    alice, bob = pair(tmp_path)
-    shutil.copytree(bob.dir, tmp_path / "bob-backup")
-    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
-    mail(bob, alice, "duel", tmp_path)
-    shutil.rmtree(bob.dir)
-    shutil.copytree(tmp_path / "bob-backup", bob.dir)
-    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "30")
-    path = tmp_path / "second.jsonl"
-    bob("export", "duel", "--since", "1", "-o", str(path))
+    alice, _bob, path = equivocated(tmp_path)
     assert alice("import", str(path), ok=False).code == 9
     proof = tmp_path / "second.jsonl.equivocation-2.jsonl"
     checked = alice("verify", str(proof), "--json").json()

@@ -96,6 +96,24 @@ def key_home(path: Path) -> Iterator[None]:
             os.environ["COMBATLOG_HOME"] = old
 
 
+def equivocated(root: Path) -> tuple[Seat, Seat, Path]:
+    """bob shows alice two different #2 (he rewinds his machine to a copy): alice's refused import
+    writes the proof. Returns alice, bob and the second bundle's path."""
+    import shutil
+
+    alice, bob = pair(root)
+    shutil.copytree(bob.dir, root / "bob-backup")  # bob keeps a copy of his machine
+    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    mail(bob, alice, "duel", root)
+    # later, bob rewinds to the copy (log and keys) and shows alice a different #2
+    shutil.rmtree(bob.dir)
+    shutil.copytree(root / "bob-backup", bob.dir)
+    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "30")
+    path = root / "second.jsonl"
+    bob("export", "duel", "--since", "1", "-o", str(path))
+    return alice, bob, path
+
+
 def signed_duel(tmp: Path, *, mode: str = "strict", rolls: bool = True):  # type: ignore[no-untyped-def]
     """A freeform duel pinning alice and bob (both keys in one home, set in the environment by the caller).
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.trust.pbem import mail, pair
+from tests.trust.pbem import equivocated, mail, pair
 
 
 def test_two_players_finish_a_freeform_combat_by_mail(tmp_path: Path) -> None:
@@ -83,18 +83,7 @@ def test_appending_as_a_player_whose_key_is_not_here_is_refused(tmp_path: Path) 
 
 
 def test_equivocation_is_reported_with_both_events(tmp_path: Path) -> None:
-    import shutil
-
-    alice, bob = pair(tmp_path)
-    shutil.copytree(bob.dir, tmp_path / "bob-backup")  # bob keeps a copy of his machine
-    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
-    mail(bob, alice, "duel", tmp_path)
-    # later, bob rewinds to the copy (log and keys) and shows alice a different #2
-    shutil.rmtree(bob.dir)
-    shutil.copytree(tmp_path / "bob-backup", bob.dir)
-    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "30")
-    path = tmp_path / "second.jsonl"
-    bob("export", "duel", "--since", "1", "-o", str(path))
+    alice, _bob, path = equivocated(tmp_path)
     result = alice("import", str(path), ok=False)
     assert result.code == 9
     assert "equivocation by bob" in result.err and "seq 2" in result.err
