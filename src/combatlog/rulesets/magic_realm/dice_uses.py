@@ -24,10 +24,10 @@ No die is ``reuse``: labels carry the round and the purpose, each is drawn once,
 by the one event that closes its step (a second ``mr.melee_resolved`` in the same round, re-reading
 the repositioning dice to fight the round again, is refused as a reuse).
 
-Not caught here: *when* a die was drawn. A die under the rules' label drawn at an earlier step (a
-plain ``combatlog roll cave r1/reposition/amazon 1d6`` before the plays are sealed, from the seed of
-that time) is read by the resolution like the die ``mr resolve`` would have drawn; a ``DiceUse`` cannot
-say "drawn after the event before this one" (tests/security/test_dice_uses_magic_realm.py, the xfail).
+*When* a die was drawn is the core's check: a joint die a rule reads must be drawn by the same
+command as the event that reads it, so a die under the rules' label drawn at an earlier step (before
+the plays are sealed, its faces then known) is refused
+(tests/security/test_dice_uses_magic_realm.py, the last test).
 """
 
 from __future__ import annotations
