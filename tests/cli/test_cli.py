@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,22 @@ def test_a_setup_file_with_a_fraction_is_refused_with_its_path(cli: Cli, tmp_pat
     assert cli("list", "--json").json() == []
     setup.write_text("[1, 2]")
     assert "top level" in cli("new", "x", "--ruleset", "freeform", "--setup", str(setup), ok=False).err
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path: Path) -> None:
+    """`combatlog log duel | head -1`: the reader stops early; combatlog exits 0 without a traceback."""
+    import subprocess
+
+    from combatlog.commands.handler import create_combat, execute
+    from combatlog.commands.core import AddNote
+    from combatlog.store import open_store
+
+    store = open_store(str(tmp_path / "long.db"))
+    create_combat(store, "duel", "freeform", actor="gm")
+    for i in range(1500):  # well past a pipe's buffer
+        execute(store, "duel", AddNote(text=f"note {i} " + "x" * 40), actor="gm")
+    store.close()
+    script = f"set -o pipefail; {sys.executable} -m combatlog.cli.app --db {tmp_path / 'long.db'} log duel | head -1"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("#1") and "Traceback" not in proc.stderr and "error" not in proc.stderr

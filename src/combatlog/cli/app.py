@@ -231,6 +231,12 @@ def _bound_whole_numbers(click: object) -> None:
     types.IntParamType._combatlog_bounded = True
 
 
+def _closed_pipe() -> int:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # so the final flush at exit does not fail again
+    return 0
+
+
 def main(argv: list[str] | None = None) -> None:
     import click
 
@@ -257,14 +263,19 @@ def main(argv: list[str] | None = None) -> None:
         code = exc.exit_status
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:  # `combatlog log x | head`: the reader has all it wanted
+        code = _closed_pipe()
+    except SystemExit as exc:
+        # click answers a closed pipe (EPIPE) with exit status 1 after pacifying stdout; for us
+        # a reader that stops early is not an error
+        pacified = type(sys.stdout).__name__.endswith("PacifyFlushWrapper")
+        code = _closed_pipe() if (exc.code == 1 and pacified) else (exc.code if isinstance(exc.code, int) else 1)
     except Exception as exc:  # a bug: say so plainly, keep the traceback one variable away
         if os.environ.get("COMBATLOG_DEBUG"):
             raise
         sys.stderr.write(f"error[internal]: {type(exc).__name__}: {exc}\n"
                          "This is a bug in combatlog; run again with COMBATLOG_DEBUG=1 for the traceback.\n")
         code = ExitStatus.FAILURE
-    except BrokenPipeError:
-        code = ExitStatus.OK
     sys.exit(int(code))
 
 
