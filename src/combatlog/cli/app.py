@@ -18,6 +18,7 @@ from typer.core import TyperGroup
 
 from combatlog import __version__
 from combatlog.cli import exchange, rolls, runner, streams, views
+from combatlog.cli.argv import hoist
 from combatlog.cli.common import AppState
 
 class LazyRootGroup(TyperGroup):
@@ -143,44 +144,6 @@ def _plain_help(command: click.Command) -> None:
 @lru_cache(maxsize=1)
 def root_command() -> Any:
     return typer.main.get_command(app)
-
-
-_HOISTED = ("--db", "--as")
-_ROOT_VALUED = ("--db", "--as", "--command-id")  # root options that take a value
-
-
-def hoist(args: list[str]) -> list[str]:
-    """Move --db and --as given after the command to the front, where the root parses them.
-
-    After ``fork``, ``--as`` names the new combat and stays where it is.
-    """
-    front: list[str] = []
-    i = 0
-    while i < len(args) and args[i].startswith("-"):  # the root's own options, before the command
-        front.append(args[i])
-        if args[i] in _ROOT_VALUED and i + 1 < len(args):
-            front.append(args[i + 1])
-            i += 1
-        i += 1
-    if i >= len(args):
-        return front
-    command, rest = args[i], [args[i]]
-    i += 1
-    while i < len(args):
-        a = args[i]
-        name = a.split("=", 1)[0]
-        if name in _HOISTED and not (name == "--as" and command == "fork"):
-            if "=" in a:
-                front.append(a)
-            elif i + 1 < len(args):
-                front += [a, args[i + 1]]
-                i += 1
-            else:
-                rest.append(a)
-        else:
-            rest.append(a)
-        i += 1
-    return front + rest
 
 
 def _bound_whole_numbers(click: object) -> None:
