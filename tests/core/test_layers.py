@@ -40,3 +40,137 @@ def test_rulesets_do_not_import_commands_store_or_cli() -> None:
                     ("combatlog.cli", "combatlog.store", "combatlog.commands.handler", "combatlog.exchange")):
                 offenders.append(f"{p.relative_to(SRC)}: {node.module}")
     assert not offenders
+
+
+# -- no import cycles -------------------------------------------------------------------------------
+#
+# The module import graph of src/combatlog, built from the AST: every ``import`` and ``from ... import``
+# at any depth (a function-level import hides a cycle, it does not remove it), except those under
+# ``if TYPE_CHECKING:`` (never run). ``from package import name`` is an edge to the submodule when
+# ``name`` is one, else to the package itself. Importing a submodule also runs its package's
+# ``__init__``; that implicit edge is not counted (a package exposing its own submodules is no
+# cycle), but a submodule importing a *name* from its package's ``__init__`` is an edge like any other.
+
+# Cycles left on purpose: frozenset of modules (relative to ``combatlog.``) -> the reason.
+ALLOWED_CYCLES: dict[frozenset[str], str] = {}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _import_nodes(node: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    found: list[ast.Import | ast.ImportFrom] = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and _type_checking(child):
+            for other in child.orelse:  # the ``else`` of ``if TYPE_CHECKING`` does run
+                if isinstance(other, (ast.Import, ast.ImportFrom)):
+                    found.append(other)
+                found += _import_nodes(other)
+            continue
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            found.append(child)
+        found += _import_nodes(child)
+    return found
+
+
+def import_graph() -> dict[str, dict[str, int]]:
+    """module -> {imported module of src/combatlog: first line importing it}."""
+    paths = {_module_name(p): p for p in SRC.rglob("*.py")}
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges: dict[str, int] = {}
+        for node in _import_nodes(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                subs = [f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in paths]
+                targets = subs + ([module] if len(subs) < len(node.names) else [])
+            for target in targets:
+                if target in paths and target != name:
+                    edges.setdefault(target, node.lineno)
+        graph[name] = edges
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_checker_sees_function_level_imports_and_skips_type_checking() -> None:
+    src = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import a\nelse:\n    import b\n"
+           "def f():\n    import c\n")
+    names = {n.names[0].name for n in _import_nodes(ast.parse(src)) if isinstance(n, ast.Import)}
+    assert names == {"b", "c"}
+    assert cycles({"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b": 1}, "b": {}}) == []
+
+
+def test_no_import_cycles_in_src() -> None:
+    graph = import_graph()
+    assert "combatlog.cli.app" in graph["combatlog.tools.gendocs"]  # imported inside a function
+    left = []
+    found = set()
+    for component in cycles(graph):
+        short = frozenset(m.removeprefix("combatlog.") for m in component)
+        found.add(short)
+        if short in ALLOWED_CYCLES:
+            continue
+        edges = [f"{a} -> {b} (line {graph[a][b]})" for a in component for b in graph[a] if b in component]
+        left.append("; ".join(edges))
+    assert not left, "import cycles:\n" + "\n".join(left)
+    assert not set(ALLOWED_CYCLES) - found, "ALLOWED_CYCLES lists cycles that no longer exist"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import typer
 
+from combatlog.cli.argv import hoist
 from combatlog.cli.common import app_state, echo
 from combatlog.errors import CombatlogError, InvalidCommand, NotFound
 
@@ -37,8 +38,6 @@ def run(
 
     import click
 
-    from combatlog.cli.app import hoist, root_command
-
     try:
         if file.stat().st_size > MAX_COMMAND_FILE:
             raise InvalidCommand(f"{file} is over {MAX_COMMAND_FILE} bytes: not a command file")
@@ -54,7 +53,7 @@ def run(
     # Ids are scoped to the actor: another player running the same line must not be told
     # "already recorded" (the write path also refuses a command id reused across actors).
     chain = secrets.token_hex(16) if fresh else f"combatlog-run/v2\n{st.actor}"
-    group = root_command()
+    group = ctx.find_root().command  # the root group that is running this command
     _DEPTH["n"] += 1
     try:
         for lineno, line in enumerate(text.splitlines(), start=1):

@@ -10,9 +10,9 @@ from combatlog.rulesets.classic_fantasy import tables as t
 from combatlog.rulesets.classic_fantasy.events import ActionTaken
 from combatlog.rulesets.classic_fantasy.exchange import can_act
 from combatlog.rulesets.classic_fantasy.free_actions import FREE_HANDLERS, REACTIVE_HANDLERS
-from combatlog.rulesets.classic_fantasy.outcome import disengage
+from combatlog.rulesets.classic_fantasy.outcome import disengage, trip
 from combatlog.rulesets.classic_fantasy.resolve import Blow, roll_damage, take_damage, wound
-from combatlog.rulesets.classic_fantasy.rounds import end_turn
+from combatlog.rulesets.classic_fantasy.rounds import advance, end_turn, tick_turns
 from combatlog.rulesets.classic_fantasy.rules import (
     Roller, Steps, cite, illegal, label, legs_problem, oppose, skill_target, strain, who,
 )
@@ -67,8 +67,6 @@ def state_after_delay(state: CFIState, name: str, steps: Steps) -> CFIState:
     for conditions measured in the bearer's Turns (CFI Ch.7 Serious Wounds: "cannot attack ... for
     1d3 Turns"; Blind Opponent, Stun Location). The Interrupt that later uses the held Action Points
     takes this same delayed Turn, so it is not counted again (``rounds.end_turn``)."""
-    from combatlog.rulesets.classic_fantasy.rounds import advance, tick_turns
-
     if state.interrupted:
         return end_turn(state, name, steps)
     state = with_combatant(state, tick_turns(state.combatants[name], steps))
@@ -514,8 +512,6 @@ def p_trip_entangled(state: CFIState, c: Combatant, ev: ActionTaken, roller: Rol
     value, _g, _n = skill_target(state, c, "combat")
     lbl = label(state, "trip-pull")
     _f, r = roller.roll(lbl, "1d100", f"{c.name} yanks the entangling weapon", c.name)
-    from combatlog.rulesets.classic_fantasy.outcome import trip
-
     steps.add(cite("Entangle"), f"{c.name} pulls to trip {o.name}: Combat Skill {value}% rolls {r:02d}", lbl)
     return trip(state, c.name, o.name, r, value, False, label(state, "trip"), roller, steps), 1
 

@@ -36,6 +36,7 @@ import msgspec
 
 from combatlog.events.base import Event
 from combatlog.rulesets.base import DiceUse
+from combatlog.rulesets.classic_fantasy.apply import APPLY, apply_event
 from combatlog.rulesets.classic_fantasy.rules import Replaying, Steps
 from combatlog.rulesets.classic_fantasy.state import CFIState
 
@@ -78,8 +79,6 @@ class _Watched(dict[str, tuple[int, ...]]):
 
 def dice_uses(state: CFIState, event: Event) -> Sequence[DiceUse]:
     """Every die ``event`` reads, given the state before it (see the module docstring)."""
-    from combatlog.rulesets.classic_fantasy.ruleset import APPLY, apply_event
-
     if type(event) not in APPLY:
         return ()
     reading = _Reading(state.dice)

@@ -9,9 +9,11 @@ from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.classic_fantasy import effects as fx
 from combatlog.rulesets.classic_fantasy import special as sp
 from combatlog.rulesets.classic_fantasy import tables as t
+from combatlog.rulesets.classic_fantasy.contest import contest
 from combatlog.rulesets.classic_fantasy.events import AttackDeclared, DefenceDeclared, EffectsChosen
 from combatlog.rulesets.classic_fantasy.rules import (
-    Roller, Steps, cite, illegal, label, legs_problem, situation_grades, skill_target, strain, weapon_problem, who,
+    Roller, Steps, cite, default_weapon, illegal, label, legs_problem, situation_grades, skill_target, strain,
+    weapon_problem, who,
 )
 from combatlog.rulesets.classic_fantasy.state import CFIState, Combatant, Exchange, add_condition, Condition, \
     with_combatant, with_weapon
@@ -33,13 +35,6 @@ def can_act(state: CFIState, c: Combatant, heading: str = "Running Combat") -> N
         raise illegal(f"{c.name} cannot act", heading)
     if c.ap <= 0:
         raise illegal(f"{c.name} has no Action Points left", "Actions in Combat")
-
-
-def default_weapon(c: Combatant) -> str:
-    for name in c.held:
-        if not c.weapons[name].shield:
-            return name
-    return "unarmed"
 
 
 def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Steps) -> CFIState:
@@ -315,46 +310,6 @@ def best_parry(d: Combatant, ranged: bool) -> str:
 
 def with_exchange(state: CFIState, ex: Exchange) -> CFIState:
     return replace(state, exchange=ex)
-
-
-def contest(state: CFIState, ex: Exchange, steps: Steps) -> Exchange:
-    """CFI Ch.8 Attacks and Parries step 3-4 / CFI Ch.5 Differential Rolls: compare the success
-    levels (skills over 100% first), and count the Special Effects the better side wins."""
-    a_skill, d_skill = ex.attack_skill, ex.defence_skill
-    rolled = ex.defence in ("parry", "evade", "brawn")
-    excess = t.over_hundred(a_skill, d_skill) if rolled and ex.attack_roll else 0
-    att_level = t.success_level(ex.attack_roll, a_skill - excess) if ex.attack_roll else t.SUCCESS
-    def_level = t.success_level(ex.defence_roll, d_skill - excess) if rolled else t.FAILURE
-    if excess:
-        steps.add("CFI Ch.5 Opposed Skills Over 100%", f"the highest skill is over 100: both sides lose {excess} "
-                  f"({ex.attacker} {a_skill - excess}%, {ex.target} {d_skill - excess}%)")
-    diff = t.differential(att_level, def_level)
-    winner = "attacker" if diff > 0 else ("defender" if diff < 0 else "")
-    count = abs(diff)
-    evade_winner = ""
-    if ex.defence == "evade" or ex.mode == "leap":
-        # CFI Ch.8 Evading / Leaping Attacks: an Opposed Roll decides whether the blow (or leap) lands.
-        o = t.opposed_winner(att_level, ex.attack_roll or 0, def_level, ex.defence_roll if ex.defence_roll else 0)
-        evade_winner = {"a": "attacker", "b": "defender"}.get(o, "")
-    bonus_note = ""
-    if ex.bonus and att_level >= t.SUCCESS and winner in ("attacker", ""):
-        winner, count = "attacker", count + 1
-        bonus_note = " (+1 for surprise)"
-    if ex.redirected and winner == "attacker":
-        count = 0
-        bonus_note = " (none apply to a bystander struck by accident)"
-    who_wins = {"attacker": ex.attacker, "defender": ex.target}.get(winner, "")
-    steps.add("CFI Ch.5 Differential Rolls",
-              f"attack {t.LEVEL_NAMES[att_level]} vs {('defence ' + t.LEVEL_NAMES[def_level])}: "
-              + (f"{who_wins} wins {count} Special Effect(s){bonus_note}" if count else f"no Special Effects{bonus_note}"))
-    if ex.mode == "leap":
-        steps.add(cite("Leaping Attacks"), f"Opposed Roll: {ex.attacker if evade_winner == 'attacker' else ex.target} "
-                  f"{'lands the leap: the defender is knocked prone' if evade_winner == 'attacker' else 'weathers or sidesteps the leap'}")
-    elif ex.defence == "evade":
-        steps.add(cite("Evading"), f"Opposed Roll: {evade_winner and {'attacker': ex.attacker, 'defender': ex.target}[evade_winner] or 'nobody'}"
-                  f" wins; {'damage is completely avoided' if evade_winner != 'attacker' else 'the blow lands as normal'}")
-    return replace(ex, att_level=att_level, def_level=def_level, winner=winner if count else "", count=count,
-                   evade_winner=evade_winner, stage="effects" if count else "resolve")
 
 
 def apply_effects(state: CFIState, ev: EffectsChosen, roller: Roller, steps: Steps) -> CFIState:

@@ -24,7 +24,10 @@ import msgspec
 from combatlog.dice.notation import parse_dice
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.classic_fantasy import tables as t
+from combatlog.rulesets.classic_fantasy.contest import contest
 from combatlog.rulesets.classic_fantasy.events import ExchangeResolved, LuckSpent
+from combatlog.rulesets.classic_fantasy.outcome import apply_resolved
+from combatlog.rulesets.classic_fantasy.rounds import advance
 from combatlog.rulesets.classic_fantasy.rules import Roller, Steps, cite, illegal, label, who
 from combatlog.rulesets.classic_fantasy.state import CFIState, Combatant, Condition, Exchange, add_condition, \
     with_combatant
@@ -96,8 +99,6 @@ def new_roll(state: CFIState, ex: Exchange, c: Combatant, kind: str, old: int, s
 
 def in_exchange(state: CFIState, c: Combatant, ev: LuckSpent, kind: str, roller: Roller, steps: Steps) -> CFIState:
     """CFI Ch.7 Cheat Fate on the attack or defence roll of an exchange still open."""
-    from combatlog.rulesets.classic_fantasy.exchange import contest
-
     ex = open_roll(state, c, kind)
     assert ex is not None
     check_once(ex, c, kind)
@@ -157,9 +158,6 @@ class Mixed:
 
 
 def after_blow(state: CFIState, c: Combatant, ev: LuckSpent, kind: str, roller: Roller, steps: Steps) -> CFIState:
-    from combatlog.rulesets.classic_fantasy.exchange import contest
-    from combatlog.rulesets.classic_fantasy.outcome import apply_resolved
-
     res = state.undo
     if res is None or res.before.exchange is None:
         raise illegal("Luck changes a roll of the open exchange, or of the blow just resolved before anything "
@@ -260,8 +258,6 @@ def mitigated_location(state: CFIState, before: CFIState, c: Combatant, where: s
 def desperate_effort(state: CFIState, c: Combatant, steps: Steps) -> CFIState:
     """CFI Ch.7 Desperate Effort: a character out of Action Points gains one. Decision: it is spent
     before the attack it should answer is declared (a target without AP gets no pause to decide)."""
-    from combatlog.rulesets.classic_fantasy.rounds import advance
-
     if not state.in_round:
         raise illegal("Desperate Effort is spent during a Combat Round", "Use Luck Point")
     if c.ap > 0 or c.out:

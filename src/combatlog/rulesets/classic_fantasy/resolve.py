@@ -9,7 +9,7 @@ import msgspec
 from combatlog.dice.notation import parse_dice
 from combatlog.rulesets.classic_fantasy import tables as t
 from combatlog.rulesets.classic_fantasy.effects import EFFECTS
-from combatlog.rulesets.classic_fantasy.rules import Roller, Steps, cite, label, resist
+from combatlog.rulesets.classic_fantasy.rules import Roller, Steps, cite, label, resist, skill_target
 from combatlog.rulesets.classic_fantasy.state import (
     CFIState, Combatant, Condition, Exchange, Location, add_condition, with_combatant,
     with_location, with_weapon,
@@ -244,8 +244,6 @@ def knockback_and_bash(state: CFIState, b: Blow, raw: int, roller: Roller, steps
     lbl = label(state, b.prefix + "knockback", ex.n)
     skills = [("athletics", "standard")] + ([("acrobatics", "easy")] if "acrobatics" in victim.skills else [])
     best = max(skills, key=lambda s: t.apply_grade(victim.skills.get(s[0], 0), s[1], state.options.get("difficulty_grades", "multiply")))
-    from combatlog.rulesets.classic_fantasy.rules import skill_target
-
     value, grade, _n = skill_target(state, victim, best[0], [best[1]])
     _f, r = roller.roll(lbl, "1d100", f"{victim.name} keeps their feet against knockback", victim.name)
     ok = grade != "hopeless" and t.success_level(r, value) >= t.SUCCESS
@@ -262,8 +260,6 @@ def bash_obstacle(state: CFIState, victim: Combatant, feet: int, lbl: str, rolle
     Acrobatics skill roll or Athletics roll at Hard difficulty to avoid falling or tripping over."
     The obstacle is declared (``obstacle=yes``): positions are not tracked. Decisions: Hard applies
     to either skill (the better is used); a Bash of 0 ft drives nobody into anything."""
-    from combatlog.rulesets.classic_fantasy.rules import skill_target
-
     if feet <= 0:
         steps.add(cite("Bash"), f"{victim.name} is not moved, so the obstacle behind does not trip them")
         return state

@@ -15,7 +15,7 @@ from combatlog.dice.notation import parse_dice
 from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.classic_fantasy import tables as t
-from combatlog.rulesets.classic_fantasy.state import CFIState, Combatant
+from combatlog.rulesets.classic_fantasy.state import CFIState, Combatant, Condition, add_condition, drop_condition
 
 replace = msgspec.structs.replace
 
@@ -241,6 +241,13 @@ def weapon_problem(c: Combatant, weapon: str) -> str:
     return ""
 
 
+def default_weapon(c: Combatant) -> str:
+    for name in c.held:
+        if not c.weapons[name].shield:
+            return name
+    return "unarmed"
+
+
 def legs_problem(c: Combatant) -> str:
     if c.has("prone"):
         return f"{c.name} is prone (Regain Footing first)"
@@ -259,8 +266,6 @@ def strain(c: Combatant, doing: str, steps: Steps) -> Combatant:
     action. Decision: attacking, parrying, evading, resisting a leap, hustling, outmaneuvering,
     struggling, an opposed Regain Footing and pulling an impaled weapon free are strenuous; walking,
     aiming, readying, casting and the Free Actions are not."""
-    from combatlog.rulesets.classic_fantasy.state import Condition, add_condition, drop_condition
-
     for cond in [x for x in c.conditions if x.name == "staunched"]:
         c = drop_condition(c, "staunched", cond.location)
         c = add_condition(c, Condition(name="bleeding", location=cond.location, by=cond.by, rule=cite("Bleed")))

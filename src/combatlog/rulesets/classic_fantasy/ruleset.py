@@ -7,7 +7,7 @@ reads the recorded faces, so a replay derives exactly what was decided.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,62 +22,18 @@ from combatlog.rulesets.classic_fantasy import commands as c
 from combatlog.rulesets.classic_fantasy import dice_uses as uses_mod
 from combatlog.rulesets.classic_fantasy import setup as setup_mod
 from combatlog.rulesets.classic_fantasy import tables as t
-from combatlog.rulesets.classic_fantasy.actions import apply_action
+from combatlog.rulesets.classic_fantasy.apply import APPLY, apply_event
 from combatlog.rulesets.classic_fantasy.events import (
     CFI_EVENTS, ActionTaken, AttackDeclared, CombatEnded, DefenceDeclared, EffectsChosen, ExchangeResolved,
     LuckSpent, RoundStarted,
 )
-from combatlog.rulesets.classic_fantasy.exchange import (
-    DEFENCES, apply_attack, apply_defence, apply_effects, reaction_problem,
-)
-from combatlog.rulesets.classic_fantasy.luck import apply_luck
-from combatlog.rulesets.classic_fantasy.outcome import apply_resolved
-from combatlog.rulesets.classic_fantasy.rounds import apply_round_start
+from combatlog.rulesets.classic_fantasy.exchange import DEFENCES, reaction_problem
 from combatlog.rulesets.classic_fantasy.rules import Drawing, Replaying, Steps, cite, who
 from combatlog.rulesets.classic_fantasy.state import CFIState
 from combatlog.rulesets.classic_fantasy import views
 
 replace = msgspec.structs.replace
 DATA = Path(__file__).parent / "data"
-
-
-def _ended(state: CFIState, ev: CombatEnded, roller: Any, steps: Steps) -> CFIState:
-    if state.ended:
-        raise IllegalCommand("the combat has already ended", rule=cite("Running Combat"))
-    if state.exchange is not None:
-        raise IllegalCommand("finish the open exchange first", rule=cite("Attacks and Parries"))
-    steps.add(cite("Running Combat"), f"the combat ends: {ev.outcome or 'no outcome given'}")
-    return replace(state, ended=True, in_round=False, turn="", outcome=ev.outcome)
-
-
-APPLY: dict[type[Event], Callable[..., CFIState]] = {
-    RoundStarted: apply_round_start, AttackDeclared: apply_attack, DefenceDeclared: apply_defence,
-    LuckSpent: apply_luck, EffectsChosen: apply_effects, ExchangeResolved: apply_resolved,
-    ActionTaken: apply_action, CombatEnded: _ended,
-}
-
-
-def tidy(state: CFIState, steps: Steps) -> CFIState:
-    """Decision (CFI Ch.8 Engagement): someone dead, unconscious or incapacitated no longer holds
-    anyone Engaged, so a foe may walk away from a fallen enemy."""
-    out = {n for n, x in state.combatants.items() if x.fallen and x.engaged}
-    if not out:
-        return state
-    combatants = dict(state.combatants)
-    for n, x in combatants.items():
-        keep = tuple(e for e in x.engaged if e not in out and n not in out)
-        if keep != x.engaged:
-            combatants[n] = replace(x, engaged=keep)
-    steps.add(cite("Engagement"), f"{', '.join(sorted(out))} no longer engage(s) anyone")
-    return replace(state, combatants=combatants)
-
-
-def apply_event(state: CFIState, event: Event, roller: Any, steps: Steps) -> CFIState:
-    """Apply one event. The last blow stays open to Luck (CFI Ch.7 Cheat Fate) only until the
-    next event that is not itself a Luck Point or the resolution that records it."""
-    if state.undo is not None and type(event) not in (LuckSpent, ExchangeResolved):
-        state = replace(state, undo=None)
-    return tidy(APPLY[type(event)](state, event, roller, steps), steps)
 
 
 class ClassicFantasy(Ruleset[CFIState]):

@@ -130,6 +130,8 @@ def normalise_combatant(spec: Any, where: str) -> dict[str, Any]:
         "abilities": [str(a) for a in spec.get("abilities", [])],
         "locations": _locations(spec, chars, rank, where),
     }
+    if "fatigue" in spec:  # written out only when given, so set-ups without it keep their genesis bytes
+        out["fatigue"] = _fatigue(spec["fatigue"], where)
     weapons = _weapons(spec, where)
     out["weapons"] = weapons
     held = spec.get("held")
@@ -147,6 +149,16 @@ def normalise_combatant(spec: Any, where: str) -> dict[str, Any]:
         raise InvalidCommand(f"{where}: holds more than two hands' worth of weapons: {held}")
     out["held"] = list(held)
     return out
+
+
+def _fatigue(value: Any, where: str) -> str:
+    """A starting Fatigue level, by name (reference 1.9, the CFI Fatigue table; CFI Ch.7 Fatigue).
+    Decision: any level but Dead (a dead combatant is not set up)."""
+    level = t.fatigue_level(value) if isinstance(value, str) else -1
+    if not 0 <= level < t.DEAD_FATIGUE:
+        names = ", ".join(row[0] for row in t.FATIGUE[: t.DEAD_FATIGUE])
+        raise InvalidCommand(f"{where}.fatigue: {value!r} is not a Fatigue level ({names})")
+    return t.FATIGUE[level][0]
 
 
 def _locations(spec: dict[str, Any], chars: dict[str, int], rank: int, where: str) -> list[dict[str, Any]]:
@@ -269,4 +281,5 @@ def build(spec: dict[str, Any]) -> Combatant:
         ap_max=spec["action_points"], init_mod=spec["initiative_modifier"], dm=spec["damage_modifier"],
         luck=spec["luck_points"], healing_rate=spec["healing_rate"], movement=spec["movement"], legs=spec["legs"],
         abilities=tuple(spec["abilities"]), locations=locs, weapons=weapons, held=tuple(spec["held"]),
+        fatigue=t.fatigue_level(spec.get("fatigue", "Fresh")),
     )

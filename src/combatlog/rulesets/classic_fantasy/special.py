@@ -12,9 +12,10 @@ import msgspec
 
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.classic_fantasy import tables as t
+from combatlog.rulesets.classic_fantasy.contest import contest
 from combatlog.rulesets.classic_fantasy.events import AttackDeclared, DefenceDeclared
 from combatlog.rulesets.classic_fantasy.rules import (
-    Roller, Steps, cite, illegal, label, situation_grades, skill_target, strain, weapon_problem, who,
+    Roller, Steps, cite, default_weapon, illegal, label, situation_grades, skill_target, strain, weapon_problem, who,
 )
 from combatlog.rulesets.classic_fantasy.state import CFIState, Combatant, Exchange, Weapon, with_combatant
 
@@ -93,8 +94,6 @@ def counter_attack(state: CFIState, ex: Exchange, d: Combatant, ev: DefenceDecla
     blow that strikes second is lost if its striker can no longer attack (dead, unconscious,
     incapacitated, a Serious Wound, or the weapon gone); a set weapon uses the charger's Damage
     Modifier as raised by the charge."""
-    from combatlog.rulesets.classic_fantasy.exchange import contest, default_weapon
-
     if ev.longer not in LONGER:
         raise InvalidCommand("counter: declare whose weapon is longer with --longer recipient|charger|same "
                              "(reach is declared, not measured)")

@@ -261,6 +261,13 @@ FATIGUE: tuple[tuple[str, str, int, int, bool], ...] = (
 )
 DEAD_FATIGUE = len(FATIGUE) - 1
 
+
+def fatigue_level(name: str) -> int:
+    """The index in ``FATIGUE`` of a level named in any case, with ``-``, ``_`` or a space
+    (``semi-conscious``, ``Semi_Conscious``); -1 for a name that is not a level."""
+    key = re.sub(r"[-_ ]+", "-", name.strip().lower())
+    return next((i for i, row in enumerate(FATIGUE) if row[0].lower() == key), -1)
+
 # -- impale (CFI Ch.8 Impale Effects Table) ------------------------------------------------
 _IMPALE_ROW = ("hard", "formidable", "herculean", "incapacitated", "incapacitated")
 

@@ -288,3 +288,8 @@ def catalog() -> Catalog:
         armor=_unique(armor, "armor.json"), characters=_unique(chars, "characters.json"),
         spells=_unique(spells, "spells.json"),
     )
+
+
+def spell_def(name: str) -> SpellDef:
+    """The catalogue entry of one spell (``data/spells.json``)."""
+    return catalog().spells[name]

@@ -18,20 +18,14 @@ from combatlog.rulesets.magic_realm import events as e
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import letter
 from combatlog.rulesets.magic_realm.magic import peaceful
-from combatlog.rulesets.magic_realm.plays import check_actions, check_play, check_targets
-from combatlog.rulesets.magic_realm.rounds import (
-    assign_randomly, deciders, resolve, start_melee, unassigned_denizens,
-)
+from combatlog.rulesets.magic_realm.plays import check_actions, check_fatigue, check_play, check_targets
+from combatlog.rulesets.magic_realm.rounds import assign_randomly, resolve, start_melee
 from combatlog.rulesets.magic_realm.sealed import RULE as SEALED_RULE
 from combatlog.rulesets.magic_realm.sealed import fresh_seed_events, sealed_for
 from combatlog.rulesets.magic_realm.state import MRState
+from combatlog.rulesets.magic_realm.turns import STEP_RULES  # noqa: F401  (ruleset.py reads it from here)
+from combatlog.rulesets.magic_realm.turns import deciders, need_step, need_turn, unassigned_denizens
 from combatlog.rulesets.magic_realm.work import Work
-
-STEP_NAMES = {"lure": "luring", "deploy": "deployment", "actions": "actions", "targets": "target selection",
-              "plays": "attacks and maneuvers", "resolve": "resolution", "fatigue": "the Fatigue Step"}
-STEP_RULES = {"lure": "MR 001 Luring", "deploy": "MR 001 Deployment", "actions": "MR 001 Actions",
-              "targets": "MR 8.4.2", "plays": "MR 8.4.5", "resolve": "MR 8.4.6", "fatigue": "MR 001 Fatigue Step"}
-
 
 def _roller(dice: DicePort):  # type: ignore[no-untyped-def]
     def roll(label: str, notation: str, purpose: str, by: str) -> tuple[int, ...]:
@@ -50,45 +44,6 @@ def _labels(step, state: MRState) -> list[str]:  # type: ignore[no-untyped-def]
 
     step(Work(state, 0, record))
     return labels
-
-
-def need_step(state: MRState, step: str, what: str) -> None:
-    """Refuse ``what`` outside its step, saying what the combat waits for and from whom."""
-    if state.step == step:
-        return
-    order = list(STEP_NAMES)
-    now = STEP_NAMES.get(state.step, state.step)
-    if step in order and state.step in order and order.index(step) < order.index(state.step):
-        when = f"too late for round {state.round}: the combat is at {now}"
-    else:
-        when = f"not yet: the combat is at {now} of round {state.round}"
-    raise IllegalCommand(f"{what}: {when}{_waiting_for(state)}", rule=STEP_RULES.get(step, "MR 001"))
-
-
-def _waiting_for(state: MRState) -> str:
-    """", waiting for alice (bk) and bob (amazon) (lure denizens or pass: mr lure)", from ``pending``."""
-    from combatlog.rulesets.magic_realm import RULESET
-
-    by_what: dict[str, list[str]] = {}
-    for p in RULESET.pending(state):
-        by_what.setdefault(p.what, []).append(p.who)
-    if not by_what:
-        return ""
-    parts = [f"{' and '.join(who) if len(who) < 3 else ', '.join(who[:-1]) + ' and ' + who[-1]} ({what})"
-             for what, who in by_what.items()]
-    return ", waiting for " + "; ".join(parts)
-
-
-def need_turn(state: MRState, cid: str, step: str) -> None:
-    if cid not in state.characters:
-        raise InvalidCommand(f"no character {cid!r} (characters: {', '.join(state.characters)})")
-    waiting = deciders(state, step)
-    if cid not in waiting:
-        if step == "targets" and waiting:
-            raise IllegalCommand(f"it is {waiting[0]}'s turn to select targets (Attention chits: "
-                                 f"{', '.join(state.attention)})", rule="MR 8.4.2")
-        raise IllegalCommand(f"{cid} has nothing to decide in {STEP_NAMES.get(step, step)} now",
-                             rule=STEP_RULES.get(step, "MR 001"))
 
 
 def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
@@ -155,8 +110,6 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
         case c.Fatigue():
             need_step(state, "fatigue", "paying fatigue")
             need_turn(state, command.character, "fatigue")
-            from combatlog.rulesets.magic_realm.plays import check_fatigue
-
             fat, change, wounds = check_fatigue(state, command)
             return [e.FatiguePaid(character=command.character, fatigue=fat, change=change, wounds=wounds)]
         case c.Concede():

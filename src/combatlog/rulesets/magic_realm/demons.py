@@ -8,8 +8,7 @@ from __future__ import annotations
 import msgspec
 
 from combatlog.rulesets.magic_realm import rules as q
-from combatlog.rulesets.magic_realm.harm import Effects
-from combatlog.rulesets.magic_realm.melee import Attack
+from combatlog.rulesets.magic_realm.hits import Attack, Effects
 from combatlog.rulesets.magic_realm.tables import high_die
 from combatlog.rulesets.magic_realm.work import Work
 

@@ -37,14 +37,13 @@ from collections.abc import Sequence
 from combatlog.dice.notation import parse_dice
 from combatlog.events.base import Event
 from combatlog.rulesets.base import DiceUse
+from combatlog.rulesets.magic_realm.evolve import evolve
 from combatlog.rulesets.magic_realm.state import MRState
 from combatlog.rulesets.magic_realm.work import OBSERVER
 
 
 def dice_uses(state: MRState, event: Event) -> Sequence[DiceUse]:
     """Every die the fold of ``event`` reads, in the order it reads them."""
-    from combatlog.rulesets.magic_realm.evolve import evolve
-
     reads: dict[str, DiceUse] = {}
 
     def observe(label: str, notation: str, purpose: str, faces: tuple[int, ...] | None) -> tuple[int, ...]:

@@ -6,12 +6,15 @@ import msgspec
 
 from combatlog.events.base import Event
 from combatlog.events.core import DiceRolled
+from combatlog.events.core import DecisionMarked, OrdersCommitted, OrdersRevealed
 from combatlog.rulesets.magic_realm import events as e
 from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.bounty import treachery_loss
+from combatlog.rulesets.magic_realm.fatigue import options, owed
+from combatlog.rulesets.magic_realm.magic import break_by_naming
 from combatlog.rulesets.magic_realm.rounds import (
     advance, apply_fatigue, assign_randomly, resolve, start_melee,
 )
-from combatlog.events.core import DecisionMarked, OrdersCommitted, OrdersRevealed
 from combatlog.rulesets.magic_realm.sealed import fold_sealed, note_choice, record_plays
 from combatlog.rulesets.magic_realm.state import Action, MRState, SpellCast
 from combatlog.rulesets.magic_realm.work import Work
@@ -36,8 +39,6 @@ def evolve(state: MRState, event: Event, seq: int) -> MRState:
     w.set(last_round=state.round)  # an event that ends a round still belongs to it
     match event:
         case e.Lured():
-            from combatlog.rulesets.magic_realm.magic import break_by_naming
-
             break_by_naming(w, event.character, set(event.lures), "lures")
             assigned = dict(state.assigned)
             for did, lurer in sorted(event.lures.items()):
@@ -68,8 +69,6 @@ def evolve(state: MRState, event: Event, seq: int) -> MRState:
         case e.Conceded():
             concede(w, event)
         case e.FatiguePaid():
-            from combatlog.rulesets.magic_realm.fatigue import options, owed
-
             c = state.characters[event.character]
             need, types = owed(c, state.used.get(c.id, ()))
             match = next((o for o in options(c, need, types)
@@ -91,8 +90,6 @@ def _deploy(w: Work, ev: e.Deployed) -> None:
     deployed = dict(st.deployed)
     order = list(st.deploy_order)
     if ev.hirelings or ev.charge:
-        from combatlog.rulesets.magic_realm.magic import break_by_naming
-
         break_by_naming(w, ev.character, set(ev.hirelings.values()) | ({ev.charge} if ev.charge else set()),
                         "assigns an attack on")
     battle_rebels(w, ev.character, set(ev.hirelings.values()))
@@ -163,8 +160,6 @@ def _action(w: Work, ev: e.ActionDeclared) -> None:
 
 def _targets(w: Work, ev: e.TargetsChosen) -> None:
     """Target selection, unhiding and treachery (MR 8.4.2)."""
-    from combatlog.rulesets.magic_realm.bounty import treachery_loss
-
     st = w.view()
     cid = ev.character
     targets = dict(st.targets)
@@ -181,8 +176,6 @@ def _targets(w: Work, ev: e.TargetsChosen) -> None:
         named.append(tid)
         w.step("MR 8.4.2", f"{cid} has {hid} attack {q.name(st, tid)}")
     if named or ev.spell_targets:
-        from combatlog.rulesets.magic_realm.magic import break_by_naming
-
         break_by_naming(w, cid, set(named) | set(ev.spell_targets), "names as a target")
         st = w.view()
     if ev.spell_targets:

@@ -11,7 +11,9 @@ from itertools import groupby
 
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import DIRS, RED, letter
-from combatlog.rulesets.magic_realm.melee import Attack, order_key
+from combatlog.rulesets.magic_realm.demons import demon_attack
+from combatlog.rulesets.magic_realm.hits import Attack, Effects
+from combatlog.rulesets.magic_realm.melee import order_key
 from combatlog.rulesets.magic_realm.state import Armor, Character
 from combatlog.rulesets.magic_realm.tables import MISSILE_RULE, Harm, high_die, missile_change
 from combatlog.rulesets.magic_realm.work import Work
@@ -53,16 +55,6 @@ def armor_for(c: Character, direction: int, shield_box: int) -> int | None:
         if covers and (best is None or a.layer < best[0]):
             best = (a.layer, i)
     return None if best is None else best[1]
-
-
-class Effects:
-    """What one simultaneous group of hits does; applied together (MR 8.4.9m)."""
-
-    def __init__(self) -> None:
-        self.kills: list[tuple[str, str]] = []  # (victim, killer)
-        self.horse_kills: list[tuple[str, str, str]] = []  # (rider, horse, killer)
-        self.armor: list[tuple[str, int, str]] = []
-        self.wounds: list[tuple[str, str]] = []
 
 
 def harm_character(w: Work, a: Attack, h: Harm, fx: Effects) -> str:
@@ -214,8 +206,6 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
                 continue
             w.step("MR 8.4.9", f"{q.name(w.view(), a.attacker)} hits {q.name(w.view(), a.target)} ({a.hit})")
             if a.kind == "demon":
-                from combatlog.rulesets.magic_realm.demons import demon_attack
-
                 results[i] = demon_attack(w, a, fx)
             else:
                 h = base_harm(w, a)

@@ -20,6 +20,7 @@ import msgspec
 
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.data import spell_def
 from combatlog.rulesets.magic_realm.state import MRState, SpellCast
 from combatlog.rulesets.magic_realm.work import Work
 
@@ -337,8 +338,6 @@ def end_of_round(w: Work) -> None:
     """Spells of the round that do not last expire; lasting ones stay on their targets unless every
     target is gone (MR 8.4.3, 8.4.4)."""
     st = w.view()
-    from combatlog.rulesets.magic_realm.spells import spell_def
-
     for i, s in enumerate(st.spells):
         if s.status != "working":
             continue

@@ -5,35 +5,15 @@ hands the hits to ``harm.py`` (MR 8.4.9).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import BOXES, DIRS, MANEUVERS, letter
-from combatlog.rulesets.magic_realm.state import Melee
+from combatlog.rulesets.magic_realm.hits import Attack
+from combatlog.rulesets.magic_realm.magic import peaceful, protected
+from combatlog.rulesets.magic_realm.state import AttackRec, Melee
 from combatlog.rulesets.magic_realm.tables import REPOSITION_RULE, TACTICS_RULE, reposition, tactics_flip
 from combatlog.rulesets.magic_realm.work import Work
 
 AREA_NAMES = {"box": "red box", "circle": "attack circle", "square": "maneuver square"}
-
-
-@dataclass
-class Attack:
-    attacker: str
-    target: str
-    direction: int
-    time: int
-    length: int
-    harm: int  # level
-    stars: int
-    missile: bool = False
-    archer: bool = False
-    kind: str = "denizen"  # weapon, dagger, denizen, spell, demon
-    table: str = ""  # demons: the table their spell attack rolls on
-    bonus: bool = False  # a stronger Fight chit adds a level (MR 8.4.9)
-    weapon: str = ""
-    label: str = ""  # missile-table dice label
-    hit: str = ""  # "undercut", "intercept" or "" (miss)
-    vs_horse: str = ""  # the horse whose maneuver decided the hit (MR 8.4.9 native horses)
 
 
 def horse_of(w: Work, pid: str) -> str:
@@ -226,8 +206,6 @@ def build_attacks(w: Work, pos: dict[str, tuple[str, str, int]], where: dict[str
             w.step("MR 8.4.2", f"{q.name(st, did)}'s attack on {q.name(st, target)} is cancelled: rebels and "
                    "monsters or unhired natives cannot attack each other")
             continue
-        from combatlog.rulesets.magic_realm.magic import peaceful, protected
-
         if peaceful(st, d.parent or did):
             w.step("MR 8.4.4 Preventing Attacks", f"{q.name(st, did)} is under Peace: it does not attack")
             continue
@@ -317,8 +295,6 @@ def order_key(st_round: int, first_of_day: bool, a: Attack) -> tuple[int, int]:
 
 def record(pos: dict[str, tuple[str, str, int]], attacks: list[Attack], results: dict[int, str],
            tremendous: dict[str, str]) -> Melee:
-    from combatlog.rulesets.magic_realm.state import AttackRec
-
     recs = tuple(AttackRec(attacker=a.attacker, target=a.target, direction=a.direction, time=a.time, length=a.length,
                            harm=letter(a.harm) + "*" * a.stars if a.kind != "demon" else a.table,
                            result=results.get(i, a.hit or "miss"))

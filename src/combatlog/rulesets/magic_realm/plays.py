@@ -8,20 +8,22 @@ when the plays are revealed (MR 8.4.5 'illegal plays are cancelled').
 
 from __future__ import annotations
 
+import msgspec
+
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.magic_realm import commands as c
 from combatlog.rulesets.magic_realm import rules as q
-from combatlog.rulesets.magic_realm.data import letter
+from combatlog.rulesets.magic_realm.data import letter, spell_def
+from combatlog.rulesets.magic_realm.fatigue import RULE as FATIGUE_RULE
+from combatlog.rulesets.magic_realm.fatigue import check_wounds, options, owed, played_text
+from combatlog.rulesets.magic_realm.magic import committed, in_effect, peaceful, refuse_protected, resolve_targets
+from combatlog.rulesets.magic_realm.melee import _fill
+from combatlog.rulesets.magic_realm.spells import MODELLED, working_spell
 from combatlog.rulesets.magic_realm.state import Character, Chit, MRState
+from combatlog.rulesets.magic_realm.work import Work
 
 ONE_USE = "MR 8.4.5 one use"
 PREVENT = "MR 8.4.4 Preventing Attacks"
-
-
-def peaceful(state: MRState, pid: str) -> bool:
-    from combatlog.rulesets.magic_realm.magic import peaceful as under_peace
-
-    return under_peace(state, pid)
 
 
 def _chit(state: MRState, cid: str, ref: str, actions: tuple[str, ...], rule: str) -> Chit:
@@ -36,8 +38,6 @@ def _chit(state: MRState, cid: str, ref: str, actions: tuple[str, ...], rule: st
         raise IllegalCommand(f"{chit.id} {chit.label} is {chit.status}", rule=rule)
     if chit.id in state.used.get(cid, ()):
         raise IllegalCommand(f"{chit.id} {chit.label} was already played this round", rule=ONE_USE)
-    from combatlog.rulesets.magic_realm.magic import committed
-
     spell = committed(state, cid).get(chit.id)
     if spell:
         raise IllegalCommand(f"{chit.id} {chit.label} is committed to his {spell}, still in effect: it cannot be "
@@ -121,9 +121,6 @@ def check_actions(state: MRState, cmd: c.Act) -> None:
 def _check_cast(state: MRState, cmd: c.Act) -> None:
     """Casting: a recorded spell with a Magic chit of its type, or a Spell card in an active Artifact
     or Spell Book (MR 8.4.3), and the spell's colour magic (MR 001 Actions)."""
-    from combatlog.rulesets.magic_realm.magic import in_effect
-    from combatlog.rulesets.magic_realm.spells import MODELLED, spell_def
-
     char = state.characters[cmd.character]
     rule = "MR 001 Actions"
     if cmd.spell not in MODELLED:
@@ -174,13 +171,9 @@ def check_targets(state: MRState, cmd: c.Target) -> tuple[str, ...]:
     char = state.characters[cmd.character]
     rule = "MR 8.4.2"
     where = q.sheets(state)
-    from combatlog.rulesets.magic_realm.spells import spell_def
-
     cast = next((s for s in state.spells if s.caster == cmd.character and s.status == "cast"), None)
     chosen: tuple[str, ...] = ()
     if cast is not None:
-        from combatlog.rulesets.magic_realm.magic import refuse_protected, resolve_targets
-
         d = spell_def(cast.spell)
         chosen = resolve_targets(state, cmd.character, cast.spell, d.target, cmd.spell_targets)
         refuse_protected(state, chosen)
@@ -272,8 +265,6 @@ def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
     for v, what in ((cmd.attack, "attack circle"), (cmd.maneuver, "maneuver square"), (cmd.shield, "shield box")):
         if v not in (0, 1, 2, 3):
             raise InvalidCommand(f"{what} is 1, 2 or 3 (thrust/charge, swing/dodge, smash/duck)")
-    from combatlog.rulesets.magic_realm.spells import spell_def, working_spell
-
     spell = working_spell(state, cmd.character)
     fight = move = ""
     if not char.present and (cmd.attack or cmd.fight or cmd.maneuver or cmd.move or cmd.horse or cmd.shield
@@ -345,8 +336,6 @@ def _check_form_play(state: MRState, cmd: c.Play, char: Character) -> None:
     if cmd.fight or cmd.move or cmd.horse or cmd.alert_only:
         raise IllegalCommand(f"{char.name} is transmorphized into {form.name}: he attacks and maneuvers with the "
                              "monster's values (--attack, --maneuver), not with chits or a horse", rule=rule)
-    from combatlog.rulesets.magic_realm.spells import working_spell
-
     if cmd.attack and working_spell(state, cmd.character) is not None:
         raise IllegalCommand("his spell came to life this round: no normal attack", rule="MR 8.4.5")
     if cmd.attack and not state.targets.get(cmd.character):
@@ -375,9 +364,6 @@ def _check_form_play(state: MRState, cmd: c.Play, char: Character) -> None:
 def _check_place(state: MRState, cmd: c.Play) -> None:
     """Counters on his section go in the red boxes, as many boxes filled as possible,
     a monster apart from its head or club (MR 8.4.2, 8.4.7)."""
-    from combatlog.rulesets.magic_realm.melee import _fill
-    from combatlog.rulesets.magic_realm.work import Work
-
     where = q.sheets(state)
     mine = q.on_sheet(state, cmd.character, where) if state.characters[cmd.character].present else []
     horses = {state.denizens[p].horse.id for p in mine if state.denizens[p].horse is not None}  # type: ignore[union-attr]
@@ -415,10 +401,6 @@ def _check_place(state: MRState, cmd: c.Play) -> None:
 
 def check_fatigue(state: MRState, cmd: c.Fatigue) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     """The player's fatigue and wounds must be one of the legal choices (MR 001 Fatigue Step)."""
-    import msgspec
-
-    from combatlog.rulesets.magic_realm.fatigue import RULE, check_wounds, options, owed, played_text
-
     char = state.characters[cmd.character]
     ids = lambda refs: tuple(_any_chit(char, r) for r in refs)  # noqa: E731
     fat, wounds = ids(cmd.fatigue), ids(cmd.wounds)
@@ -429,7 +411,7 @@ def check_fatigue(state: MRState, cmd: c.Fatigue) -> tuple[tuple[str, ...], str,
     if match is None:
         listed = "; ".join(o.text(char) for o in opts[:12])
         raise IllegalCommand(f"{char.name} owes {need} asterisk(s) (played: {played_text(types)}; each type is paid "
-                             f"with its own chits); legal choices: {listed}", rule=RULE)
+                             f"with its own chits); legal choices: {listed}", rule=FATIGUE_RULE)
     after = list(char.chits)
     for k, ch in enumerate(after):
         if ch.id in fat:
@@ -438,7 +420,7 @@ def check_fatigue(state: MRState, cmd: c.Fatigue) -> tuple[tuple[str, ...], str,
             after[k] = msgspec.structs.replace(ch, status="active")
     why = check_wounds(char, tuple(after), char.wounds, match.shortfall, wounds)
     if why:
-        raise IllegalCommand(why, rule=RULE)
+        raise IllegalCommand(why, rule=FATIGUE_RULE)
     return fat, change, wounds
 
 

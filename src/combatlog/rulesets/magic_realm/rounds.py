@@ -12,48 +12,20 @@ from combatlog.rulesets.magic_realm.bounty import credit
 from combatlog.rulesets.magic_realm.data import letter
 from combatlog.rulesets.magic_realm.fatigue import RULE as FATIGUE_RULE
 from combatlog.rulesets.magic_realm.fatigue import dies_of_wounds, owed
-from combatlog.rulesets.magic_realm.state import Melee, Plays
+from combatlog.rulesets.magic_realm.harm import flip_weapon, inflict
+from combatlog.rulesets.magic_realm.magic import PACIFY_RULE, not_attacking
+from combatlog.rulesets.magic_realm.melee import (
+    build_attacks, decide_hits, initial_positions, record, reposition_and_tactics,
+)
+from combatlog.rulesets.magic_realm.sealed import reveal_early
+from combatlog.rulesets.magic_realm.spells import attack_spells, energize
+from combatlog.rulesets.magic_realm.spells import end_of_round as spells_end_of_round
+from combatlog.rulesets.magic_realm.state import LastMelee, Melee, Plays
+from combatlog.rulesets.magic_realm.turns import deciders, unassigned_denizens
 from combatlog.rulesets.magic_realm.work import Work
 
 replace = msgspec.structs.replace
 END_RULE = "MR 001 Disengagement / MR tables: End of combat"
-
-
-# -- who must decide in each step -------------------------------------------------------
-
-
-def unassigned_denizens(st) -> list[str]:  # type: ignore[no-untyped-def]
-    """Uncontrolled denizens free to be lured or assigned; one under Peace cannot be assigned
-    (MR spells: Peace; MR 8.4.4 Preventing Attacks)."""
-    from combatlog.rulesets.magic_realm.magic import peaceful
-
-    where = q.sheets(st)
-    return sorted(d.id for d in st.denizens.values()
-                  if d.alive and not d.owner and not d.parent and d.id not in where
-                  and d.id not in st.pinned and not peaceful(st, d.id))
-
-
-def deciders(st, step: str) -> list[str]:  # type: ignore[no-untyped-def]
-    """Characters who still owe a decision in ``step``."""
-    done = set(st.done)
-    if step == "lure":
-        who = q.participants(st) if unassigned_denizens(st) else []
-    elif step == "deploy":
-        present = q.in_clearing(st)
-        who = [c for c in q.participants(st)
-               if q.unassigned_hirelings(st, c) or (c in present and len(present) > 1 and not q.red_on_sheet(st, c))]
-    elif step == "actions":
-        who = [c for c in q.in_clearing(st) if c not in st.charges]
-    elif step == "targets":
-        who = [c for c in st.attention if q.alive_char(st, c)]
-        return [c for c in who if c not in done][:1]  # one at a time, in Attention order
-    elif step == "plays":
-        who = q.participants(st)
-    elif step == "fatigue":
-        who = [c for c, n in st.owed.items() if n or st.characters[c].wounds]
-    else:
-        who = []
-    return [c for c in who if c not in done]
 
 
 def advance(w: Work) -> None:
@@ -75,12 +47,8 @@ def advance(w: Work) -> None:
         elif step in ("actions", "resolve"):
             return  # waits for `mr melee` / `mr resolve` (dice)
         elif step == "targets":
-            from combatlog.rulesets.magic_realm.spells import energize
-
             energize(w)
             w.set(step="plays", done=())
-            from combatlog.rulesets.magic_realm.sealed import reveal_early
-
             reveal_early(w)
         elif step == "plays":
             reveal(w)
@@ -117,8 +85,6 @@ def assign_randomly(w: Work) -> None:
     targets = sorted([c for c in q.in_clearing(st) if not st.characters[c].hidden]
                      + [h for c in q.in_clearing(st) for h in q.hirelings_of(st, c)])
     assigned = dict(st.assigned)
-    from combatlog.rulesets.magic_realm.magic import PACIFY_RULE, not_attacking
-
     for did in unassigned_denizens(st):
         spared = not_attacking(st, did)
         eligible = [t for t in targets if t not in spared]  # pacified: not the caster and his hirelings
@@ -243,12 +209,6 @@ def reveal(w: Work) -> None:
 
 
 def resolve(w: Work) -> None:
-    from combatlog.rulesets.magic_realm.harm import inflict
-    from combatlog.rulesets.magic_realm.melee import (
-        build_attacks, decide_hits, initial_positions, record, reposition_and_tactics,
-    )
-    from combatlog.rulesets.magic_realm.spells import attack_spells
-
     where = q.sheets(w.view())
     pos = initial_positions(w, where)
     reposition_and_tactics(w, pos, where)
@@ -342,19 +302,13 @@ def end_round(w: Work) -> None:
         w.step("MR 001 Disengagement", "become unassigned: " + ", ".join(dropped))
     for cid, how in st.weapon_flip.items():
         if cid in w.chars and w.chars[cid].weapon is not None:
-            from combatlog.rulesets.magic_realm.harm import flip_weapon
-
             flip_weapon(w, cid, how == "alert", "Fight chit played without a target")
     for cid in list(w.chars):
         if w.chars[cid].wounds:
             w.char(cid, wounds=0)
-    from combatlog.rulesets.magic_realm.spells import end_of_round
-
-    end_of_round(w)
+    spells_end_of_round(w)
     st = w.view()
     if st.melee is not None:
-        from combatlog.rulesets.magic_realm.state import LastMelee
-
         w.set(last_melee=LastMelee(round=st.round, melee=st.melee, plays=dict(st.plays), targets=dict(st.targets),
                                    cancelled=dict(st.cancelled)))
     active = st.active_round

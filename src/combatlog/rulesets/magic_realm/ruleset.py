@@ -96,9 +96,8 @@ class MagicRealm(Ruleset[MRState]):
         rule = STEP_RULES.get(state.step, "MR 001")
         who = deciders(state, state.step)
         player = lambda cid: f"{state.characters[cid].player} ({cid})"  # noqa: E731
-        what = {"lure": "lure denizens or pass: mr lure", "deploy": "deploy hirelings / charge or pass: mr deploy",
-                "actions": "declare an action (or none): mr action", "targets": "select targets: mr target",
-                "plays": "play attack, maneuver, armor and place counters (secret): mr play"}
+        from combatlog.rulesets.magic_realm.turns import STEP_ASKS as what
+
         if state.step == "fatigue":
             out = []
             for cid in who:

@@ -29,8 +29,11 @@ from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import DecisionMarked, OrdersCommitted, OrdersRevealed
 from combatlog.rulesets.magic_realm import commands as c
+from combatlog.rulesets.base import Pending
 from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.plays import check_play
 from combatlog.rulesets.magic_realm.state import MRState, Plays
+from combatlog.rulesets.magic_realm.turns import deciders, need_step
 from combatlog.rulesets.magic_realm.work import Work
 from combatlog.trust.api import decision_point, track_sealed
 
@@ -67,8 +70,6 @@ def sealed_for(state: MRState, cid: str) -> bool:
 
 def owners(state: MRState) -> list[str]:
     """Pinned players with a character still to play in this Melee Step."""
-    from combatlog.rulesets.magic_realm.rounds import deciders
-
     return sorted({state.characters[cid].player for cid in deciders(state, "plays") if sealed_for(state, cid)})
 
 
@@ -116,9 +117,6 @@ def play_orders(cmd: c.Play) -> dict[str, Any]:
 def check_orders(state: MRState, step: str, player: str, orders: dict[str, Any]) -> None:
     """Refuse sealed orders ``mr play`` would refuse (MR 8.4.5), naming the rule; steps that are not
     Magic Realm's (no ``r<N>/plays|assign|attention`` name) are left to the players."""
-    from combatlog.rulesets.magic_realm.decide import need_step
-    from combatlog.rulesets.magic_realm.plays import check_play
-
     parsed = parse_step(step)
     if parsed is None:
         return
@@ -179,9 +177,6 @@ def apply_revealed(w: Work, player: str, orders: Any) -> None:
     Decision: a revealed play that ``mr play`` would refuse (possible only from a client that
     skipped ``check_orders``) is void: that character plays nothing this round, and the step says
     why with the rule. A character the orders leave out plays nothing."""
-    from combatlog.rulesets.magic_realm.plays import check_play
-    from combatlog.rulesets.magic_realm.rounds import deciders
-
     st = w.view()
     try:
         plays = plays_of(orders)
@@ -274,9 +269,6 @@ def seed_hint(state: MRState, kind: str, phase: str) -> str:
 
 def plays_pending(state: MRState, plain: list[str]) -> list[Any]:
     """``pending`` at the plays of a combat with pinned players: who commits, who reveals."""
-    from combatlog.rulesets.base import Pending
-    from combatlog.rulesets.magic_realm.rounds import deciders
-
     step = step_name(state)
     info = state.sealed.get(step)
     waiting = info.waiting() if info is not None else [(p, "commit") for p in

@@ -13,8 +13,10 @@ from __future__ import annotations
 import msgspec
 
 from combatlog.rulesets.magic_realm import rules as q
-from combatlog.rulesets.magic_realm.data import catalog, level_of
-from combatlog.rulesets.magic_realm.melee import Attack
+from combatlog.rulesets.magic_realm.data import level_of, spell_def
+from combatlog.rulesets.magic_realm.magic import before_effect, effect, end_spell, peaceful, protected, take_effect
+from combatlog.rulesets.magic_realm.magic import end_of_round as spells_end
+from combatlog.rulesets.magic_realm.hits import Attack
 from combatlog.rulesets.magic_realm.work import Work
 
 replace = msgspec.structs.replace
@@ -24,15 +26,9 @@ MODELLED = ("Fiery Blast", "Lightning Bolt", "Stones Fly", "Roof Collapses",
 ACTIVATION = "MR 8.4.3"
 
 
-def spell_def(name: str):  # type: ignore[no-untyped-def]
-    return catalog().spells[name]
-
-
 def energize(w: Work) -> None:
     """Spells come to life in order of completion time; faster ones cancel slower spells
     of the characters they target; equal times do not cancel (MR 8.4.3)."""
-    from combatlog.rulesets.magic_realm.magic import before_effect, effect, protected, take_effect
-
     st = w.view()
     if not any(s.status == "cast" for s in st.spells):
         return
@@ -77,16 +73,12 @@ def energize(w: Work) -> None:
         spells[i] = s
         w.set(spells=tuple(spells))
         if s.status == "expired":
-            from combatlog.rulesets.magic_realm.magic import end_spell
-
             end_spell(w, i, "expired", s.why, ACTIVATION)
     w.set(active_round=True)
 
 
 def _end(w: Work, i: int, status: str, why: str, rule: str, extra: str = "") -> None:
     """A spell stopped before it goes into effect: its Magic chit fatigues (MR 8.4.3)."""
-    from combatlog.rulesets.magic_realm.magic import end_spell
-
     end_spell(w, i, status, why + extra, rule)
 
 
@@ -105,8 +97,6 @@ def attack_spells(w: Work, pos: dict[str, tuple[str, str, int]]) -> list[Attack]
         d = spell_def(s.spell)
         if d.attack is None or not q.alive(st, s.caster):
             continue
-        from combatlog.rulesets.magic_realm.magic import peaceful, protected
-
         if peaceful(st, s.caster):
             w.step("MR 8.4.4 Preventing Attacks", f"{s.caster} is under Peace: his {s.spell} does not attack")
             continue
@@ -150,6 +140,4 @@ def _distribution(spell: str, targets: list[str]) -> dict[str, int]:
 
 def end_of_round(w: Work) -> None:
     """Attack spells expire at the end of the round (MR 8.4.4); lasting spells stay (MR 8.4.3)."""
-    from combatlog.rulesets.magic_realm.magic import end_of_round as spells_end
-
     spells_end(w)

@@ -30,7 +30,8 @@ from combatlog.events.core import OrdersCommitted, OrdersRevealed
 from combatlog.rulesets.osric import commands as c
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
-from combatlog.rulesets.osric.evolve import DECLARE, _log, describe_declaration
+from combatlog.rulesets.osric.entries import DECLARE, describe_declaration
+from combatlog.rulesets.osric.entries import log_entry as _log
 from combatlog.rulesets.osric.state import OsricState
 from combatlog.trust.api import track_sealed
 

@@ -17,23 +17,17 @@ from combatlog.rulesets.drawn import note_drawn, prune
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric import tables as t
+from combatlog.rulesets.osric.declare import evolve_sealed, record
+from combatlog.rulesets.osric.entries import (
+    CLOSING, DEATH, DECLARE, DEX_SURPRISE, MONSTER_SURPRISE, MORALE, NEGOTIATION, RETREAT, ROUND, SLEEPING, SURPRISE,
+    TABLE, describe_declaration,
+)
+from combatlog.rulesets.osric.entries import log_entry as _log
 from combatlog.rulesets.osric.setup import build_combatant, normalise_options
-from combatlog.rulesets.osric.state import END, LATE, NORMAL, ROUND_END, Casting, Entry, Live, OsricState, segment_of, tick
+from combatlog.rulesets.osric.state import END, NORMAL, ROUND_END, Casting, Live, OsricState, segment_of, tick
 
 replace = msgspec.structs.replace
 
-SURPRISE = "OSRIC Combat: Determine Surprise"
-DEX_SURPRISE = "OSRIC Combat: Determine Surprise (individual surprise bonus)"
-MONSTER_SURPRISE = "OSRIC Combat: Determine Surprise (advanced monster surprise)"
-DECLARE = "OSRIC Combat: Declare Spells and General Actions"
-ROUND = "OSRIC Combat: Round Completion"
-DEATH = "OSRIC Combat: Damage and Death"
-MORALE = "OSRIC Combat: Morale"
-NEGOTIATION = "OSRIC Combat: Negotiation and Diplomacy"
-CLOSING = "OSRIC Combat: Closing into Combat"
-RETREAT = "OSRIC Combat: Fighting Retreat"
-SLEEPING = "OSRIC Combat: Sleeping Opponent"
-TABLE = "OSRIC Combat: referee's ruling"
 DISABLING = ("sleeping", "held")  # conditions that stop a combatant from acting
 
 
@@ -55,15 +49,6 @@ def initial_state(genesis: CombatStarted) -> OsricState:
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-def _log(s: OsricState, seq: int, text: str, rule: str, dice: tuple[str, ...] = (), t_: int | None = None,
-         side: str = "") -> OsricState:
-    at = s.cursor if t_ is None else t_
-    seg = segment_of(at, s.round) if s.phase in ("round", "surprise") and at >= tick(s.round, 1) else 0
-    entry = Entry(seq=seq, round=s.round, segment=seg, text=text, rule=rule, dice=dice,
-                  late=bool(at % 4 == LATE) and seg > 0, side=side)
-    return replace(s, log=s.log + (entry,))
 
 
 def _live(s: OsricState, name: str, **changes: Any) -> OsricState:
@@ -145,8 +130,6 @@ def evolve(s: OsricState, ev: Event, seq: int) -> OsricState:  # noqa: C901 - on
         case e.RoundEnded():
             return _end_round(s, ev, seq)
         case e.ActionsDeclared():
-            from combatlog.rulesets.osric.declare import record
-
             return record(s, ev.side, ev.declarations, seq)
         case e.InitiativeRolled():
             return _initiative(s, ev, seq)
@@ -257,24 +240,9 @@ def evolve(s: OsricState, ev: Event, seq: int) -> OsricState:  # noqa: C901 - on
             drawn = note_drawn(s.dice_drawn, ev.label, s.round)
             return s if drawn is s.dice_drawn else replace(s, dice_drawn=drawn)
         case OrdersCommitted() | OrdersRevealed():
-            from combatlog.rulesets.osric.declare import evolve_sealed
-
             return evolve_sealed(s, ev, seq)  # sealed declarations (trust layer)
         case _:
             return s  # other core events change nothing here
-
-
-def describe_declaration(d: e.Declaration) -> str:
-    text = f"{d.who} {d.action}"
-    if d.action == "spell":
-        text += f" {d.spell} ({d.casting} segment(s))"
-    if d.weapon:
-        text += f" with {d.weapon}"
-    if d.target:
-        text += f" at {d.target}"
-    if d.text:
-        text += f": {d.text}"
-    return text
 
 
 def _engage(s: OsricState, a: str, b: str) -> OsricState:
