@@ -58,7 +58,8 @@ def show(
     viewer = viewer_of(st)
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "ruleset": meta.ruleset, "seq": folded.core.head_seq,
-                    "round": ruleset.round_of(state), "finished": ruleset.finished(state),
+                    "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
+                    "finished": ruleset.finished(state),
                     "state": ruleset.describe(state, viewer)})
         return
     echo(f"{meta.name} ({ruleset.info.title}) at seq {folded.core.head_seq}")
@@ -75,11 +76,12 @@ def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = 
     pending = ruleset.pending(state)
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
-                    "round": ruleset.round_of(state), "finished": ruleset.finished(state),
+                    "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
+                    "finished": ruleset.finished(state),
                     "pending": [{"who": p.who, "what": p.what, "options": list(p.options), "rule": p.rule}
                                 for p in pending]})
         return
-    where = "finished" if ruleset.finished(state) else f"round {ruleset.round_of(state)}"
+    where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     echo(f"{meta.name}: {where}, seq {folded.core.head_seq}")
     if not pending:
         echo("  nothing pending")

@@ -46,6 +46,10 @@ class Osric(Ruleset[OsricState]):
     def round_of(self, state: OsricState) -> int:
         return state.round
 
+    def current_round(self, state: OsricState) -> int:
+        # Between rounds the gm's next decision is to start the next round.
+        return state.round + 1 if state.phase == "between" and not state.ended else state.round
+
     def finished(self, state: OsricState) -> bool:
         return state.ended
 
