@@ -307,30 +307,14 @@ def sheets(ctx: typer.Context, stream: str = stream_argument(),
 
     Example: combatlog mr sheets cave --round 2
     """
-    data = _view(ctx, stream, round_no, "sheets")
     if as_json:
-        print_json(data)
+        print_json(_view(ctx, stream, round_no, "sheets"))
         return
-    from combatlog.rulesets.magic_realm.data import BOXES, DIRS, MANEUVERS
+    from combatlog.cli.views import viewer_of
+    from combatlog.rulesets.magic_realm.views import render_sheets
 
-    for sheet in data:
-        echo(f"Melee Section of {sheet['owner']} ({sheet['kind']})")
-        for area, label, names in (("boxes", "red box", BOXES), ("circles", "attack circle", DIRS),
-                                   ("squares", "maneuver square", MANEUVERS)):
-            for i in ("1", "2", "3"):
-                echo(f"  {label} {i} {names[int(i)]:<17} {'; '.join(sheet[area].get(i, [])) or '-'}")
-        if sheet["unplaced"]:
-            echo(f"  not yet placed: {'; '.join(sheet['unplaced'])}")
-        if isinstance(sheet.get("plays"), str):
-            echo(f"  plays: {sheet['plays']}")
-        elif "attack" in sheet:
-            a, m = sheet["attack"], sheet["maneuver"]
-            echo(f"  attack: {a['direction'] or '-'} {a['fight']} {a['weapon']} {a['weapon_side']} -> "
-                 f"{a['target'] or '-'}" + (f" (cancelled: {a['cancelled']})" if a["cancelled"] else ""))
-            echo(f"  maneuver: {m['direction'] or '-'} {m['move'] or m['horse']}"
-                 + (f" (cancelled: {m['cancelled']})" if m["cancelled"] else ""))
-            if sheet["shield"]:
-                echo(f"  shield: box {sheet['shield']}")
+    _meta, folded = read_state(ctx, stream, round_no=round_no)
+    echo(render_sheets(folded.state, viewer_of(app_state(ctx))))
 
 
 @app.command()

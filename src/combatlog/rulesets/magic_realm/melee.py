@@ -34,6 +34,15 @@ class Attack:
     label: str = ""  # missile-table dice label
     hit: str = ""  # "undercut", "intercept" or "" (miss)
     vs_horse: str = ""  # the horse whose maneuver decided the hit (MR 8.4.9 native horses)
+    # What became of it, for the views (harm.inflict fills these in):
+    why: str = ""  # why it hit or missed (MR 8.4.8)
+    order: int = 0  # its place in the order of hits (MR 8.4.9), 1-based; 0: it did not hit
+    group: int = 0  # hits with the same group number are simultaneous
+    cancelled: str = ""  # why a hit was cancelled before it went into effect
+    applied: str = ""  # the harm that went into effect, after every change (a letter or RED)
+    armor_piece: str = ""  # the armor it struck...
+    armor_effect: str = ""  # ...and what became of it: unharmed, damaged, destroyed
+    kills: tuple[str, ...] = ()  # what it killed (characters, denizens, horses)
 
 
 def horse_of(w: Work, pid: str) -> str:
@@ -293,19 +302,21 @@ def decide_hits(w: Work, attacks: list[Attack], pos: dict[str, tuple[str, str, i
         what = f"{q.name(st, a.attacker)} {DIRS[a.direction]} at time {a.time} on {tname}"
         if m is None:
             a.hit = "intercept"
-            w.step("MR 8.4.8", f"{what}: hits, the target made no maneuver")
+            a.why = "the target made no maneuver"
+            w.step("MR 8.4.8", f"{what}: hits, {a.why}")
             continue
         mdir, mtime, horse = m
         a.vs_horse = horse if a.target in w.dens else ""
         against = f"{'horse ' + horse + ' ' if horse else ''}{MANEUVERS[mdir]} at time {mtime}"
         if a.time < mtime:
             a.hit = "undercut"
-            w.step("MR 8.4.8", f"{what}: undercuts {against}")
+            a.why = f"undercuts {against}"
         elif a.direction == mdir:
             a.hit = "intercept"
-            w.step("MR 8.4.8", f"{what}: intercepts {against} ({BOXES[mdir]})")
+            a.why = f"intercepts {against} ({BOXES[mdir]})"
         else:
-            w.step("MR 8.4.8", f"{what}: misses {against}")
+            a.why = f"misses {against}"
+        w.step("MR 8.4.8", f"{what}: {a.why}")
 
 
 def order_key(st_round: int, first_of_day: bool, a: Attack) -> tuple[int, int]:
@@ -321,6 +332,8 @@ def record(pos: dict[str, tuple[str, str, int]], attacks: list[Attack], results:
 
     recs = tuple(AttackRec(attacker=a.attacker, target=a.target, direction=a.direction, time=a.time, length=a.length,
                            harm=letter(a.harm) + "*" * a.stars if a.kind != "demon" else a.table,
-                           result=results.get(i, a.hit or "miss"))
+                           result=results.get(i, a.hit or "miss"), kind=a.kind, weapon=a.weapon, hit=a.hit,
+                           why=a.why, order=a.order, group=a.group, cancelled=a.cancelled, applied=a.applied, armor=a.armor_piece,
+                           armor_effect=a.armor_effect, kills=a.kills)
                  for i, a in enumerate(attacks))
     return Melee(positions=dict(pos), attacks=recs, hit_by_tremendous=dict(tremendous))
