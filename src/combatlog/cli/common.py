@@ -127,7 +127,9 @@ def note(text: str) -> None:
 
 
 def steps_json(steps: Any) -> list[dict[str, Any]]:
-    return [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)} for s in steps]
+    """Steps as JSON; a step that carries data (``Step.data``) has it under ``data``."""
+    return [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)}
+            | ({"data": s.data} if getattr(s, "data", None) is not None else {}) for s in steps]
 
 
 def outcome_json(outcome: Outcome) -> dict[str, Any]:

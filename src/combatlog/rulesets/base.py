@@ -34,12 +34,17 @@ S = TypeVar("S")
 
 
 class Step(msgspec.Struct, frozen=True, kw_only=True):
-    """One derived step, with the rule that produced it and the dice behind it."""
+    """One derived step, with the rule that produced it and the dice behind it.
+
+    ``data``: what the step decided, as data, for scripts (``explain --json``), so that none parses
+    ``text``; e.g. an attack roll's roll, bonus, need and result. None when the text says it all.
+    """
 
     seq: int
     rule: str
     text: str
     dice: tuple[str, ...] = ()
+    data: dict[str, Any] | None = None
 
 
 class DiceUse(msgspec.Struct, frozen=True, kw_only=True):

@@ -88,7 +88,7 @@ class Osric(Ruleset[OsricState]):
         if before is None or after is None:
             return ()
         new = after.log[len(before.log):]
-        return [Step(seq=seq, rule=x.rule, dice=x.dice,
+        return [Step(seq=seq, rule=x.rule, dice=x.dice, data=dict(x.data) if x.data else None,
                      text=(f"[r{x.round} seg {x.segment}{'+' if x.late else ''}] " if x.segment else "") + x.text)
                 for x in new]
 
