@@ -10,7 +10,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    app_state, dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command,
+    app_state, dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command,
     stream_argument,
 )
 from combatlog.errors import InvalidCommand
@@ -314,7 +314,7 @@ def sheets(ctx: typer.Context, stream: str = stream_argument(),
     from combatlog.rulesets.magic_realm.views import render_sheets
 
     _meta, folded = read_state(ctx, stream, round_no=round_no)
-    echo(render_sheets(folded.state, viewer_of(app_state(ctx))))
+    echo_view(render_sheets(folded.state, viewer_of(app_state(ctx))))
 
 
 @app.command()
@@ -330,15 +330,15 @@ def chits(ctx: typer.Context, stream: str = stream_argument(),
         print_json(data)
         return
     for cid, f in data.items():
-        echo(f"{cid}: {'alive' if f['alive'] else 'DEAD ' + f['death']}"
+        echo_view(f"{cid}: {'alive' if f['alive'] else 'DEAD ' + f['death']}"
              f"{'' if f['in_clearing'] else ', not in the clearing'}")
         for k in ("active", "fatigued", "wounded"):
-            echo(f"  {k:<9} {', '.join(f[k]) or '-'}")
+            echo_view(f"  {k:<9} {', '.join(f[k]) or '-'}")
         if f.get("cards"):
-            echo(f"  items     {', '.join(f['cards'])}")
+            echo_view(f"  items     {', '.join(f['cards'])}")
         if f.get("transmorphized"):
-            echo(f"  transmorphized into {f['transmorphized']}")
-        echo(f"  asterisks owed {f['asterisks_owed']}, wounds to take {f['wounds_this_round']}")
+            echo_view(f"  transmorphized into {f['transmorphized']}")
+        echo_view(f"  asterisks owed {f['asterisks_owed']}, wounds to take {f['wounds_this_round']}")
 
 
 @app.command()
@@ -352,8 +352,8 @@ def ledger(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = 
         print_json(data)
         return
     for e in data["entries"]:
-        echo(f"round {e['round']}  {e['who']:<10} fame {e['fame']:>6}  notoriety {e['notoriety']:>6}  "
+        echo_view(f"round {e['round']}  {e['who']:<10} fame {e['fame']:>6}  notoriety {e['notoriety']:>6}  "
              f"gold {e['gold']:>6}  {e['why']} ({e['rule']})")
-    echo("totals:")
+    echo_view("totals:")
     for cid, t in data["totals"].items():
-        echo(f"  {cid:<10} fame {t['fame']}, notoriety {t['notoriety']}, gold {t['gold']}")
+        echo_view(f"  {cid:<10} fame {t['fame']}, notoriety {t['notoriety']}, gold {t['gold']}")
