@@ -233,7 +233,8 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
                 a.applied = h.applied_text()
                 if a.attacker in w.chars:
                     flip_weapon(w, a.attacker, False, "it hit")
-            a.kills = tuple(v for v, _k in fx.kills[known[0]:]) + tuple(horse for _r, horse, _k in fx.horse_kills[known[1]:])
+            a.kills = tuple(v for v, _k in fx.kills[known[0]:]) + \
+                tuple(horse for _r, horse, _k in fx.horse_kills[known[1]:])
             mon = owner or a.attacker
             if mon in w.dens and w.dens[mon].stats.tremendous:  # hired ones too (MR 8.4.7)
                 tremendous[mon] = a.target
