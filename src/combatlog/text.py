@@ -62,3 +62,43 @@ def control_problem(envelope: dict[str, Any]) -> str:
         elif isinstance(value, list):
             stack.extend((item, f"{path}[{i}]", multiline) for i, item in enumerate(value))
     return ""
+
+
+def wrap(text: str, width: int, indent: int = 4) -> str:
+    """``text`` with every line longer than ``width`` columns folded at spaces (a word longer than
+    the room is cut); continuation lines take the line's own indentation plus ``indent`` spaces, so
+    they read as part of it. Lines that fit are left exactly as they are (table alignment kept)."""
+    if width <= 0:
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        body = line.lstrip(" ")
+        lead = line[: len(line) - len(body)]
+        if len(lead) >= width // 2:  # deeply indented: keep some room for the words
+            lead = lead[: width // 2]
+        more = lead + " " * min(indent, max(0, width - len(lead) - 10))
+        out.extend(_fold(body, width, lead, more))
+    return "\n".join(out)
+
+
+def _fold(body: str, width: int, first: str, more: str) -> list[str]:
+    lines: list[str] = []
+    prefix = first
+    rest = body
+    while rest:
+        room = width - len(prefix)
+        if len(rest) <= room:
+            lines.append(prefix + rest)
+            break
+        cut = rest.rfind(" ", 0, room + 1)
+        if cut <= 0:  # no space to break at: cut the word
+            cut, skip = room, 0
+        else:
+            skip = 1
+        lines.append((prefix + rest[:cut]).rstrip())
+        rest = rest[cut + skip:].lstrip(" ")
+        prefix = more
+    return lines

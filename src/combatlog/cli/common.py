@@ -248,13 +248,35 @@ def echo(text: str = "") -> None:
     sys.stdout.write(printable(text) + "\n")
 
 
+def terminal_width() -> int | None:
+    """The columns human views wrap at: the terminal's width (``COLUMNS`` when set) when stdout is
+    a terminal; None (no wrapping) when it is a pipe or a file."""
+    import shutil
+
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def echo_view(text: str = "") -> None:
+    """A view's text for people (show, status, explain, sheets...): as ``echo``, and on a terminal
+    every line longer than its width wrapped, continuation lines indented (``combatlog.text.wrap``)."""
+    from combatlog.text import wrap
+
+    out = printable(text)
+    width = terminal_width()
+    sys.stdout.write((wrap(out, width) if width else out) + "\n")
+
+
 def note(text: str) -> None:
     """Diagnostics and progress go to stderr, so stdout stays data."""
     sys.stderr.write(printable(text) + "\n")
 
 
 def steps_json(steps: Any) -> list[dict[str, Any]]:
-    return [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)} for s in steps]
+    """Steps as JSON; a step that carries data (``Step.data``) has it under ``data``."""
+    return [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)}
+            | ({"data": s.data} if getattr(s, "data", None) is not None else {}) for s in steps]
 
 
 def outcome_json(outcome: Outcome) -> dict[str, Any]:

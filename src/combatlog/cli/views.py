@@ -14,7 +14,7 @@ import typer
 
 from combatlog.cli.common import (
     one_line,
-    AppState, app_state, echo, json_option, print_json, read_state, steps_json, stream_argument,
+    AppState, app_state, echo_view, json_option, print_json, read_state, steps_json, stream_argument,
 )
 
 
@@ -38,7 +38,7 @@ def log(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = jso
         return
     for r in rows:
         sig = f"  [signed: {', '.join(r['signed_by'])}]" if r["signed_by"] else ""
-        echo(one_line(f"#{r['seq']:<5} {r['actor']:<10} {r['summary']}{sig}"))
+        echo_view(one_line(f"#{r['seq']:<5} {r['actor']:<10} {r['summary']}{sig}"))
 
 
 def show(
@@ -58,11 +58,12 @@ def show(
     viewer = viewer_of(st)
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "ruleset": meta.ruleset, "seq": folded.core.head_seq,
-                    "round": ruleset.round_of(state), "finished": ruleset.finished(state),
+                    "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
+                    "finished": ruleset.finished(state),
                     "state": ruleset.describe(state, viewer)})
         return
-    echo(f"{meta.name} ({ruleset.info.title}) at seq {folded.core.head_seq}")
-    echo(ruleset.render(state, viewer))
+    echo_view(f"{meta.name} ({ruleset.info.title}) at seq {folded.core.head_seq}")
+    echo_view(ruleset.render(state, viewer))
 
 
 def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
@@ -75,18 +76,19 @@ def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = 
     pending = ruleset.pending(state)
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
-                    "round": ruleset.round_of(state), "finished": ruleset.finished(state),
+                    "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
+                    "finished": ruleset.finished(state),
                     "pending": [{"who": p.who, "what": p.what, "options": list(p.options), "rule": p.rule}
                                 for p in pending]})
         return
-    where = "finished" if ruleset.finished(state) else f"round {ruleset.round_of(state)}"
-    echo(f"{meta.name}: {where}, seq {folded.core.head_seq}")
+    where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
+    echo_view(f"{meta.name}: {where}, seq {folded.core.head_seq}")
     if not pending:
-        echo("  nothing pending")
+        echo_view("  nothing pending")
     for p in pending:
         opts = f"  [{' | '.join(p.options)}]" if p.options else ""
         rule = f"  ({p.rule})" if p.rule else ""
-        echo(one_line(f"  {p.who}: {p.what}{opts}{rule}"))
+        echo_view(one_line(f"  {p.who}: {p.what}{opts}{rule}"))
 
 
 def _steps_out(rows: list[Any], as_json: bool) -> None:
@@ -97,9 +99,9 @@ def _steps_out(rows: list[Any], as_json: bool) -> None:
                     for r in rows])
         return
     for r in rows:
-        echo(one_line(f"#{r.seq:<5} [r{r.round}] {r.summary}"))
+        echo_view(one_line(f"#{r.seq:<5} [r{r.round}] {r.summary}"))
         for s in r.steps:
-            echo(one_line(f"         -> {s.text}  ({s.rule})"))
+            echo_view(one_line(f"         -> {s.text}  ({s.rule})"))
 
 
 def explain(
@@ -178,8 +180,8 @@ def replay(
                 break
     end = state_at(store, meta, last) if last >= 1 else None
     if end is not None:
-        echo(f"-- state after seq {last} --")
-        echo(end.ruleset.render(end.state, viewer))
+        echo_view(f"-- state after seq {last} --")
+        echo_view(end.ruleset.render(end.state, viewer))
 
 
 def dice(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
@@ -196,9 +198,9 @@ def dice(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = js
         print_json(ledger)
         return
     for r in ledger["rolls"]:
-        echo(f"#{r['seq']:<5} {r['label']:<32} {r['notation']:<7} {r['faces']} = {r['total']:<4} "
+        echo_view(f"#{r['seq']:<5} {r['label']:<32} {r['notation']:<7} {r['faces']} = {r['total']:<4} "
              f"{r['scheme']:<8} by {r['by']}")
     for who, s in ledger["by_roller"].items():
         parts = [f"d{sides}: {v['dice']} dice, mean {v['mean_x100'] / 100:.2f} (expected {v['expected_mean_x100'] / 100:.2f})"
                  for sides, v in s["by_sides"].items()]
-        echo(f"{who}: {s['rolls']} rolls; " + "; ".join(parts))
+        echo_view(f"{who}: {s['rolls']} rolls; " + "; ".join(parts))

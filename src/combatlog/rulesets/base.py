@@ -11,7 +11,7 @@ A ruleset is one object (``RULESET`` in its package) of a subclass of
   unless ``decide`` placed them itself;
 - ``evolve(state, event, seq)``: pure; never rolls, never raises on an event
   ``decide`` produced; sees every event, core ones included;
-- ``pending``, ``check``, ``round_of``, ``explain``, ``summarize``,
+- ``pending``, ``check``, ``round_of``, ``current_round``, ``explain``, ``summarize``,
   ``conceals``, ``describe`` and ``render`` for the views.
 
 Defaults below suit a ruleset that does not need a hook.
@@ -34,12 +34,17 @@ S = TypeVar("S")
 
 
 class Step(msgspec.Struct, frozen=True, kw_only=True):
-    """One derived step, with the rule that produced it and the dice behind it."""
+    """One derived step, with the rule that produced it and the dice behind it.
+
+    ``data``: what the step decided, as data, for scripts (``explain --json``), so that none parses
+    ``text``; e.g. an attack roll's roll, bonus, need and result. None when the text says it all.
+    """
 
     seq: int
     rule: str
     text: str
     dice: tuple[str, ...] = ()
+    data: dict[str, Any] | None = None
 
 
 class DiceUse(msgspec.Struct, frozen=True, kw_only=True):
@@ -148,8 +153,20 @@ class Ruleset(Generic[S]):
         return []
 
     def round_of(self, state: S) -> int:
-        """The round the last folded event belongs to (0 before the first round)."""
+        """The round the last folded event belongs to (0 before the first round).
+
+        It places events in rounds (``--round N``, ``explain``, ``replay``). The event that
+        ends a round still belongs to it, so right after a round ends this is that round.
+        """
         return 0
+
+    def current_round(self, state: S) -> int:
+        """The round being decided: the round the pending decisions belong to (``status``, the
+        top-level ``round`` of ``show --json``). It is ``round_of`` except between two rounds
+        (a round has ended, the next has not begun), where it is the next round; 0 before the
+        first round; the last round once the combat is over.
+        """
+        return self.round_of(state)
 
     def finished(self, state: S) -> bool:
         return False

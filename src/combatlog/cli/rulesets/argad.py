@@ -10,7 +10,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command, state_completer,
+    dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
     stream_argument,
 )
 from combatlog.errors import InvalidCommand
@@ -52,7 +52,7 @@ def species(as_json: bool = json_option()) -> None:
     for s in table.values():
         wounds = "1" if s.wounds == "1" else s.wounds.upper()
         shoot = f"1D{s.shooting_die}" if s.shooting_die else "rare"
-        echo(f"{s.id:<17} {s.name:<24} {s.strength:<3} melee 1D{s.melee_die:<2} shoot {shoot:<5} "
+        echo_view(f"{s.id:<17} {s.name:<24} {s.strength:<3} melee 1D{s.melee_die:<2} shoot {shoot:<5} "
              f"wounds {wounds:<4} base {s.base_mm / 10:g} cm")
 
 
@@ -68,7 +68,7 @@ def options(as_json: bool = json_option()) -> None:
         print_json({name: {"values": list(v), "default": d, "help": h} for name, (v, d, h) in CHOICES.items()})
         return
     for name, (values, default, text) in CHOICES.items():
-        echo(f"{name} = {default}   ({' | '.join(values)})\n    {text}")
+        echo_view(f"{name} = {default}   ({' | '.join(values)})\n    {text}")
 
 
 @app.command()
@@ -293,7 +293,7 @@ def figures(
     if as_json:
         print_json(data["figures"])
         return
-    echo(folded.ruleset.render(folded.state))
+    echo_view(folded.ruleset.render(folded.state))
 
 
 @app.command("turn-summary")
@@ -315,16 +315,16 @@ def turn_summary(
         return
     for s in summary.get("shots", []):
         dice = ", ".join(f"{d['who']} {'+'.join(map(str, d['faces']))}={d['total']}" for d in s["dice"])
-        echo(f"#{s['seq']} {', '.join(s['shooters'])} shoot {' + '.join(s['targets'])} (need {s['need']}): "
+        echo_view(f"#{s['seq']} {', '.join(s['shooters'])} shoot {' + '.join(s['targets'])} (need {s['need']}): "
              f"{dice}; hits: {', '.join(s['hits']) or 'none'}")
     for s in summary.get("strikes", []):
         dice = ", ".join(f"{d['who']} {'+'.join(map(str, d['faces']))}={d['total']}" for d in s["dice"])
         flags = (" [cancelled: " + s["priority"] + "]") if s["cancelled"] else ""
-        echo(f"#{s['seq']} {', '.join(s['attackers'])} -> {s['target']} ({s['order']}): {dice}; best {s['best']} "
+        echo_view(f"#{s['seq']} {', '.join(s['attackers'])} -> {s['target']} ({s['order']}): {dice}; best {s['best']} "
              f"vs {s['defence']}: {s['result']}{flags}")
     for row in summary.get("survival", []):
         read = f" ({row['read']})" if row.get("read") else ""
-        echo(f"survival {row['figure']}: {row['roll']}{read} with {row['wounds']} wound(s): "
+        echo_view(f"survival {row['figure']}: {row['roll']}{read} with {row['wounds']} wound(s): "
              f"{'dies' if row['died'] else 'survives'}")
     if not summary:
-        echo("no game turn played yet")
+        echo_view("no game turn played yet")

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from combatlog.cli.common import (
-    dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command, state_completer,
+    dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
     stream_argument,
 )
 from combatlog.errors import InvalidCommand
@@ -339,14 +339,14 @@ def sheet(
         return
     for c in people:
         s = make_sheet(c)
-        echo(f"{c.name} ({c.side})  AP {c.ap}/{c.ap_max}  Initiative {c.initiative}  Fatigue {s['fatigue']}  "
+        echo_view(f"{c.name} ({c.side})  AP {c.ap}/{c.ap_max}  Initiative {c.initiative}  Fatigue {s['fatigue']}  "
              f"Luck {c.luck}  DM {c.dm}  SIZ {c.siz}")
         for loc in c.locations:
-            echo(f"  {loc.lo:>2}-{loc.hi:<2} {loc.name:<10} HP {loc.hp:>3}/{loc.max_hp:<3} AP {loc.natural + loc.worn}"
+            echo_view(f"  {loc.lo:>2}-{loc.hi:<2} {loc.name:<10} HP {loc.hp:>3}/{loc.max_hp:<3} AP {loc.natural + loc.worn}"
                  + (f"  {loc.wound}" if loc.wound else ""))
-        echo(f"  holds: {', '.join(c.held) or 'nothing'}")
+        echo_view(f"  holds: {', '.join(c.held) or 'nothing'}")
         for cond in c.conditions:
-            echo(f"  - {cond_text(cond)}")
+            echo_view(f"  - {cond_text(cond)}")
 
 
 @app.command()
@@ -367,7 +367,7 @@ def initiative(
     if as_json:
         print_json({"round": state.round, "turn": state.turn, "order": rows})
         return
-    echo(f"round {state.round}" + (f", {state.turn}'s Turn" if state.turn else ""))
+    echo_view(f"round {state.round}" + (f", {state.turn}'s Turn" if state.turn else ""))
     for r in rows:
         mark = ">" if r["turn"] else " "
-        echo(f" {mark} {r['initiative']!s:>3}  {r['name']:<12} {r['ap']} AP" + ("  (delaying)" if r["delaying"] else ""))
+        echo_view(f" {mark} {r['initiative']!s:>3}  {r['name']:<12} {r['ap']} AP" + ("  (delaying)" if r["delaying"] else ""))

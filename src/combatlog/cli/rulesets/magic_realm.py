@@ -10,7 +10,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    app_state, dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command,
+    app_state, dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command,
     state_completer, stream_argument,
 )
 from combatlog.errors import InvalidCommand
@@ -347,30 +347,14 @@ def sheets(ctx: typer.Context, stream: str = stream_argument(),
 
     Example: combatlog mr sheets cave --round 2
     """
-    data = _view(ctx, stream, round_no, "sheets")
     if as_json:
-        print_json(data)
+        print_json(_view(ctx, stream, round_no, "sheets"))
         return
-    from combatlog.rulesets.magic_realm.data import BOXES, DIRS, MANEUVERS
+    from combatlog.cli.views import viewer_of
+    from combatlog.rulesets.magic_realm.views import render_sheets
 
-    for sheet in data:
-        echo(f"Melee Section of {sheet['owner']} ({sheet['kind']})")
-        for area, label, names in (("boxes", "red box", BOXES), ("circles", "attack circle", DIRS),
-                                   ("squares", "maneuver square", MANEUVERS)):
-            for i in ("1", "2", "3"):
-                echo(f"  {label} {i} {names[int(i)]:<17} {'; '.join(sheet[area].get(i, [])) or '-'}")
-        if sheet["unplaced"]:
-            echo(f"  not yet placed: {'; '.join(sheet['unplaced'])}")
-        if isinstance(sheet.get("plays"), str):
-            echo(f"  plays: {sheet['plays']}")
-        elif "attack" in sheet:
-            a, m = sheet["attack"], sheet["maneuver"]
-            echo(f"  attack: {a['direction'] or '-'} {a['fight']} {a['weapon']} {a['weapon_side']} -> "
-                 f"{a['target'] or '-'}" + (f" (cancelled: {a['cancelled']})" if a["cancelled"] else ""))
-            echo(f"  maneuver: {m['direction'] or '-'} {m['move'] or m['horse']}"
-                 + (f" (cancelled: {m['cancelled']})" if m["cancelled"] else ""))
-            if sheet["shield"]:
-                echo(f"  shield: box {sheet['shield']}")
+    _meta, folded = read_state(ctx, stream, round_no=round_no)
+    echo_view(render_sheets(folded.state, viewer_of(app_state(ctx))))
 
 
 @app.command()
@@ -386,15 +370,15 @@ def chits(ctx: typer.Context, stream: str = stream_argument(),
         print_json(data)
         return
     for cid, f in data.items():
-        echo(f"{cid}: {'alive' if f['alive'] else 'DEAD ' + f['death']}"
+        echo_view(f"{cid}: {'alive' if f['alive'] else 'DEAD ' + f['death']}"
              f"{'' if f['in_clearing'] else ', not in the clearing'}")
         for k in ("active", "fatigued", "wounded"):
-            echo(f"  {k:<9} {', '.join(f[k]) or '-'}")
+            echo_view(f"  {k:<9} {', '.join(f[k]) or '-'}")
         if f.get("cards"):
-            echo(f"  items     {', '.join(f['cards'])}")
+            echo_view(f"  items     {', '.join(f['cards'])}")
         if f.get("transmorphized"):
-            echo(f"  transmorphized into {f['transmorphized']}")
-        echo(f"  asterisks owed {f['asterisks_owed']}, wounds to take {f['wounds_this_round']}")
+            echo_view(f"  transmorphized into {f['transmorphized']}")
+        echo_view(f"  asterisks owed {f['asterisks_owed']}, wounds to take {f['wounds_this_round']}")
 
 
 @app.command()
@@ -408,8 +392,8 @@ def ledger(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = 
         print_json(data)
         return
     for e in data["entries"]:
-        echo(f"round {e['round']}  {e['who']:<10} fame {e['fame']:>6}  notoriety {e['notoriety']:>6}  "
+        echo_view(f"round {e['round']}  {e['who']:<10} fame {e['fame']:>6}  notoriety {e['notoriety']:>6}  "
              f"gold {e['gold']:>6}  {e['why']} ({e['rule']})")
-    echo("totals:")
+    echo_view("totals:")
     for cid, t in data["totals"].items():
-        echo(f"  {cid:<10} fame {t['fame']}, notoriety {t['notoriety']}, gold {t['gold']}")
+        echo_view(f"  {cid:<10} fame {t['fame']}, notoriety {t['notoriety']}, gold {t['gold']}")

@@ -7,7 +7,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    app_state, dice_scheme_option, echo, faces_option, json_option, print_json, read_state, run_command,
+    app_state, dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command,
     state_completer, stream_argument,
 )
 
@@ -505,7 +505,7 @@ def timeline(ctx: typer.Context, stream: str = stream_argument(),
     if as_json:
         print_json({"stream": stream, "timeline": tl(folded.state, round_no, viewer)})
         return
-    echo(render(folded.state, viewer, rules=True, round_no=round_no))
+    echo_view(render(folded.state, viewer, rules=True, round_no=round_no))
 
 
 @app.command()
@@ -522,7 +522,7 @@ def table(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = j
     if as_json:
         print_json({"stream": stream, "combatants": combatant_rows(folded.state, viewer)})
         return
-    echo(render_table(folded.state, viewer))
+    echo_view(render_table(folded.state, viewer))
 
 
 @app.command()
@@ -536,4 +536,4 @@ def weapons(as_json: bool = json_option()) -> None:
     if as_json:
         print_json(weapon_rows())
         return
-    echo(weapons_text())
+    echo_view(weapons_text())

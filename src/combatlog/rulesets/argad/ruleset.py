@@ -81,6 +81,11 @@ class Argad(Ruleset[ArgadState]):
     def round_of(self, state: ArgadState) -> int:
         return state.number
 
+    def current_round(self, state: ArgadState) -> int:
+        # Between game turns the gm's next decision is to start the next one (unless one side is left).
+        between = state.turn is None and state.turns_done > 0 and not self.finished(state)
+        return state.turns_done + 1 if between else state.number
+
     def finished(self, state: ArgadState) -> bool:
         if state.ended:
             return True

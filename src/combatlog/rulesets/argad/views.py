@@ -43,7 +43,10 @@ def status_of(fig: Figure, eff: Effect | None) -> dict[str, Any]:
         effects.append(f"movement -{fig.move_loss_cm} cm")
     if fig.ground == "mineral":
         effects.append("on solid mineral ground")
-    state = "removed" if fig.removed else "dead" if fig.dead else "standing"
+    # A figure killed this turn is out of the fight at once (it strikes no more: decide.py) and is
+    # removed as dead when the turn ends (Argad: Wounds): "killed", never "standing".
+    killed = eff is not None and eff.killed_at != -9
+    state = "removed" if fig.removed else "dead" if fig.dead else "killed" if killed else "standing"
     out: dict[str, Any] = {
         "name": fig.name, "side": fig.side, "species": fig.species, "strength": fig.strength,
         "class": fig.klass, "armour": fig.armour, "shooting_armour": fig.shooting_armour,

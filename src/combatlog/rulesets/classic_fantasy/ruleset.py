@@ -156,6 +156,11 @@ class ClassicFantasy(Ruleset[CFIState]):
     def round_of(self, state: CFIState) -> int:
         return state.round
 
+    def current_round(self, state: CFIState) -> int:
+        # Nobody holds the Turn and no exchange is open: the round is over, the gm starts the next.
+        over = state.round > 0 and not state.ended and not state.turn and state.exchange is None
+        return state.round + 1 if over else state.round
+
     def finished(self, state: CFIState) -> bool:
         return state.ended
 

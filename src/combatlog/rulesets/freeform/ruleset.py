@@ -182,6 +182,11 @@ class Freeform(Ruleset[FreeformState]):
     def round_of(self, state: FreeformState) -> int:
         return state.round
 
+    def current_round(self, state: FreeformState) -> int:
+        # A round closed with `freeform end-round`: the next decision is to start the next round.
+        closed = state.round > 0 and not state.in_round and not state.ended
+        return state.round + 1 if closed else state.round
+
     def finished(self, state: FreeformState) -> bool:
         return state.ended
 

@@ -94,6 +94,7 @@ def harm_character(w: Work, a: Attack, h: Harm, fx: Effects) -> str:
             effect = "damaged"
         else:
             effect = "unharmed"
+        a.armor_piece, a.armor_effect = piece.name, effect
         text = f"{DIRS[a.direction]} hits {c.name}'s {piece.name}: {h.applied_text()} vs armor " \
                f"{letter(piece.vulnerability)}: {effect}"
         if applied >= 2:
@@ -183,6 +184,8 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
                                             "fastest first, then longest")
            + (": " + ", ".join(f"{a.attacker} (length {a.length}, time {a.time})" for _, a in hits) if hits else
               ": no hits"))
+    for n, (_i, a) in enumerate(hits, 1):
+        a.order = n
     for gno, (_key, group_iter) in enumerate(groupby(hits, key=lambda ia: order_key(st.round, st.first_round_of_day,
                                                                                        ia[1]))):
         group = list(group_iter)
@@ -191,20 +194,24 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
                    + " hit at the same time (same length and time)")
         fx = Effects()
         for i, a in group:
+            a.group = gno + 1
             owner = w.dens[a.attacker].parent if a.attacker in w.dens and w.dens[a.attacker].parent else ""
             if a.attacker in dead or (owner and owner in dead):
-                results[i] = "cancelled: attacker killed first"
+                a.cancelled = "attacker killed first"
+                results[i] = f"cancelled: {a.cancelled}"
                 w.step("MR 8.4.9", f"{a.attacker}'s attack is cancelled: it was killed before it hit")
                 if a.attacker in w.chars:
                     flip_weapon(w, a.attacker, True, "cancelled attack")
                 continue
             if a.target in dead:
-                results[i] = "cancelled: target already killed"
+                a.cancelled = "target already killed"
+                results[i] = f"cancelled: {a.cancelled}"
                 w.step("MR 8.4.9", f"{a.attacker}'s attack on {a.target} is cancelled: the target is already dead")
                 if a.attacker in w.chars:
                     flip_weapon(w, a.attacker, True, "cancelled attack")
                 continue
             w.step("MR 8.4.9", f"{q.name(w.view(), a.attacker)} hits {q.name(w.view(), a.target)} ({a.hit})")
+            known = len(fx.kills), len(fx.horse_kills)
             if a.kind == "demon":
                 results[i] = demon_attack(w, a, fx)
             else:
@@ -213,8 +220,11 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
                     results[i] = harm_character(w, a, h, fx)
                 else:
                     results[i] = harm_denizen(w, a, h, fx, horse_dead)
+                a.applied = h.applied_text()
                 if a.attacker in w.chars:
                     flip_weapon(w, a.attacker, False, "it hit")
+            a.kills = tuple(v for v, _k in fx.kills[known[0]:]) + \
+                tuple(horse for _r, horse, _k in fx.horse_kills[known[1]:])
             mon = owner or a.attacker
             if mon in w.dens and w.dens[mon].stats.tremendous:  # hired ones too (MR 8.4.7)
                 tremendous[mon] = a.target

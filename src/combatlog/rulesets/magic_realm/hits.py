@@ -26,6 +26,15 @@ class Attack:
     label: str = ""  # missile-table dice label
     hit: str = ""  # "undercut", "intercept" or "" (miss)
     vs_horse: str = ""  # the horse whose maneuver decided the hit (MR 8.4.9 native horses)
+    # What became of it, for the views (harm.inflict fills these in):
+    why: str = ""  # why it hit or missed (MR 8.4.8)
+    order: int = 0  # its place in the order of hits (MR 8.4.9), 1-based; 0: it did not hit
+    group: int = 0  # hits with the same group number are simultaneous
+    cancelled: str = ""  # why a hit was cancelled before it went into effect
+    applied: str = ""  # the harm that went into effect, after every change (a letter or RED)
+    armor_piece: str = ""  # the armor it struck...
+    armor_effect: str = ""  # ...and what became of it: unharmed, damaged, destroyed
+    kills: tuple[str, ...] = ()  # what it killed (characters, denizens, horses)
 
 
 class Effects:

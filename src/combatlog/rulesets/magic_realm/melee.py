@@ -271,19 +271,21 @@ def decide_hits(w: Work, attacks: list[Attack], pos: dict[str, tuple[str, str, i
         what = f"{q.name(st, a.attacker)} {DIRS[a.direction]} at time {a.time} on {tname}"
         if m is None:
             a.hit = "intercept"
-            w.step("MR 8.4.8", f"{what}: hits, the target made no maneuver")
+            a.why = "the target made no maneuver"
+            w.step("MR 8.4.8", f"{what}: hits, {a.why}")
             continue
         mdir, mtime, horse = m
         a.vs_horse = horse if a.target in w.dens else ""
         against = f"{'horse ' + horse + ' ' if horse else ''}{MANEUVERS[mdir]} at time {mtime}"
         if a.time < mtime:
             a.hit = "undercut"
-            w.step("MR 8.4.8", f"{what}: undercuts {against}")
+            a.why = f"undercuts {against}"
         elif a.direction == mdir:
             a.hit = "intercept"
-            w.step("MR 8.4.8", f"{what}: intercepts {against} ({BOXES[mdir]})")
+            a.why = f"intercepts {against} ({BOXES[mdir]})"
         else:
-            w.step("MR 8.4.8", f"{what}: misses {against}")
+            a.why = f"misses {against}"
+        w.step("MR 8.4.8", f"{what}: {a.why}")
 
 
 def order_key(st_round: int, first_of_day: bool, a: Attack) -> tuple[int, int]:
@@ -297,6 +299,8 @@ def record(pos: dict[str, tuple[str, str, int]], attacks: list[Attack], results:
            tremendous: dict[str, str]) -> Melee:
     recs = tuple(AttackRec(attacker=a.attacker, target=a.target, direction=a.direction, time=a.time, length=a.length,
                            harm=letter(a.harm) + "*" * a.stars if a.kind != "demon" else a.table,
-                           result=results.get(i, a.hit or "miss"))
+                           result=results.get(i, a.hit or "miss"), kind=a.kind, weapon=a.weapon, hit=a.hit,
+                           why=a.why, order=a.order, group=a.group, cancelled=a.cancelled, applied=a.applied, armor=a.armor_piece,
+                           armor_effect=a.armor_effect, kills=a.kills)
                  for i, a in enumerate(attacks))
     return Melee(positions=dict(pos), attacks=recs, hit_by_tremendous=dict(tremendous))

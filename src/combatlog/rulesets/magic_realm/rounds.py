@@ -41,6 +41,12 @@ def advance(w: Work) -> None:
             w.step("MR 001 Random assignment", "no unassigned denizens: nothing to assign")
             w.set(step="deploy", done=())
         elif step == "deploy":
+            idle = [h for c in q.participants(st) for h in q.unassigned_hirelings(st, c)
+                    if not st.denizens[h].parent]
+            if idle:
+                # MR 001 Deployment: "Denizens who are unassigned after Deployment do not attack this round."
+                w.step("MR 001 Deployment", "unassigned after Deployment, so they do not attack this round: "
+                       + "; ".join(f"{q.name(st, h)}, hired by {st.denizens[h].owner}" for h in idle))
             w.set(step="actions", done=())
         elif step == "actions" and not q.participants(st):
             nobody_left(w)
@@ -173,6 +179,12 @@ def reveal(w: Work) -> None:
             parts.append(f"attack {p.attack} with {p.fight} {c.chit(p.fight).label}")  # type: ignore[union-attr]
         elif p.fight:
             parts.append(f"Fight chit {p.fight} to {p.alert_only or 'alert'} the weapon")
+        elif p.attack:  # no Fight chit: the attack of the Attack spell he cast (MR 8.4.4)
+            from combatlog.rulesets.magic_realm.spells import working_spell
+
+            s = working_spell(st, cid)
+            by = "" if s is None else f" (cast with the {s.item})" if s.item else f" (cast with {s.chit})"
+            parts.append(f"attack {p.attack} with " + (f"his {s.spell}{by}" if s is not None else "no Fight chit"))
         if p.maneuver and c.form is None:
             parts.append(f"maneuver {p.maneuver} with " + (f"horse ({p.horse})" if p.horse else
                                                            f"{p.move} {c.chit(p.move).label}"))  # type: ignore[union-attr]
@@ -216,7 +228,11 @@ def resolve(w: Work) -> None:
     decide_hits(w, attacks, pos)
     results, tremendous, kills = inflict(w, attacks)
     credit(w, kills)
-    w.set(melee=record(pos, attacks, results, tremendous), round_kills=tuple(kills))
+    melee = record(pos, attacks, results, tremendous)
+    from combatlog.rulesets.magic_realm.state import RoundAttacks
+
+    w.set(melee=melee, round_kills=tuple(kills),
+          resolved=w.get("resolved") + (RoundAttacks(round=w.view().round, attacks=melee.attacks),))
     fatigue_step(w)
     advance(w)
 

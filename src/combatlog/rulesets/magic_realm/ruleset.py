@@ -83,6 +83,11 @@ class MagicRealm(Ruleset[MRState]):
     def round_of(self, state: MRState) -> int:
         return state.last_round
 
+    def current_round(self, state: MRState) -> int:
+        # The event that ends a round (the last fatigue paid, or a resolution without fatigue) starts
+        # the next one at once: ``round`` is already the round being decided, ``last_round`` lags.
+        return state.round
+
     def finished(self, state: MRState) -> bool:
         return state.ended
 

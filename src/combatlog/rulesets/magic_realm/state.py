@@ -211,6 +211,25 @@ class AttackRec(msgspec.Struct, frozen=True, kw_only=True):
     length: int
     harm: str
     result: str  # hit (undercut) / hit (intercept) / miss / cancelled / harm text
+    # Structured (the views never parse ``result``); empty in states folded before they existed.
+    kind: str = ""  # weapon, dagger, denizen, form, spell, demon
+    weapon: str = ""  # the weapon, monster form part or spell
+    hit: str = ""  # undercut | intercept | "" (missed, MR 8.4.8)
+    why: str = ""  # why it hit or missed
+    order: int = 0  # place in the order of hits (MR 8.4.9), 1-based; 0 when it did not hit
+    group: int = 0  # hits sharing a group number go into effect simultaneously
+    cancelled: str = ""  # why a hit was cancelled before it went into effect (MR 8.4.9)
+    applied: str = ""  # the harm that went into effect (a letter, or RED)
+    armor: str = ""  # the armor piece it struck
+    armor_effect: str = ""  # unharmed | damaged | destroyed
+    kills: tuple[str, ...] = ()  # what it killed
+
+
+class RoundAttacks(msgspec.Struct, frozen=True, kw_only=True):
+    """The attacks of one resolved Melee Step, kept for the views of every later moment."""
+
+    round: int
+    attacks: tuple[AttackRec, ...] = ()
 
 
 class Melee(msgspec.Struct, frozen=True, kw_only=True):
@@ -256,6 +275,7 @@ class MRState(msgspec.Struct, frozen=True, kw_only=True):
     spells: tuple[SpellCast, ...] = ()
     melee: Melee | None = None
     last_melee: LastMelee | None = None
+    resolved: tuple[RoundAttacks, ...] = ()  # the attacks of every resolved round, in order
     owed: dict[str, int] = {}  # Fatigue Step: asterisks owed per character
     used: dict[str, tuple[str, ...]] = {}  # chits in the Used This Round box
     cancelled: dict[str, str] = {}  # chit id ("char/chit") -> why its play was cancelled

@@ -12,7 +12,7 @@ import msgspec
 
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import BOXES, DIRS, MANEUVERS, letter
-from combatlog.rulesets.magic_realm.state import MRState, show_frac
+from combatlog.rulesets.magic_realm.state import AttackRec, MRState, show_frac
 
 AREAS = {"box": "red boxes", "circle": "attack circles", "square": "maneuver squares"}
 
@@ -74,34 +74,54 @@ def counter(state: MRState, pid: str) -> str:
         return f"{pid} [{d.stats.name}, {side}: {values}{owner}]"
     for x in state.denizens.values():
         if x.horse is not None and x.horse.id == pid:
-            return f"{pid} [{x.horse.name}, {x.horse.side}: move {x.horse.move_time()}]"
+            return f"{pid} [{x.horse.name}, {x.horse.side}: move {x.horse.move_time()}" + \
+                ("]" if x.horse.alive else ", DEAD]")
     return pid
 
 
+def shown_round(state: MRState) -> tuple[MRState, int, bool]:
+    """The state whose Melee Sections the views draw, the round whose plays they show, and whether that
+    round's Melee Step is resolved: the current round; after its resolution (Fatigue Step, or the round
+    that ended the combat) with every counter where it fought, dead ones included; and until the next
+    round has plays, the last resolved round."""
+    last = state.last_melee
+    if last is not None and (state.melee is None and not state.plays or state.ended and last.round == state.round):
+        return msgspec.structs.replace(state, melee=last.melee, plays=last.plays, targets=last.targets,
+                                       cancelled=last.cancelled), last.round, True
+    return state, state.round, state.melee is not None
+
+
+def _spell_attack(state: MRState, cid: str, resolved: bool) -> str:
+    """The Attack spell a character attacks with when he played an attack without a Fight chit (MR 8.4.4)."""
+    if resolved and state.melee is not None:
+        return next((a.weapon for a in state.melee.attacks if a.attacker == cid and a.kind == "spell"), "")
+    from combatlog.rulesets.magic_realm.spells import working_spell
+
+    s = working_spell(state, cid)
+    return s.spell if s is not None else ""
+
+
 def sheets_view(state: MRState, viewer: str | None) -> list[dict[str, Any]]:
-    """The Melee Sections of the current round, or of the last resolved round until new plays exist."""
-    if state.melee is None and state.last_melee is not None and not state.plays:
-        last = state.last_melee
-        state = msgspec.structs.replace(state, melee=last.melee, plays=last.plays, targets=last.targets,
-                                        cancelled=last.cancelled, step="resolved")
-        shown = last.round
-    else:
-        shown = state.round
-    where = q.sheets(state)
+    """The Melee Sections of the round ``shown_round`` names; each says its round and whether it is resolved."""
+    state, shown, resolved = shown_round(state)
     positions: dict[str, tuple[str, str, int]] = dict(state.melee.positions) if state.melee else {}
-    if state.step == "resolved":
+    if resolved:
         where = {p: s for p, (s, _a, _i) in positions.items()}
-    owners = sorted(set(where.values()) | set(q.in_clearing(state)))
+        owners = sorted(set(where.values()) | set(q.in_clearing(state)) | set(state.plays))
+    else:
+        where = q.sheets(state)
+        owners = sorted(set(where.values()) | set(q.in_clearing(state)))
     out = []
     for owner in owners:
         kind = q.sheet_kind(state, owner)
-        sheet: dict[str, Any] = {"owner": owner, "kind": kind, "round": shown, "boxes": {}, "circles": {},
-                                 "squares": {}, "unplaced": []}
+        sheet: dict[str, Any] = {"owner": owner, "kind": kind, "round": shown, "resolved": resolved,
+                                 "boxes": {}, "circles": {}, "squares": {}, "unplaced": []}
         members = sorted({owner, *q.on_sheet(state, owner, where)}) if kind != "character" else \
             q.on_sheet(state, owner, where)
         members = [m for m in members if m in state.denizens]
-        extra = [state.denizens[m].horse.id for m in members  # type: ignore[union-attr]
-                 if m in state.denizens and state.denizens[m].horse is not None and state.denizens[m].horse.alive]
+        # A horse killed in the round stays where it fought on the resolved sheet.
+        horses = [state.denizens[m].horse for m in members]
+        extra = [h.id for h in horses if h is not None and (h.alive or (resolved and h.id in positions))]
         for m in members + extra:
             p = positions.get(m)
             if p is None or p[0] != owner:
@@ -116,9 +136,14 @@ def sheets_view(state: MRState, viewer: str | None) -> list[dict[str, Any]]:
                 sheet["plays"] = "secret until every side has played"
             elif plays is not None:
                 weapon = c.weapon
+                form = c.form.name if c.form is not None else ""
+                spell = _spell_attack(state, owner, resolved) if plays.attack and not plays.fight and not form \
+                    else ""
                 sheet["attack"] = {"circle": plays.attack, "direction": DIRS.get(plays.attack, ""),
-                                   "fight": plays.fight, "weapon": weapon.name if weapon else "dagger",
-                                   "weapon_side": ("alerted" if weapon.alert else "unalerted") if weapon else "",
+                                   "fight": plays.fight, "spell": spell,
+                                   "weapon": form or spell or (weapon.name if weapon else "dagger"),
+                                   "weapon_side": ("alerted" if weapon.alert else "unalerted")
+                                   if weapon and not spell and not form else "",
                                    "target": state.targets.get(owner, ""),
                                    "cancelled": state.cancelled.get(f"{owner}/attack", "")}
                 sheet["maneuver"] = {"square": plays.maneuver, "direction": MANEUVERS.get(plays.maneuver, ""),
@@ -127,9 +152,10 @@ def sheets_view(state: MRState, viewer: str | None) -> list[dict[str, Any]]:
                 sheet["shield"] = plays.shield
                 if plays.attack:
                     chit = c.chit(plays.fight) if plays.fight else None
+                    what = f"{chit.id} {chit.label} + {sheet['attack']['weapon']}" if chit else \
+                        (f"as {form}" if form else spell or "no Fight chit")
                     sheet["circles"].setdefault(str(plays.attack), []).append(
-                        f"{c.name}: {chit.id + ' ' + chit.label if chit else 'spell'} + "
-                        f"{sheet['attack']['weapon']} -> {sheet['attack']['target'] or '-'}")
+                        f"{c.name}: {what} -> {sheet['attack']['target'] or '-'}")
                 if plays.maneuver:
                     chit = c.chit(plays.move) if plays.move else None
                     sheet["squares"].setdefault(str(plays.maneuver), []).append(
@@ -172,6 +198,27 @@ def ledger_view(state: MRState) -> dict[str, Any]:
     }
 
 
+def idle_reason(state: MRState, did: str) -> str:
+    """Why a live hireling attacks nobody this round ("" when it attacks or is not a hireling)."""
+    d = state.denizens[did]
+    if state.ended or not d.alive or d.parent or not q.is_hireling(d) or did in q.sheets(state):
+        return ""
+    if state.step in ("lure", "deploy"):
+        return "not deployed yet this round (MR 001 Deployment)"
+    return "not deployed this round, so unassigned after Deployment (MR 001 Deployment)"
+
+
+def attack_json(a: AttackRec) -> dict[str, Any]:
+    """One attack of a Melee Step and what became of it, as data (``result`` is its prose summary)."""
+    return {"attacker": a.attacker, "target": a.target, "kind": a.kind, "weapon": a.weapon,
+            "direction": DIRS[a.direction], "time": a.time, "length": a.length, "harm": a.harm,
+            "hit": bool(a.hit), "how": a.hit, "why": a.why, "order": a.order or None, "group": a.group or None,
+            "cancelled": a.cancelled,
+            "applied_harm": a.applied,
+            "armor": {"piece": a.armor, "effect": a.armor_effect} if a.armor else None,
+            "kills": list(a.kills), "result": a.result}
+
+
 def describe(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) -> dict[str, Any]:
     chars = {}
     for c in state.characters.values():
@@ -186,18 +233,19 @@ def describe(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) 
             "target": state.targets.get(c.id, ""),
         }
     dens = {d.id: {"name": d.stats.name, "side": d.side, "alive": d.alive, "owner": d.owner,
-                   "attacks": q.target_of(state, d.id), "rebel": d.rebel,
+                   "attacks": q.target_of(state, d.id), "rebel": d.rebel, "idle": idle_reason(state, d.id),
                    "horse": None if d.horse is None else {"name": d.horse.name, "side": d.horse.side,
                                                           "alive": d.horse.alive}}
             for d in state.denizens.values()}
     melee = None
     if state.melee is not None:
-        melee = [{"attacker": a.attacker, "target": a.target, "direction": DIRS[a.direction], "time": a.time,
-                  "length": a.length, "harm": a.harm, "result": a.result} for a in state.melee.attacks]
+        melee = [attack_json(a) for a in state.melee.attacks]
     return {
         "round": state.round, "step": state.step, "ended": state.ended, "end_reason": state.end_reason,
         "quiet_rounds": state.quiet_rounds, "attention": list(state.attention),
         "characters": chars, "denizens": dens, "sheets": sheets_view(state, viewer), "melee": melee,
+        "resolved_rounds": [{"round": r.round, "attacks": [attack_json(a) for a in r.attacks]}
+                            for r in state.resolved],
         "fatigue": fatigue_view(state), "ledger": ledger_view(state), "pinned": dict(state.pinned),
         "spells": [{"caster": s.caster, "spell": s.spell, "time": s.time, "targets": list(s.targets),
                     "status": s.status, "chit": s.chit, "item": s.item, "since_round": s.since, "why": s.why}
@@ -206,10 +254,67 @@ def describe(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) 
     }
 
 
+def sheets_heading(state: MRState, shown: int, resolved: bool) -> str:
+    """Which round's plays the Melee Sections show."""
+    if shown != state.round:
+        return f"Melee Sections with the plays of round {shown}, resolved (round {state.round} has no plays yet)"
+    if resolved:
+        return f"Melee Sections with the plays of round {shown}, resolved"
+    return f"Melee Sections of round {shown}, " + (
+        "plays being made" if state.step == "plays" else "plays revealed" if state.step == "resolve" else
+        "no plays yet")
+
+
+def play_details(sheet: dict[str, Any]) -> list[str]:
+    """What a character's sheet lines do not show of his plays: weapon side, cancellations, shield."""
+    a, m = sheet["attack"], sheet["maneuver"]
+    out = []
+    if a["circle"] and a["weapon_side"]:
+        # a resolved round: the side up now, after the flips of the round (MR 8.4.5)
+        out.append(f"{a['weapon']} {a['weapon_side']} side up" + (" after the round" if sheet["resolved"] else ""))
+    if a["cancelled"]:
+        out.append(f"attack CANCELLED: {a['cancelled']}")
+    if m["cancelled"]:
+        out.append(f"maneuver CANCELLED: {m['cancelled']}")
+    if sheet["shield"]:
+        out.append(f"shield in box {sheet['shield']} ({BOXES[sheet['shield']]})")
+    return ["; ".join(out)] if out else []
+
+
+def render_sheets(state: MRState, viewer: str | None) -> str:
+    """``mr sheets``: every box, circle and square of each Melee Section, one line each."""
+    _view_state, shown, resolved = shown_round(state)
+    sheets = sheets_view(state, viewer)
+    lines = [sheets_heading(state, shown, resolved)] if sheets else []
+    for sheet in sheets:
+        lines.append(f"Melee Section of {sheet['owner']} ({sheet['kind']})")
+        for area, label, names in (("boxes", "red box", BOXES), ("circles", "attack circle", DIRS),
+                                   ("squares", "maneuver square", MANEUVERS)):
+            for i in ("1", "2", "3"):
+                lines.append(f"  {label + ' ' + i + ' ' + names[int(i)]:<35} {'; '.join(sheet[area].get(i, [])) or '-'}")
+        if sheet["unplaced"]:
+            lines.append(f"  not yet placed: {'; '.join(sheet['unplaced'])}")
+        if isinstance(sheet.get("plays"), str):
+            lines.append(f"  plays: {sheet['plays']}")
+        elif "attack" in sheet:
+            lines.extend(f"  {x}" for x in play_details(sheet))
+    return "\n".join(lines)
+
+
+def attack_line(a: dict[str, Any]) -> str:
+    head = f"{a['attacker']} -> {a['target']}: {a['direction']} {a['harm']} time {a['time']} length {a['length']}"
+    if not a["hit"]:
+        return f"{head}: {a['why'] or 'misses'}"
+    return f"{head}: hit #{a['order']} ({a['how']}): {a['result']}"
+
+
 def render(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) -> str:
     d = describe(state, viewer, pending)
     lines = [f"Magic Realm combat, round {state.round}, step: {state.step}"
              + (f" -- ENDED: {state.end_reason}" if state.ended else "")]
+    _view_state, shown, resolved = shown_round(state)
+    if d["sheets"]:
+        lines.append(f"  {sheets_heading(state, shown, resolved)}:")
     for sheet in d["sheets"]:
         lines.append(f"  Melee Section of {sheet['owner']} ({sheet['kind']})")
         for area, label in (("boxes", "red box"), ("circles", "attack circle"), ("squares", "maneuver square")):
@@ -222,22 +327,12 @@ def render(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) ->
         if sheet.get("plays") == "secret until every side has played":
             lines.append("    plays: secret until every side has played")
         elif "attack" in sheet:
-            a, m = sheet["attack"], sheet["maneuver"]
-            if a["circle"]:
-                lines.append(f"    attack circle {a['circle']} ({a['direction']}): {a['fight']} with {a['weapon']}"
-                             f" {a['weapon_side']} -> {a['target']}" + (f" CANCELLED: {a['cancelled']}"
-                                                                         if a["cancelled"] else ""))
-            if m["square"]:
-                lines.append(f"    maneuver square {m['square']} ({m['direction']}): "
-                             f"{m['move'] or 'horse ' + m['horse']}"
-                             + (f" CANCELLED: {m['cancelled']}" if m["cancelled"] else ""))
-            if sheet["shield"]:
-                lines.append(f"    shield in box {sheet['shield']}")
-    if d["melee"]:
-        lines.append("  attacks this round:")
-        for a in d["melee"]:
-            lines.append(f"    {a['attacker']} -> {a['target']}: {a['direction']} {a['harm']} time {a['time']} "
-                         f"length {a['length']}: {a['result']}")
+            # The attack and the maneuver are on the circle and square lines above; here what they do not say.
+            lines.extend(f"    {x}" for x in play_details(sheet))
+    attacks = next((r["attacks"] for r in d["resolved_rounds"] if r["round"] == shown), None) if resolved else None
+    if attacks:
+        lines.append(f"  attacks of round {shown} (MR 8.4.8, 8.4.9):")
+        lines.extend(f"    {attack_line(a)}" for a in attacks)
     lines.append("  characters:")
     for cid, f in d["fatigue"].items():
         c = state.characters[cid]
@@ -267,7 +362,8 @@ def render(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) ->
         if not x["alive"]:
             lines.append(f"    {did} ({x['name']}): dead")
             continue
-        lines.append(f"    {counter(state, did)}" + (f" attacks {x['attacks']}" if x["attacks"] else ""))
+        lines.append(f"    {counter(state, did)}" + (f" attacks {x['attacks']}" if x["attacks"] else "")
+                     + (f" does not attack: {x['idle']}" if x["idle"] else ""))
     if pending:
         lines.append("  waiting for:")
         lines.extend(f"    {p['who']}: {p['what']}" for p in pending)

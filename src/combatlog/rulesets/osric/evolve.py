@@ -330,12 +330,18 @@ def _attack(s: OsricState, ev: e.AttackRolled, seq: int) -> OsricState:
                  r.MISSILES if ev.kind == "missile" else r.MELEE, (ev.label + "/target",), t_=at)
     s = _log(s, seq, f"{ev.attacker} {head} at {ev.target} with {ev.form}" + (" (off hand)" if ev.offhand else ""),
              r.MELEE if ev.kind != "missile" else r.MISSILES, t_=at)
+    roll_line = -1
     for text, rule in calc.parts:
         dice = (ev.label,) if text.startswith("d20 ") else (ev.damage_label,) if text.startswith("damage ") else ()
+        if text.startswith("d20 "):
+            roll_line = len(s.log)
         s = _log(s, seq, text, rule, dice, t_=at)
+    hp_before = s.live[ev.target].hp
+    if calc.hit:
+        s = hurt(s, ev.target, calc.damage, at, seq, f"{ev.attacker}'s {ev.form}", (ev.damage_label,))
+    s = _attack_data(s, roll_line, ev, calc, hp_before)
     if not calc.hit:
         return s
-    s = hurt(s, ev.target, calc.damage, at, seq, f"{ev.attacker}'s {ev.form}", (ev.damage_label,))
     if ev.kind == "grapple" or (ev.kind == "overbear" and "as-grapple" in ev.flags):
         if s.standing(ev.target):
             s = _live(s, ev.target, restrained_by=ev.attacker, disabled_at=at)
@@ -346,6 +352,22 @@ def _attack(s: OsricState, ev: e.AttackRolled, seq: int) -> OsricState:
             s = _live(s, ev.target, conditions=conds + ("prone",))
         s = _log(s, seq, f"{ev.target} is knocked prone", r.OVERBEAR, t_=at)
     return s
+
+
+def _attack_data(s: OsricState, line: int, ev: e.AttackRolled, calc: r.Calc, hp_before: int) -> OsricState:
+    """The attack roll as data on its "d20 ..." line of the timeline (``show --json`` attacks,
+    ``explain --json`` step data): nobody has to parse the line to know what happened."""
+    if line < 0:
+        return s
+    tl = s.live[ev.target]
+    data = {"type": "attack_roll", "attacker": ev.attacker, "target": ev.target, "kind": ev.kind, "weapon": ev.form,
+            "routine": ev.routine, "offhand": ev.offhand, "roll": ev.roll, "bonus": calc.bonus, "total": calc.total,
+            "ac": calc.ac, "need": calc.needed, "hit": calc.hit, "damage": calc.damage if calc.hit else 0,
+            "target_hp_before": hp_before, "target_hp_after": tl.hp, "target_dead": tl.dead,
+            "target_down": tl.hp <= 0}
+    log = list(s.log)
+    log[line] = replace(log[line], data=data)
+    return replace(s, log=tuple(log))
 
 
 def _condition(s: OsricState, ev: e.ConditionChanged, seq: int) -> OsricState:

@@ -46,6 +46,10 @@ class Osric(Ruleset[OsricState]):
     def round_of(self, state: OsricState) -> int:
         return state.round
 
+    def current_round(self, state: OsricState) -> int:
+        # Between rounds the gm's next decision is to start the next round.
+        return state.round + 1 if state.phase == "between" and not state.ended else state.round
+
     def finished(self, state: OsricState) -> bool:
         return state.ended
 
@@ -84,7 +88,7 @@ class Osric(Ruleset[OsricState]):
         if before is None or after is None:
             return ()
         new = after.log[len(before.log):]
-        return [Step(seq=seq, rule=x.rule, dice=x.dice,
+        return [Step(seq=seq, rule=x.rule, dice=x.dice, data=dict(x.data) if x.data else None,
                      text=(f"[r{x.round} seg {x.segment}{'+' if x.late else ''}] " if x.segment else "") + x.text)
                 for x in new]
 

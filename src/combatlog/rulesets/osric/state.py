@@ -10,6 +10,8 @@ round because the tick count simply continues.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from combatlog.rulesets.osric.events import Declaration
@@ -38,6 +40,8 @@ class Entry(msgspec.Struct, frozen=True, kw_only=True):
     dice: tuple[str, ...] = ()
     late: bool = False
     side: str = ""  # a side's declaration: secret to that side until every side has declared
+    # What the line decided, as data (an attack roll: roll, bonus, need, hit, damage...); {} for most.
+    data: dict[str, Any] = {}
 
 
 class Casting(msgspec.Struct, frozen=True, kw_only=True):

@@ -73,9 +73,18 @@ def timeline(s: OsricState, round_no: int | None = None, viewer: str | None = No
             continue
         seg = rounds.setdefault(entry.round, {}).setdefault(entry.segment, [])
         seg.append({"seq": entry.seq, "text": entry.text, "rule": entry.rule, "dice": list(entry.dice),
-                    "late": entry.late})
+                    "late": entry.late} | ({"data": dict(entry.data)} if entry.data else {}))
     return [{"round": rnd, "segments": [{"segment": sg, "entries": ents} for sg, ents in sorted(segs.items())]}
             for rnd, segs in sorted(rounds.items())]
+
+
+def attacks(s: OsricState, round_no: int | None = None) -> list[dict[str, Any]]:
+    """Every attack roll of the combat (or of one round) as data: who, whom, with what, the d20 roll,
+    the bonus, the total against the number needed (and the armour class), hit or miss, the damage,
+    and the target's hit points before and after."""
+    return [{"seq": x.seq, "round": x.round, "segment": x.segment, "late": x.late,
+             **{k: v for k, v in x.data.items() if k != "type"}}
+            for x in s.log if x.data.get("type") == "attack_roll" and (round_no is None or x.round == round_no)]
 
 
 def schedule(s: OsricState) -> list[dict[str, Any]]:
@@ -100,6 +109,7 @@ def describe(s: OsricState, viewer: str | None = None) -> dict[str, Any]:
         "initiative": dict(s.initiative), "schedule": schedule(s),
         "combatants": combatant_rows(s, viewer), "engaged": [list(p) for p in s.engaged],
         "timeline": timeline(s, None, viewer),
+        "attacks": attacks(s),
     }
     if s.pinned:  # who plays which side, and the round's sealed declaration step
         step = s.sealed.get(step_name(s.round))
@@ -156,6 +166,16 @@ def render_table(s: OsricState, viewer: str | None = None) -> str:
     return "\n".join(lines)
 
 
+SIMULTANEOUS = "; struck down in this same segment, its simultaneous blow still lands"
+
+
+def struck_down_at(s: OsricState, name: str, at: int) -> bool:
+    """Struck down (slain, below 1 hp) at tick ``at`` while the timeline is still there: on a tie of
+    initiative it still acts then ("damage lands even if one dies", OSRIC Combat: Determine Initiative)."""
+    live = s.live[name]
+    return not live.out and live.disabled_at == at and s.cursor <= at
+
+
 def pending(s: OsricState) -> list[Pending]:
     if s.ended:
         return []
@@ -165,8 +185,10 @@ def pending(s: OsricState) -> list[Pending]:
     if s.phase == "surprise":
         seg = segment_of(s.cursor, 0)
         who = [Pending(who=n, what=f"may act in surprise segment {seg} (next attack die "
-                                   f"r0/{n}/atk{s.live[n].rolls + 1})", rule=SURPRISE)
-               for n in s.roster if s.surprised.get(n, 0) < seg and s.standing(n) and s.live[n].routines == 0]
+                                   f"r0/{n}/atk{s.live[n].rolls + 1})" + SIMULTANEOUS * (not s.standing(n)),
+                       rule=SURPRISE)
+               for n in s.roster if s.surprised.get(n, 0) < seg and s.live[n].routines == 0
+               and (s.standing(n) or struck_down_at(s, n, s.cursor))]
         nxt = f"move to segment {seg + 1} (osric segment)" if seg < s.surprise_len else "start round 1 (osric round)"
         return who + [Pending(who="gm", what=nxt, rule=SURPRISE)]
     if s.phase == "between":
@@ -185,13 +207,16 @@ def pending(s: OsricState) -> list[Pending]:
     for row in schedule(s):
         n = row["who"]
         live = s.live[n]
-        if live.acted_tick >= tick(s.round, 1) or not s.standing(n) or row["action"].split(" ")[1] in (
-                "parry", "set", "none", "continue"):
+        # Struck down in its own segment by a simultaneous action (a tie): its blow still lands.
+        simultaneous = not s.standing(n) and struck_down_at(s, n, r.earliest_tick(s, n, 1))
+        if live.acted_tick >= tick(s.round, 1) or not (s.standing(n) or simultaneous) or \
+                row["action"].split(" ")[1] in ("parry", "set", "none", "continue"):
             continue
         out.append(Pending(who=n, what=f"{row['action'].split(' ', 1)[1]} in segment {row['segment']}"
                                        + (f" (next attack die r{s.round}/{n}/atk{live.rolls + 1})" if
                                           row["action"].split(" ")[1] not in ("spell", "close", "retreat", "flee",
-                                                                              "other", "negotiate") else ""),
+                                                                              "other", "negotiate") else "")
+                                       + SIMULTANEOUS * simultaneous,
                            rule=r.INITIATIVE))
     return out + [Pending(who="gm", what=f"end round {s.round} (osric end-round) when every action is resolved",
                           rule=ROUND)]
