@@ -70,7 +70,7 @@ def _killed_swordsman() -> Game:
     g.do(c.Target(character="sw"))
     g.do(c.Play(character="sw"))
     faces: dict[str, tuple[int, ...]] = {"r1/reposition/sw": (1,)}
-    faces.update({f"r1/tactics/sw/box{b}": (1, 1) for b in (1, 2, 3)})
+    faces["r1/tactics/sw/box3"] = (1, 1)  # the one box whose tactics are rolled after that repositioning
     g.do(c.Resolve(), faces)
     return g
 
