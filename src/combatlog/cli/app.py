@@ -89,6 +89,7 @@ EXTRA_MODULES = [
     ("combatlog.cli.ack", "ack"),
     ("combatlog.cli.copy", "copy"),
     ("combatlog.cli.sheet", "sheet"),
+    ("combatlog.cli.report", "report"),
 ]
 
 

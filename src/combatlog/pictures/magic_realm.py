@@ -418,13 +418,15 @@ def _attack_play(c: Canvas, scene: Scene, owner: str, attack: dict[str, Any], cx
     else:
         with c.group(f"{owner} attacks without a Fight chit: {weapon}, {where}", cls="play"):
             c.text(cx, cy - 4, weapon or "attack", size=11, anchor="middle", weight="bold", width=80)
-    tx = cx + 50
-    c.text(tx, cy - 8, weapon, size=10, weight="bold", width=98)
+    # beside the circle, on the side with room (the last circle is by the sheet's right edge)
+    left = attack.get("circle") == 3
+    tx, anchor = (cx - 50, "end") if left else (cx + 50, "start")
+    c.text(tx, cy - 8, weapon, size=10, weight="bold", width=98, anchor=anchor)
     if side:
-        c.text(tx, cy + 5, side, size=9, fill=MUTED)
-    c.text(tx, cy + 18, f"\u2192 {attack.get('target') or 'no target'}", size=10, width=98)
+        c.text(tx, cy + 5, side, size=9, fill=MUTED, anchor=anchor)
+    c.text(tx, cy + 18, f"\u2192 {attack.get('target') or 'no target'}", size=10, width=98, anchor=anchor)
     if cancelled:
-        c.text(tx, cy + 31, "CANCELLED", size=10, weight="bold", fill="#b00000")
+        c.text(tx, cy + 31, "CANCELLED", size=10, weight="bold", fill="#b00000", anchor=anchor)
 
 
 def _maneuver_play(c: Canvas, scene: Scene, owner: str, maneuver: dict[str, Any], cx: float, cy: float) -> None:
