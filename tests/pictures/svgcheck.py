@@ -88,7 +88,8 @@ class Html(HTMLParser):
         self.text.append(data)
 
     def find(self, tag: str, **attrs: str) -> list[dict[str, str | None]]:
-        return [a for t, a in self.starts if t == tag and all(a.get(k.replace("_", "-")) == v for k, v in attrs.items())]
+        return [a for t, a in self.starts
+                if t == tag and all(a.get(k.rstrip("_").replace("_", "-")) == v for k, v in attrs.items())]
 
 
 def parse_html(text: str) -> Html:
