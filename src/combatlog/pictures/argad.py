@@ -34,8 +34,8 @@ def figure(c: Canvas, x: float, y: float, f: dict[str, Any], fill: str, recoiled
         c.rect(x, y, CARD_W, CARD_H, fill="#eeeeee" if out else fill, stroke=INK, rx=6, dash="5 3" if out else "")
         # the base, as on the table, its size in mm
         base = max(10, min(28, int(f.get("base_mm") or 20) * 0.6))
-        c.circle(x + 18, y + 20, base / 2, fill="#ffffff" if out else "#6b6b6b", stroke=INK)
-        c.text(x + 34, y + 22, f["name"], size=14, weight="bold", width=CARD_W - 90)
+        c.circle(x + 8 + base / 2, y + 18, base / 2, fill="#ffffff" if out else "#6b6b6b", stroke=INK)
+        c.text(x + 16 + base, y + 23, f["name"], size=14, weight="bold", width=CARD_W - 80 - base)
         c.text(x + CARD_W - 8, y + 22, status.upper() if out else "", size=11, anchor="end", weight="bold",
                fill="#b00000")
         c.text(x + 10, y + 42, f"{f.get('species')} \u00b7 {f.get('strength')} \u00b7 C{f.get('class')} "

@@ -141,8 +141,8 @@ def draw_counter(c: Canvas, x: float, y: float, ctr: dict[str, Any], *, size: fl
         attack, move = _attack_values(ctr["values"])
         small = 9 if size >= 40 else 8
         if under:  # only its lower edge shows below the rider
-            c.text(x + size / 2, y + size - 5, f"{side} {move.replace('move ', 'm')}".strip(), size=small,
-                   anchor="middle", fill=ink, weight="bold", width=size - 4)
+            c.text(x + size / 2, y + size - 5, f"{side} {move.replace('move ', 'm')}".strip(), size=small - 1,
+                   anchor="middle", fill=ink, weight="bold", width=size - 2)
             if dead:
                 c.cross(x + 2, y + size - 20, size - 4, 18)
             return
@@ -471,8 +471,10 @@ def character_panel(c: Canvas, scene: Scene, owner: str, x: float, y: float) -> 
                  data_owner=owner):
         c.text(x, y + 16, f"{char['character']} ({owner})", size=14, weight="bold", width=PANEL_W)
         c.text(x, y + 32, f"{char['player']} \u00b7 level {char.get('level', '?')} \u00b7 vulnerability "
-               f"{char.get('vulnerability', '?')} \u00b7 {status}", size=11, fill=MUTED, width=PANEL_W)
-        yy = y + 48
+               f"{char.get('vulnerability', '?')}", size=11, fill=MUTED, width=PANEL_W)
+        c.text(x, y + 46, status, size=11, fill=MUTED if status == "in the clearing" else "#b00000",
+               weight="normal" if status == "in the clearing" else "bold", width=PANEL_W)
+        yy = y + 62
         if fat.get("death"):
             c.text(x, yy, fat["death"], size=11, weight="bold", fill="#b00000", width=PANEL_W)
             yy += 16
