@@ -146,3 +146,53 @@ def test_plays_stay_face_down_for_the_other_player(open_example) -> None:  # typ
         assert not groups(amazon(root), "plays-hidden")
         circle = groups(amazon(root), "area", data_area="circle", data_index=1)[0]
         assert [c.get("data-chit") for c in groups(circle, "chit")] == ["F6"]
+
+
+HIRELING_SETUP = {
+    "first_round_of_day": False,
+    "characters": [{"id": "amazon", "character": "Amazon", "player": "bob", "level": 4,
+                    "hirelings": [{"id": "lancer-hq", "native": "Lancer HQ"}]}],
+    "denizens": [{"id": "goblin-1", "monster": "Axe Goblin"}, {"id": "goblin-2", "monster": "Axe Goblin"}],
+    "assigned": {"goblin-1": "amazon"},
+}
+HIRELING_ROUND = """
+new den --ruleset magic_realm --setup {setup} --dice manual
+mr lure den amazon
+mr assign den --face r1/assign/goblin-2=2
+mr action den amazon none
+mr melee den
+mr target den amazon goblin-1 --hireling lancer-hq=goblin-2
+mr play den amazon --attack thrust --fight F6 --maneuver dodge --move M1 --shield smash --hireling-box lancer-hq=2
+mr resolve den --face r1/reposition/amazon=4 --face r1/reposition/lancer-hq/target=3 --face r1/tactics/amazon/box1=1,1 --face r1/tactics/lancer-hq/square2=1,1
+"""
+
+
+def test_a_hirelings_own_section(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from combatlog.projections.streams import resolve_stream
+    from combatlog.store import open_store
+    from tests.pictures.conftest import run_cli
+
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps(HIRELING_SETUP))
+    cmds = tmp_path / "round.cmds"
+    cmds.write_text(HIRELING_ROUND.format(setup=setup))
+    db = tmp_path / "log.db"
+    proc = run_cli(db, "run", "--quiet", str(cmds))
+    assert proc.returncode == 0, proc.stderr
+    store = open_store(str(db))
+    try:
+        meta = resolve_stream(store, "den")
+        scene = scene_of(store, meta, state_at(store, meta), None)
+        root = parse_svg(draw(scene))
+    finally:
+        store.close()
+    section = groups(root, "melee-section", data_sheet="lancer-hq")[0]
+    assert section.get("data-kind") == "hireling"
+    sheet = next(s for s in scene.data["sheets"] if s["owner"] == "lancer-hq")
+    for area, key in AREAS:
+        for g in groups(section, "area", data_area=area):
+            assert counter_ids(g) == sorted(counters_of(sheet[key].get(g.get("data-index"), [])))
+    assert counter_ids(groups(section, "area", data_area="box", data_index=2)[0])[0] == "lancer-hq"
+    assert "hireling of amazon" in title(section)

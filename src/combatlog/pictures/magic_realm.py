@@ -456,7 +456,7 @@ def character_panel(c: Canvas, scene: Scene, owner: str, x: float, y: float) -> 
         with c.group(f"{owner}: {den.get('name', owner)}", cls="panel", data_owner=owner):
             c.text(x, y + 16, f"{den.get('name', owner)} ({owner})", size=13, weight="bold", width=PANEL_W)
             lines = [f"hired by {den['owner']}" if den.get("owner") else "uncontrolled denizen",
-                     f"attacks {den['attacks']}" if den.get("attacks") else "attacks nobody yet",
+                     f"attacks {den['attacks']}" if den.get("attacks") else "no target now",
                      "alive" if den.get("alive", True) else "dead"]
             yy = y + 36
             for line in lines:
