@@ -91,3 +91,26 @@ def test_hostile_strings_are_escaped(tmp_path: Path) -> None:
     assert "<script>" not in svg_out.read_text()
     forks = next(a for a in doc.find("section") if a.get("id") == "forks")
     assert forks and "what-if" in words
+
+
+def test_a_fork_taken_mid_plays_reports_concealed_plays_as_alice(examples, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    db = tmp_path / "copy.db"
+    shutil.copy(examples["giant-and-goblins"].db, db)
+    assert run_cli(db, "fork", "giant-goblins", "--at", "15", "--as", "mid-plays",
+                   "--reason", "what if the Black Knight played otherwise").returncode == 0
+    out = tmp_path / "alice.html"
+    proc = run_cli(db, "report", "mid-plays", "-o", str(out), "--as", "alice")
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    doc = parse_html(text)
+    words = " ".join(doc.text)
+    assert "Fork of giant-goblins after seq 15: what if the Black Knight played otherwise" in words
+    assert "concealed until every side has played" in words and "showing only what alice may see" in words
+    pictures = SVG.findall(text)
+    assert groups(parse_svg(pictures[-1]), "plays-hidden", data_sheet="amazon")
+    parent = tmp_path / "parent.html"
+    assert run_cli(db, "report", "giant-goblins", "-o", str(parent)).returncode == 0
+    forks = parse_html(parent.read_text())
+    assert "mid-plays" in " ".join(forks.text) and "#15" in " ".join(forks.text)

@@ -196,3 +196,17 @@ def test_a_hirelings_own_section(tmp_path) -> None:  # type: ignore[no-untyped-d
             assert counter_ids(g) == sorted(counters_of(sheet[key].get(g.get("data-index"), [])))
     assert counter_ids(groups(section, "area", data_area="box", data_index=2)[0])[0] == "lancer-hq"
     assert "hireling of amazon" in title(section)
+
+
+def test_damaged_armor_and_fatigue_owed_beside_the_sheet(open_example) -> None:  # type: ignore[no-untyped-def]
+    store, meta = open_example("giant-and-goblins")
+    # seq 38: round 2 resolved, the Amazon's Breastplate damaged, the Fatigue Step waits for her
+    scene = scene_of(store, meta, state_at(store, meta, 38), None)
+    assert scene.data["step"] == "fatigue"
+    root = parse_svg(draw(scene))
+    panel = groups(root, "panel", data_owner="amazon")[0]
+    conditions = {g.get("data-armor"): g.get("data-condition") for g in groups(panel, "armor")}
+    assert conditions == {a["name"]: a["condition"] for a in scene.data["characters"]["amazon"]["armor"]}
+    assert conditions["Breastplate"] == "damaged"
+    owed = groups(panel, "fatigue-owed", data_owner="amazon")[0]
+    assert "owes 1 asterisk" in title(owed) and "1 wound" in title(owed)

@@ -167,7 +167,7 @@ class Canvas:
     def finish(self, height: float) -> str:
         p = self.prefix
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{height:g}" '
-                f'viewBox="0 0 {self.width} {height:g}" role="img" aria-labelledby="{p}-title {p}-desc" '
+                f'viewBox="0 0 {self.width} {height:g}" role="graphics-document document" aria-labelledby="{p}-title {p}-desc" '
                 f'font-family="{FONT}">'
                 f'<title id="{p}-title">{esc(self.title)}</title><desc id="{p}-desc">{esc(self.desc)}</desc>'
                 "<defs>"
