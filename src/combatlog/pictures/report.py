@@ -64,8 +64,12 @@ def h(value: Any) -> str:
 
 
 def anchor(label: str) -> str:
-    """An id for a die's row: only letters, digits and hyphens (labels hold slashes and #)."""
-    return "die-" + "".join(ch if ch.isalnum() else "-" for ch in clean(label))
+    """An id for a die's row: letters, digits and hyphens (labels hold slashes and #), and a short hash
+    of the label so that ``a/b`` and ``a-b`` never share one."""
+    import hashlib
+
+    digest = hashlib.sha256(label.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return "die-" + "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in clean(label)) + "-" + digest
 
 
 class Report:
