@@ -1,15 +1,45 @@
 #!/usr/bin/env bash
-# The main job, end to end on the embedded SQLite default: create a log, append
-# decisions and dice, show state and pending decisions, replay a round, fork,
-# export, verify, and continue the combat on a second machine (a second log).
+# The main job, end to end on the embedded SQLite default. It opens with a round of Magic Realm
+# (luring, random assignment, deployment, the Melee Step), prints its Melee Sections and draws them
+# (an SVG sheet and an HTML report), plays the other example games and draws them too, then runs a
+# freeform duel: create a log, append decisions and dice, show state and pending decisions, replay a
+# round, fork, export, verify, and continue the combat on a second machine (a second log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 combatlog() { .venv/bin/combatlog "$@"; }
 if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
 step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
+pictures=()
+draw() {  # draw DB NAME STEM [sheet options...]: an SVG sheet and an HTML report of a combat
+  local db=$1 name=$2 stem=$3
+  shift 3
+  combatlog --db "$db" sheet "$name" "$@" -o "demo/$stem.svg" > /dev/null
+  combatlog --db "$db" report "$name" -o "demo/$stem.html" > /dev/null
+  pictures+=("demo/$stem.svg" "demo/$stem.html")
+}
 
 rm -rf demo && mkdir -p demo
 export COMBATLOG_DB=demo/combat.db
+
+step "Magic Realm, round 1: the Black Knight and the Amazon (with two Lancers) meet a Giant and three Goblins"
+mr=demo/giant-and-goblins.db
+sed '/^# ---- Round 2/,$d' docs/examples/magic_realm/giant-and-goblins.cmds > demo/giant-and-goblins-round1.cmds
+combatlog --db "$mr" run demo/giant-and-goblins-round1.cmds
+
+step "The Melee Sections of round 1 (MR 8.4): red boxes, attack circles, maneuver squares"
+combatlog --db "$mr" mr sheets giant-goblins --round 1
+combatlog --db "$mr" sheet giant-goblins --round 1 -o demo/giant-goblins-round1.svg
+pictures+=(demo/giant-goblins-round1.svg)
+
+for f in docs/examples/*/*.cmds; do
+  case "$f" in */freeform/*) continue ;; esac
+  stem=$(basename "$f" .cmds)
+  step "Example: $f"
+  combatlog --db "demo/$stem.db" run --quiet "$f" > /dev/null  # the Magic Realm round above is not played twice
+  name=$(.venv/bin/combatlog --db "demo/$stem.db" list --json | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[0]["name"])')
+  combatlog --db "demo/$stem.db" status "$name"
+  draw "demo/$stem.db" "$name" "$stem"
+done
 
 step "A duel with referee dice: the seed's hash is committed before any roll"
 combatlog new duel --ruleset freeform --dice referee
@@ -51,15 +81,13 @@ combatlog --db demo/friend.db freeform end duel --outcome "Bo yields"
 combatlog --db demo/friend.db export duel -o demo/duel-friend.jsonl
 combatlog import demo/duel-friend.jsonl
 combatlog verify duel
+draw demo/combat.db duel freeform-duel
 
 step "A whole example combat from a command file"
 combatlog run --quiet docs/examples/freeform/tavern-brawl.cmds
 combatlog explain tavern --round 2
-for f in docs/examples/*/*.cmds; do
-  case "$f" in */freeform/*) continue ;; esac
-  step "Example: $f"
-  combatlog --db "demo/$(basename "$f" .cmds).db" run --quiet "$f" > /dev/null
-  name=$(.venv/bin/combatlog --db "demo/$(basename "$f" .cmds).db" list --json | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[0]["name"])')
-  combatlog --db "demo/$(basename "$f" .cmds).db" status "$name"
-done
+draw demo/combat.db tavern tavern-brawl --round 2
+
+step "Pictures: open them in a browser (the reports need no network and run no script)"
+printf '  %s\n' "${pictures[@]}"
 printf '\nDone: the logs are in demo/.\n'

@@ -89,6 +89,8 @@ EXTRA_MODULES = [
     ("combatlog.cli.seal", "seal"),
     ("combatlog.cli.ack", "ack"),
     ("combatlog.cli.copy", "copy"),
+    ("combatlog.cli.sheet", "sheet"),
+    ("combatlog.cli.report", "report"),
 ]
 
 

@@ -1,0 +1,119 @@
+"""Pictures of a combat: ``combatlog sheet`` (an SVG of the state at one point) and ``combatlog report``
+(one self-contained HTML file).
+
+Each picture is drawn from the projections: the ruleset's ``describe(state, viewer)`` data, the
+explain steps, the log's sealed orders. No rule is evaluated here; a ruleset module only lays out what
+its ``describe`` says. ``viewer`` is passed to ``describe`` (and ``conceals``), so ``--as PLAYER`` draws
+only what that player may see, and sealed orders are drawn face down until they are revealed.
+
+One module per ruleset (``magic_realm``, ``freeform``, ``classic_fantasy``, ``osric``, ``argad``), each
+with ``draw(scene, canvas_prefix) -> str``; shared drawing in ``svg`` and ``common``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from combatlog.projections.fold import Folded
+    from combatlog.store.base import EventStore, StreamMeta
+
+# Rulesets whose picture lists the round's explain steps (the others draw the round from describe).
+STEPS_DRAWN = ("freeform",)
+
+DRAWERS = {
+    "magic_realm": "combatlog.pictures.magic_realm",
+    "freeform": "combatlog.pictures.freeform",
+    "classic_fantasy": "combatlog.pictures.classic_fantasy",
+    "osric": "combatlog.pictures.osric",
+    "argad": "combatlog.pictures.argad",
+}
+
+
+@dataclass
+class Sealed:
+    """A sealed order in the log: who committed to which step, and whether it is revealed yet."""
+
+    step: str
+    player: str
+    seq: int
+    revealed: bool = False
+
+
+@dataclass
+class Scene:
+    """What a picture shows: the combat at one seq, as ``viewer`` (None: everything) may see it."""
+
+    stream: str
+    ruleset: str
+    title: str
+    seq: int
+    round: int
+    finished: bool
+    viewer: str | None
+    data: dict[str, Any]  # ruleset.describe(state, viewer)
+    state: Any = None  # the folded ruleset state, for the facts an older describe lacks (magic_realm)
+    sealed: list[Sealed] = field(default_factory=list)
+    players: list[str] = field(default_factory=list)
+    pending: list[tuple[str, str]] = field(default_factory=list)  # (who, what) the combat waits for
+    steps: list[Any] = field(default_factory=list)  # the explain steps of this round up to ``seq``
+
+
+def sealed_orders(store: EventStore, meta: StreamMeta, upto: int) -> list[Sealed]:
+    """Every sealed order committed up to seq ``upto``, marked revealed once its reveal is in."""
+    from combatlog.events.core import OrdersCommitted, OrdersRevealed
+    from combatlog.projections.fold import history
+
+    out: dict[tuple[str, str], Sealed] = {}
+    for rec in history(store, meta, 1, upto):
+        ev = rec.event
+        if type(ev) is OrdersCommitted:
+            out[(ev.step, ev.player)] = Sealed(step=ev.step, player=ev.player, seq=rec.seq)
+        elif type(ev) is OrdersRevealed and (ev.step, ev.player) in out:
+            out[(ev.step, ev.player)].revealed = True
+    return list(out.values())
+
+
+def round_steps(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | None) -> list[Any]:
+    """The explain steps of the round ``folded`` is in, up to its seq (concealed ones left out)."""
+    from combatlog.projections.fold import state_at
+    from combatlog.projections.views import walk
+
+    core = folded.core
+    first = core.round_first.get(folded.ruleset.round_of(folded.state), 1)
+    head = state_at(store, meta)
+    return [s for row in walk(store, meta, first, core.head_seq, viewer, head) for s in row.steps
+            if not row.concealed]
+
+
+def scene_of(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | None, *,
+             with_steps: bool | None = None) -> Scene:
+    ruleset, state, core = folded.ruleset, folded.state, folded.core
+    genesis = core.genesis
+    if with_steps is None:
+        with_steps = ruleset.info.name in STEPS_DRAWN
+    return Scene(
+        stream=meta.name, ruleset=ruleset.info.name, title=ruleset.info.title, seq=core.head_seq,
+        round=ruleset.round_of(state), finished=ruleset.finished(state), viewer=viewer,
+        data=ruleset.describe(state, viewer), state=state,
+        sealed=sealed_orders(store, meta, core.head_seq),
+        players=[p.name for p in genesis.players] if genesis is not None else [],
+        pending=[(p.who, p.what) for p in ruleset.pending(state)],
+        steps=round_steps(store, meta, folded, viewer) if with_steps else [],
+    )
+
+
+def draw(scene: Scene, prefix: str = "p") -> str:
+    """The SVG document of ``scene`` (ids start with ``prefix``, so that several can share a page)."""
+    module = DRAWERS.get(scene.ruleset)
+    if module is None:
+        from combatlog.pictures import generic
+
+        return generic.draw(scene, prefix)
+    return importlib.import_module(module).draw(scene, prefix)  # type: ignore[no-any-return]
+
+
+def sheet_svg(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | None, prefix: str = "p") -> str:
+    return draw(scene_of(store, meta, folded, viewer), prefix)

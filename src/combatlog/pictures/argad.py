@@ -1,0 +1,135 @@
+"""« Argad ! »: the figures by side with their wounds, recoils and status, and this turn's volleys and
+strikes in the order they were resolved."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.pictures import Scene
+from combatlog.pictures.common import (
+    MARGIN, WIDTH, canvas_for, heading, numbered, pending_list, sealed_strip, section, tag_row,
+)
+from combatlog.pictures.svg import INK, MUTED, Canvas
+
+CARD_W, CARD_H = 232, 134
+SIDE_FILL = ("#e3ecf7", "#f7e6e3", "#e6f2e3", "#f3ebf7")
+RESULT = {"kill": "kills", "wound": "wounds", "recoil": "makes it recoil", "none": "no effect"}
+
+
+def figure(c: Canvas, x: float, y: float, f: dict[str, Any], fill: str, recoiled: bool) -> None:
+    status = f.get("status", "standing")
+    turn = f.get("this_turn") or {}
+    marks = [m for m, on in (("killed this turn", turn.get("killed")),
+                             (f"+{turn.get('new_wounds')} wound(s) this turn", turn.get("new_wounds")),
+                             ("recoil refused", turn.get("recoil_refused")),
+                             ("recoiled", turn.get("recoiled") or recoiled), ("struck", turn.get("struck")),
+                             ("shot", turn.get("shot"))) if on]
+    title = f"{f['name']} ({f['side']}, {f.get('species')}): {status}; strength {f.get('strength')}, class " \
+            f"{f.get('class')}, armour {f.get('armour')}, melee {f.get('melee_die')}; wounds {f.get('wounds')} " \
+            f"(life points {f.get('life_points')})" + (f"; {', '.join(marks)}" if marks else "") + \
+            (f"; {', '.join(f['effects'])}" if f.get("effects") else "")
+    with c.group(title, cls="figure", data_name=f["name"], data_side=f["side"], data_status=status,
+                 data_wounds=f.get("wounds", 0), data_recoiled="yes" if "recoiled" in marks else None):
+        out = status != "standing"
+        c.rect(x, y, CARD_W, CARD_H, fill="#eeeeee" if out else fill, stroke=INK, rx=6, dash="5 3" if out else "")
+        # the base, as on the table, its size in mm
+        base = max(10, min(28, int(f.get("base_mm") or 20) * 0.6))
+        c.circle(x + 8 + base / 2, y + 18, base / 2, fill="#ffffff" if out else "#6b6b6b", stroke=INK)
+        c.text(x + 16 + base, y + 23, f["name"], size=14, weight="bold", width=CARD_W - 80 - base)
+        c.text(x + CARD_W - 8, y + 22, status.upper() if out else "", size=11, anchor="end", weight="bold",
+               fill="#b00000")
+        c.text(x + 10, y + 42, f"{f.get('species')} \u00b7 {f.get('strength')} \u00b7 C{f.get('class')} "
+               f"A{f.get('armour')} \u00b7 {f.get('melee_die')}", size=11, width=CARD_W - 16)
+        weapons = f.get("weapon", "") + (f", {f['missile']}" if f.get("missile") else "")
+        c.text(x + 10, y + 58, weapons + (" \u00b7 mounted" if f.get("mounted") else ""), size=10, fill=MUTED,
+               width=CARD_W - 16)
+        wounds = int(f.get("wounds") or 0)
+        c.text(x + 10, y + 78, f"wounds ({f.get('life_points')} life):", size=11)
+        with c.group(f"{f['name']}: {wounds} wound(s)", cls="wounds", data_wounds=wounds):
+            for k in range(min(wounds, 8)):
+                c.circle(x + 142 + k * 13, y + 74, 5, fill="#b00000", stroke=INK)
+            if not wounds:
+                c.text(x + 140, y + 78, "none", size=11, fill=MUTED)
+        tag_row(c, x + 10, y + 88, CARD_W - 20, marks, "mark", size=9, fill="#fde0dc")
+        if f.get("effects"):
+            tag_row(c, x + 10, y + 110, CARD_W - 20, list(f["effects"]), "effect", size=9)
+        if out:
+            c.line(x + 6, y + CARD_H - 6, x + CARD_W - 6, y + 6, stroke="#b00000", width=1.5)
+
+
+def strike_text(s: dict[str, Any]) -> str:
+    dice = ", ".join(f"{d['who']} {d['faces']}" + (f" = {d['total']}" if d.get("total") != d.get("natural") else "")
+                     for d in s.get("dice") or [])
+    verdict = "cancelled" if s.get("cancelled") else RESULT.get(s.get("result", ""), s.get("result", ""))
+    extra = "; ".join(x for x in (s.get("priority"), s.get("recoil_refused"),
+                                  "automatic hit" if s.get("auto_hit") else "") if x)
+    return (f"{', '.join(s['attackers'])} strike {s['target']} ({s.get('order', '').replace('_', ' ')}): "
+            f"dice {dice or '-'}; best {s.get('best')} vs defence {s.get('defence')}: {verdict}"
+            + (f" ({extra})" if extra else ""))
+
+
+def shot_text(s: dict[str, Any]) -> str:
+    dice = ", ".join(f"{d['who']} {d['faces']}" + (f" = {d['total']}" if d.get("total") else "")
+                     for d in s.get("dice") or [])
+    hits = ", ".join(s.get("hits") or []) or "no hit"
+    friends = f"; friends hit: {', '.join(s['friend_hits'])}" if s.get("friend_hits") else ""
+    return (f"{', '.join(s['shooters'])} shoot at {', '.join(s['targets'])}: need {s.get('need')}, dice "
+            f"{dice or '-'}: {hits}{friends}")
+
+
+def draw(scene: Scene, prefix: str = "p") -> str:
+    d = scene.data
+    c = canvas_for(scene, "figures", prefix)
+    summary = d.get("turn_summary")
+    turn_no = d.get("turn", 0)
+    if summary is None and d.get("last_turn_summary"):
+        summary = d["last_turn_summary"]
+        turn_no = summary.get("turn", turn_no)
+    sub = ("combat over" + (f": {d['outcome']}" if d.get("outcome") else "")) if d.get("ended") else \
+        f"game turn {d.get('turn')}, {d.get('phase')}"
+    y = heading(c, scene, sub)
+    strikes = list((summary or {}).get("strikes") or [])
+    recoiled = {s["target"] for s in strikes if s.get("result") == "recoil" and not s.get("cancelled")}
+    sides: dict[str, list[dict[str, Any]]] = {}
+    for f in d.get("figures") or []:
+        sides.setdefault(f["side"], []).append(f)
+    y = section(c, y, "Figures by side")
+    for n, (side, figs) in enumerate(sides.items()):
+        with c.group(f"side {side}: {', '.join(f['name'] for f in figs)}", cls="side", data_side=side):
+            c.text(MARGIN, y + 12, f"Side {side}", size=13, weight="bold")
+            y += 20
+            for k, f in enumerate(figs):
+                figure(c, MARGIN + (k % 4) * (CARD_W + 11), y + (k // 4) * (CARD_H + 10), f,
+                       SIDE_FILL[n % len(SIDE_FILL)], f["name"] in recoiled)
+            y += ((len(figs) + 3) // 4) * (CARD_H + 10) + 4
+    if summary is not None:
+        shots = list(summary.get("shots") or [])
+        y = section(c, y, f"Turn {turn_no}: volleys")
+        if shots:
+            y = numbered(c, y, [(shot_text(s), f"seq {s.get('seq')}: {shot_text(s)}") for s in shots], cls="shot",
+                         size=11)
+        else:
+            c.text(MARGIN, y, "no volley", size=11, fill=MUTED)
+            y += 16
+        y = section(c, y + 4, f"Turn {turn_no}: strikes, in the order they were resolved")
+        if strikes:
+            y = numbered(c, y, [(strike_text(s), f"seq {s.get('seq')}: {strike_text(s)}") for s in strikes],
+                         cls="strike", size=11)
+        else:
+            c.text(MARGIN, y, "no strike", size=11, fill=MUTED)
+            y += 16
+        survival = list(summary.get("survival") or [])
+        if survival:
+            y = section(c, y + 4, f"Turn {turn_no}: survival rolls")
+            items = [(f"{s['figure']}: rolled {s['roll']}" + (f" ({s['read']})" if s.get("read") else "")
+                      + f" against {s['wounds']} wound(s): " + ("dies" if s.get("died") else "survives"),
+                      f"{s['label']}: {s['figure']} rolled {s['roll']}") for s in survival]
+            y = numbered(c, y, items, cls="survival", size=11)
+    if d.get("history"):
+        y = section(c, y + 4, "Turns so far")
+        for line in d["history"]:
+            with c.group(line, cls="history"):
+                y = c.lines(MARGIN, y, line, WIDTH - 2 * MARGIN, size=11)
+    y = pending_list(c, scene, y + 4)
+    y = sealed_strip(c, scene, y)
+    return c.finish(y + 16)

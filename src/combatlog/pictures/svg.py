@@ -1,0 +1,194 @@
+"""Shared SVG drawing for the pictures: escaping, accessible groups, text layout, a few shapes.
+
+Every string from the log passes through ``esc`` (a hostile player writes them): control
+characters are shown as visible escapes (``combatlog.text.printable``), characters XML cannot
+hold are replaced, and ``& < > " '`` are escaped. Every drawn element sits in a ``<g>`` whose
+first child is a ``<title>`` (screen readers and tooltips name it); every word is a ``<text>``.
+Colours are solid, dark on light with a printed line around every shape, so the picture reads the
+same on screen at 100% and on paper in black and white (a pattern or a word says what a colour says).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
+INK = "#1a1a1a"
+MUTED = "#555555"
+PAPER = "#ffffff"
+# Width of one character in ems for the text layout (a little wider than DejaVu Sans' average,
+# so that laid-out text never overflows its box).
+CHAR_EM = 0.62
+
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+
+
+def clean(value: Any) -> str:
+    """A value from the log as text XML can hold, control characters shown as escapes."""
+    from combatlog.text import printable
+
+    text = printable(str(value))
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def esc(value: Any) -> str:
+    """``value`` as XML character data or attribute value (both quotes escaped)."""
+    return (clean(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("'", "&#39;"))
+
+
+def text_width(text: str, size: float) -> float:
+    return len(text) * size * CHAR_EM
+
+
+def fit(text: str, width: float, size: float) -> str:
+    """``text`` cut with an ellipsis to fit ``width`` pixels (the whole text stays in the title)."""
+    text = clean(text)
+    most = max(1, int(width / (size * CHAR_EM)))
+    return text if len(text) <= most else text[: max(1, most - 1)] + "\u2026"
+
+
+def wrap(text: str, width: float, size: float) -> list[str]:
+    """``text`` broken into lines that fit ``width`` pixels (words longer than a line are cut)."""
+    most = max(4, int(width / (size * CHAR_EM)))
+    lines: list[str] = []
+    for paragraph in clean(text).split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            while len(word) > most:
+                if line:
+                    lines.append(line)
+                    line = ""
+                lines.append(word[:most])
+                word = word[most:]
+            candidate = f"{line} {word}" if line else word
+            if len(candidate) > most:
+                lines.append(line)
+                line = word
+            else:
+                line = candidate
+        lines.append(line)
+    return lines
+
+
+def _attrs(attrs: dict[str, Any]) -> str:
+    out = []
+    for key, value in attrs.items():
+        if value is None or value is False:
+            continue
+        name = key.rstrip("_").replace("_", "-")
+        out.append(f' {name}="{esc(value)}"')
+    return "".join(out)
+
+
+class Canvas:
+    """An SVG picture built top to bottom; ``finish(height)`` gives the document.
+
+    ``prefix`` keeps ids unique when several pictures share one HTML page.
+    """
+
+    def __init__(self, width: int, title: str, desc: str = "", *, prefix: str = "p") -> None:
+        self.width, self.title, self.desc, self.prefix = width, title, desc, prefix
+        self.parts: list[str] = []
+
+    # -- structure ---------------------------------------------------------------------------
+    @contextmanager
+    def group(self, title: str, **attrs: Any) -> Iterator[None]:
+        """A ``<g>`` named by its ``<title>``; ``cls`` becomes the class, ``data_x`` a data attribute."""
+        if "cls" in attrs:
+            attrs["class_"] = attrs.pop("cls")
+        self.parts.append(f"<g{_attrs(attrs)}><title>{esc(title)}</title>")
+        try:
+            yield
+        finally:
+            self.parts.append("</g>")
+
+    def raw(self, markup: str) -> None:
+        self.parts.append(markup)
+
+    # -- shapes ------------------------------------------------------------------------------
+    def rect(self, x: float, y: float, w: float, h: float, *, fill: str = "none", stroke: str = INK,
+             width: float = 1, rx: float = 0, dash: str = "", **attrs: Any) -> None:
+        self.parts.append(f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="{rx:g}" fill="{fill}" '
+                          f'stroke="{stroke}" stroke-width="{width:g}"'
+                          + (f' stroke-dasharray="{dash}"' if dash else "") + f"{_attrs(attrs)}/>")
+
+    def circle(self, cx: float, cy: float, r: float, *, fill: str = "none", stroke: str = INK, width: float = 1,
+               dash: str = "", **attrs: Any) -> None:
+        self.parts.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="{r:g}" fill="{fill}" stroke="{stroke}" '
+                          f'stroke-width="{width:g}"' + (f' stroke-dasharray="{dash}"' if dash else "")
+                          + f"{_attrs(attrs)}/>")
+
+    def ellipse(self, cx: float, cy: float, rx: float, ry: float, *, fill: str = "none", stroke: str = INK,
+                width: float = 1, dash: str = "", **attrs: Any) -> None:
+        self.parts.append(f'<ellipse cx="{cx:g}" cy="{cy:g}" rx="{rx:g}" ry="{ry:g}" fill="{fill}" '
+                          f'stroke="{stroke}" stroke-width="{width:g}"'
+                          + (f' stroke-dasharray="{dash}"' if dash else "") + f"{_attrs(attrs)}/>")
+
+    def line(self, x1: float, y1: float, x2: float, y2: float, *, stroke: str = INK, width: float = 1,
+             dash: str = "", arrow: str = "", **attrs: Any) -> None:
+        """A line; ``arrow`` names a head colour (``grey`` or ``red``) to end it with an arrowhead."""
+        head = f' marker-end="url(#{self.prefix}-arrow-{arrow})"' if arrow else ""
+        self.parts.append(f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="{stroke}" '
+                          f'stroke-width="{width:g}"' + (f' stroke-dasharray="{dash}"' if dash else "")
+                          + head + f"{_attrs(attrs)}/>")
+
+    def path(self, d: str, *, fill: str = "none", stroke: str = INK, width: float = 1, **attrs: Any) -> None:
+        self.parts.append(f'<path d="{d}" fill="{fill}" stroke="{stroke}" stroke-width="{width:g}"{_attrs(attrs)}/>')
+
+    def cross(self, x: float, y: float, w: float, h: float, *, stroke: str = "#b00000", width: float = 2) -> None:
+        """Two diagonals over a box: destroyed, dead, wounded."""
+        self.line(x, y, x + w, y + h, stroke=stroke, width=width)
+        self.line(x + w, y, x, y + h, stroke=stroke, width=width)
+
+    # -- text --------------------------------------------------------------------------------
+    def text(self, x: float, y: float, value: Any, *, size: float = 12, anchor: str = "start",
+             weight: str = "normal", fill: str = INK, width: float | None = None, italic: bool = False,
+             **attrs: Any) -> None:
+        """One line of text at baseline ``y``; cut to ``width`` pixels when given."""
+        content = fit(str(value), width, size) if width is not None else clean(value)
+        style = ' font-style="italic"' if italic else ""
+        self.parts.append(f'<text x="{x:g}" y="{y:g}" font-size="{size:g}" text-anchor="{anchor}" '
+                          f'font-weight="{weight}" fill="{fill}"{style}{_attrs(attrs)}>'
+                          f"{esc_text(content)}</text>")
+
+    def lines(self, x: float, y: float, value: Any, width: float, *, size: float = 12, leading: float = 1.35,
+              **kw: Any) -> float:
+        """Wrapped text from baseline ``y``; returns the baseline after the last line."""
+        for line in wrap(str(value), width, size):
+            self.text(x, y, line, size=size, **kw)
+            y += size * leading
+        return y
+
+    # -- the document ------------------------------------------------------------------------
+    def finish(self, height: float) -> str:
+        p = self.prefix
+        head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{height:g}" '
+                f'viewBox="0 0 {self.width} {height:g}" role="graphics-document document" aria-labelledby="{p}-title {p}-desc" '
+                f'font-family="{FONT}">'
+                f'<title id="{p}-title">{esc(self.title)}</title><desc id="{p}-desc">{esc(self.desc)}</desc>'
+                "<defs>"
+                + "".join(f'<marker id="{p}-arrow-{name}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+                          f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+                          f'fill="{colour}"/></marker>' for name, colour in (("grey", "#8a8a8a"), ("red", "#c0392b")))
+                + f'<pattern id="{p}-back" width="8" height="8" patternUnits="userSpaceOnUse" '
+                  'patternTransform="rotate(45)"><rect width="8" height="8" fill="#3b4a6b"/>'
+                  '<line x1="0" y1="0" x2="0" y2="8" stroke="#6d7fa8" stroke-width="3"/></pattern>'
+                + f'<pattern id="{p}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+                  'patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff3d6"/>'
+                  '<line x1="0" y1="0" x2="0" y2="6" stroke="#d08a2c" stroke-width="2"/></pattern>'
+                + "</defs>"
+                f'<rect x="0" y="0" width="{self.width}" height="{height:g}" fill="{PAPER}"/>')
+        return head + "".join(self.parts) + "</svg>\n"
+
+    def url(self, name: str) -> str:
+        """``fill`` value of one of the shared patterns: ``back`` (a face-down counter), ``hatch`` (damaged)."""
+        return f"url(#{self.prefix}-{name})"
+
+
+def esc_text(text: str) -> str:
+    """Already cleaned text as character data."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

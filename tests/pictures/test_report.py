@@ -1,0 +1,116 @@
+"""`combatlog report`: one self-contained HTML file per example that html.parser reads back whole, with
+a section, a picture and the events of every round, the dice ledger, forks; and every string from the log
+escaped."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from combatlog.pictures.report import report_html
+from combatlog.projections.views import dice_ledger
+from tests.conftest import REPO, Cli
+from tests.pictures.conftest import EXAMPLES, run_cli
+from tests.pictures.svgcheck import groups, parse_html, parse_svg
+
+STEMS = [p.stem for p in EXAMPLES]
+SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_example_reports_whole(stem: str, open_example) -> None:  # type: ignore[no-untyped-def]
+    from combatlog.projections.fold import state_at
+
+    store, meta = open_example(stem)
+    text = report_html(store, meta, None)
+    doc = parse_html(text)
+    assert not doc.errors and not doc.stack, (doc.errors, doc.stack)
+    # self-contained: nothing fetched, nothing run
+    assert not doc.find("script") and not doc.find("link") and not doc.find("img") and not doc.find("iframe")
+    assert not re.search(r"(?:src|href)=\"(?:https?:)?//", text) and "@import" not in text and "url(http" not in text
+    assert all(a["href"].startswith("#") for a in doc.find("a"))  # type: ignore[union-attr]
+    head = state_at(store, meta)
+    rounds = sorted(head.core.round_last)
+    assert [s["id"] for s in doc.find("section") if (s["id"] or "").startswith("round-")] == [f"round-{r}" for r in rounds]
+    pictures = SVG.findall(text)
+    assert len(pictures) == len(rounds)
+    for svg in pictures:
+        parse_svg(svg)  # each inline picture is well-formed XML too
+    ids = [a["id"] for _t, a in doc.starts if a.get("id")]
+    assert len(ids) == len(set(ids)), "ids must be unique in the page"
+    events = [a for a in doc.find("li") if (a.get("id") or "").startswith("seq-")]
+    assert len(events) == head.core.head_seq
+    rolls = dice_ledger(store, meta)["rolls"]
+    assert len([a for a in doc.find("tr") if (a.get("id") or "").startswith("die-")]) == len(rolls)
+    words = " ".join(doc.text)
+    assert "verified" in words and head.core.head_hash in words
+    assert "entered by hand" in words or not rolls
+
+
+def test_report_of_one_round_and_on_the_command_line(examples, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    ex = examples["giant-and-goblins"]
+    out = tmp_path / "r2.html"
+    proc = run_cli(ex.db, "report", ex.stream, "--round", "2", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    doc = parse_html(out.read_text())
+    assert [s["id"] for s in doc.find("section") if (s["id"] or "").startswith("round-")] == ["round-2"]
+    proc = run_cli(ex.db, "report", ex.stream, "--round", "9", "-o", str(tmp_path / "r9.html"))
+    assert proc.returncode == 6 and "no round 9" in proc.stderr and not (tmp_path / "r9.html").exists()
+    proc = run_cli(ex.db, "report", ex.stream, "-o", str(tmp_path / "nope" / "x.html"))
+    assert proc.returncode == 6 and "no folder" in proc.stderr
+
+
+HOSTILE = ['<script>alert("x")</script>', '"><img src=x onerror=alert(1)>', "</style><b>bold</b>",
+           "]]><!-- & &amp; -->"]
+
+
+def test_hostile_strings_are_escaped(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "log.db", REPO)
+    cli("new", "brawl", "--ruleset", "freeform", "--dice", "manual")
+    cli("freeform", "join", "brawl", HOSTILE[0], "--side", HOSTILE[1], "--hp", "5")
+    cli("freeform", "join", "brawl", "Bo", "--side", "x", "--hp", "5")
+    cli("note", "brawl", HOSTILE[2])
+    cli("freeform", "round", "brawl")
+    cli("freeform", "act", "brawl", "Bo", HOSTILE[3], "--roll", "1d6", "--face", "r1/Bo/act=3")
+    cli("freeform", "condition", "brawl", "Bo", HOSTILE[1], "--reason", HOSTILE[2])
+    cli("fork", "brawl", "--at", "5", "--as", "what-if", "--reason", HOSTILE[0])
+    html_out, svg_out = tmp_path / "r.html", tmp_path / "s.svg"
+    cli("report", "brawl", "-o", str(html_out))
+    cli("sheet", "brawl", "-o", str(svg_out))
+    text = html_out.read_text()
+    doc = parse_html(text)
+    assert not doc.errors and not doc.stack
+    assert not doc.find("script") and not doc.find("img") and not doc.find("b")
+    words = "".join(doc.text)
+    for s in HOSTILE:
+        assert s in words  # shown as text, escaped in the file
+    root = parse_svg(svg_out.read_text())
+    assert [g.get("data-name") for g in groups(root, "participant")] == [HOSTILE[0], "Bo"]
+    assert "<script>" not in svg_out.read_text()
+    forks = next(a for a in doc.find("section") if a.get("id") == "forks")
+    assert forks and "what-if" in words
+
+
+def test_a_fork_taken_mid_plays_reports_concealed_plays_as_alice(examples, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    db = tmp_path / "copy.db"
+    shutil.copy(examples["giant-and-goblins"].db, db)
+    assert run_cli(db, "fork", "giant-goblins", "--at", "15", "--as", "mid-plays",
+                   "--reason", "what if the Black Knight played otherwise").returncode == 0
+    out = tmp_path / "alice.html"
+    proc = run_cli(db, "report", "mid-plays", "-o", str(out), "--as", "alice")
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    doc = parse_html(text)
+    words = " ".join(doc.text)
+    assert "Fork of giant-goblins after seq 15: what if the Black Knight played otherwise" in words
+    assert "concealed until every side has played" in words and "showing only what alice may see" in words
+    pictures = SVG.findall(text)
+    assert groups(parse_svg(pictures[-1]), "plays-hidden", data_sheet="amazon")
+    parent = tmp_path / "parent.html"
+    assert run_cli(db, "report", "giant-goblins", "-o", str(parent)).returncode == 0
+    forks = parse_html(parent.read_text())
+    assert "mid-plays" in " ".join(forks.text) and "#15" in " ".join(forks.text)
