@@ -78,6 +78,7 @@ class MyMove(msgspec.Struct, frozen=True, kw_only=True):
     rule: str = ""
     command: str = ""
     options: tuple[str, ...] = ()
+    step: str = ""  # the sealed step this move commits or reveals to, if any
 
 
 def command_line(*words: str, actor: str = "") -> str:
