@@ -182,7 +182,8 @@ def _seed_moves(state: MRState, player: str, stream: str, cmd) -> list[MyMove]: 
     info = state.sealed.get(step)
     todo = dict(info.waiting()).get(player) if info is not None else "commit"
     if todo == "commit":
-        return [MyMove(what=f"commit a nonce for the joint dice of the {TABLE_STEPS[state.step][1]} [step {step}]",
+        dice = {"lure": "random assignment", "actions": "Attention chits"}[state.step]
+        return [MyMove(what=f"commit a nonce for the joint dice of the {dice} [step {step}]",
                        rule=SEED_RULE, command=cmd("mr", "seed", stream), step=step)]
     if todo == "reveal":
         return [MyMove(what=f"reveal your nonce (every player has committed) [step {step}]", rule=SEED_RULE,
