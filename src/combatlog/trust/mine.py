@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from combatlog.errors import CombatlogError
 from combatlog.projections.fold import Folded
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.trust.api import MyMove, command_line
@@ -27,7 +28,7 @@ def referee_of(store: EventStore, meta: StreamMeta) -> str:
 
     try:
         root = lineage(store, meta)[0][0]
-    except Exception:  # noqa: BLE001 - a broken stream table: no referee to guess
+    except CombatlogError:  # a broken stream table: no referee to guess
         return REFEREE
     rows = store.read_stream(root.id, 1, 1)
     if not rows:

@@ -35,14 +35,15 @@ def _genesis_in(path: Path) -> tuple[str, str, list[dict[str, Any]]] | None:
         with open(path, "rb") as f:
             header = msgspec.json.decode(f.readline(_LINE_LIMIT))
             first = msgspec.json.decode(f.readline(_LINE_LIMIT))
-    except (OSError, msgspec.DecodeError):
+    except (OSError, ValueError):  # msgspec.DecodeError, or UnicodeDecodeError for bytes that are not UTF-8
         return None
     if not isinstance(header, dict) or header.get("since") or not isinstance(first, dict):
         return None
     data = first.get("data")
     if not isinstance(data, dict) or data.get("type") != "core.combat_started" or first.get("seq") != 1:
         return None
-    players = [p for p in data.get("players") or [] if isinstance(p, dict)]
+    pinned = data.get("players")
+    players = [p for p in pinned if isinstance(p, dict)] if isinstance(pinned, list) else []
     return str(first.get("stream", "")), str(first.get("hash", "")), players
 
 

@@ -79,7 +79,7 @@ def _action(s: OsricState, who: str, what: str, rule: str, stream: str, cmd) -> 
     weapon = ["--weapon", d.weapon] if d is not None and d.weapon else []
     words: list[str]
     if action in ("melee", "unarmed"):
-        words = ["attack", stream, who, *weapon]
+        words = ["attack", stream, who, *(["--weapon", "unarmed"] if action == "unarmed" else weapon)]
     elif action == "missile":
         words = ["shoot", stream, who, target, *weapon, "--range", "FEET"]
     elif action in ("spell", "continue"):
