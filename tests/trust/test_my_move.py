@@ -229,6 +229,9 @@ def test_as_defaults_to_the_only_secret_key_of_the_key_home(tmp_path: Path) -> N
     other("new", "duel", "--ruleset", "freeform")
     other("note", "duel", "x")
     assert json.loads(other("log", "duel", "--json").out)[-1]["actor"] == "gm"
+    (tmp_path / "notes.txt").write_text("note duel from-a-file\n")
+    seat("run", str(tmp_path / "notes.txt"), "--as", "gm")  # an explicit gm holds for every line of a run
+    assert json.loads(seat("log", "duel", "--json").out)[-1]["actor"] == "gm"
     seat("keys", "new", "bob")
     assert actor_of_a_note() == "gm"  # two secret keys: nobody is guessed
     seat("note", "duel", "explicit", "--as", "bob")
