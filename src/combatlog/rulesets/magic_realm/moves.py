@@ -14,6 +14,12 @@ from __future__ import annotations
 import json
 
 from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.decide import STEP_RULES
+from combatlog.rulesets.magic_realm.fatigue import options, owed
+from combatlog.rulesets.magic_realm.rounds import deciders, unassigned_denizens
+from combatlog.rulesets.magic_realm.sealed import (
+    RULE, SEED_RULE, seed_hint, seed_step_name, sealed_for, sealed_required, step_name,
+)
 from combatlog.rulesets.magic_realm.state import MRState
 from combatlog.trust.api import MyMove, command_line
 
@@ -23,9 +29,6 @@ TABLE_STEPS = {"lure": ("assign", "random assignment", "MR 001 Random assignment
 
 
 def my_moves(state: MRState, player: str, stream: str, referee: bool) -> list[MyMove]:
-    from combatlog.rulesets.magic_realm.decide import STEP_RULES
-    from combatlog.rulesets.magic_realm.rounds import deciders
-
     if state.ended:
         return []
     cmd = lambda *words: command_line(*words, actor=player)  # noqa: E731
@@ -47,8 +50,6 @@ def my_moves(state: MRState, player: str, stream: str, referee: bool) -> list[My
 
 
 def _step_move(state: MRState, cid: str, stream: str, cmd, rule: str) -> MyMove:  # type: ignore[no-untyped-def]
-    from combatlog.rulesets.magic_realm.rounds import unassigned_denizens
-
     c = state.characters[cid]
     if state.step == "lure":
         free = unassigned_denizens(state)
@@ -108,8 +109,6 @@ def _play_words(state: MRState, cid: str) -> list[str]:
 
 
 def _plays(state: MRState, player: str, stream: str, mine: list[str], cmd) -> list[MyMove]:  # type: ignore[no-untyped-def]
-    from combatlog.rulesets.magic_realm.sealed import RULE, sealed_for, sealed_required, step_name
-
     plain = [cid for cid in mine if not sealed_for(state, cid)]
     out = [MyMove(what=f"{cid} plays attack, maneuver and armor (secret; his player is not pinned, so not sealed)",
                   rule="MR 8.4.5", command=cmd("mr", "play", stream, cid, *_play_words(state, cid)))
@@ -142,8 +141,6 @@ def _plays(state: MRState, player: str, stream: str, mine: list[str], cmd) -> li
 
 
 def _fatigue(state: MRState, cid: str, stream: str, cmd, rule: str) -> MyMove:  # type: ignore[no-untyped-def]
-    from combatlog.rulesets.magic_realm.fatigue import options, owed
-
     c = state.characters[cid]
     need, types = owed(c, state.used.get(cid, ()))
     opts = options(c, need, types)
@@ -162,8 +159,6 @@ def _fatigue(state: MRState, cid: str, stream: str, cmd, rule: str) -> MyMove:  
 
 def _seed_needed(state: MRState) -> bool:
     """Joint dice: the referee's next step needs a fresh seed step first (``sealed.seed_hint``)."""
-    from combatlog.rulesets.magic_realm.sealed import seed_hint
-
     kind = {"lure": "lure", "actions": "run"}.get(state.step)
     return bool(kind and seed_hint(state, kind, TABLE_STEPS[state.step][3]))
 
@@ -171,9 +166,6 @@ def _seed_needed(state: MRState) -> bool:
 def _seed_moves(state: MRState, player: str, stream: str, cmd) -> list[MyMove]:  # type: ignore[no-untyped-def]
     """A seed step (``r<N>/assign``, ``r<N>/attention``) the joint dice need before the referee's next
     step, when this player must commit or reveal to it."""
-    from combatlog.rulesets.magic_realm.rounds import deciders
-    from combatlog.rulesets.magic_realm.sealed import SEED_RULE, seed_step_name
-
     if not state.joint or player not in state.players or state.step not in ("lure", "actions"):
         return []
     if deciders(state, state.step) or not _seed_needed(state):

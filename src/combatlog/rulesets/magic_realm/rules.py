@@ -8,6 +8,7 @@ already on a section joins that section.
 
 from __future__ import annotations
 
+from combatlog.rulesets.magic_realm.data import letter
 from combatlog.rulesets.magic_realm.state import Character, Denizen, MRState
 
 SHEET_RULE = "MR 8.4.2"
@@ -176,8 +177,6 @@ def cancellations(state: MRState, c: Character, fight: str, move: str) -> list[t
     so a player is warned of exactly what the reveal would cancel. A Fight chit must be at least as strong
     as the active weapon is heavy, a Move chit (or Boots card) at least as strong as the heaviest item
     carried; every chit played, a cancelled one included, counts toward the effort limit of two asterisks."""
-    from combatlog.rulesets.magic_realm.data import letter
-
     order = [("maneuver", move), ("attack", fight)]
     if state.options.get("effort_order", "maneuver_first") != "maneuver_first":
         order.reverse()

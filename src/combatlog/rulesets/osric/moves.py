@@ -13,12 +13,11 @@ from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric.declare import SEALED, able, caller, must_declare, sealed_required, sides_of, step_name
 from combatlog.rulesets.osric.evolve import ROUND, SURPRISE
 from combatlog.rulesets.osric.state import OsricState, segment_of
+from combatlog.rulesets.osric.views import pending
 from combatlog.trust.api import MyMove, command_line
 
 
 def my_moves(s: OsricState, player: str, stream: str, referee: bool) -> list[MyMove]:
-    from combatlog.rulesets.osric.views import pending
-
     if s.ended:
         return []
     cmd = lambda *words: command_line(*words, actor=player)  # noqa: E731
