@@ -288,9 +288,12 @@ def sealed_by(store: EventStore, folded: Folded, player: str, step: str = "") ->
         kept = store.get_secret(f"orders:{digest}")
         orders = None
         if kept is not None:
-            value = msgspec.json.decode(kept)
-            if commitment(value["orders"], value["nonce"]) == digest:
-                orders = value["orders"]
+            try:
+                value = msgspec.json.decode(kept)
+                if commitment(value["orders"], value["nonce"]) == digest:
+                    orders = value["orders"]
+            except (ValueError, KeyError, TypeError):  # the local secrets were altered: shown as not matching
+                orders = None
         out.append({"step": info.name, "player": player, "committed_at": seq, "commitment": digest,
                     "revealed_at": revealed[0] if revealed else None, "complete": bool(info.completed_at),
                     "held": kept is not None, "matches": orders is not None or kept is None, "orders": orders})
