@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,10 @@ class Cli:
         self.db, self.cwd = db, cwd
         self.env = {**os.environ, "COMBATLOG_DB": str(db), **(env or {})}
         self.env.pop("COMBATLOG_ACTOR", None)
+        # never the user's own key home: with exactly one key there, --as would default to that player
+        if "COMBATLOG_HOME" not in self.env:
+            folder = db.parent if isinstance(db, Path) else Path(tempfile.mkdtemp())  # a postgresql:// URL
+            self.env["COMBATLOG_HOME"] = str(folder / "keys")
 
     def __call__(self, *args: str, ok: bool = True, stdin: str | None = None) -> CliResult:
         proc = subprocess.run([*CLI, *args], cwd=self.cwd, env=self.env, capture_output=True, text=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ class InProcessCli:
         self.db, self._capsys = db, capsys
         monkeypatch.setenv("COMBATLOG_DB", str(db))
         monkeypatch.delenv("COMBATLOG_ACTOR", raising=False)
+        if "COMBATLOG_HOME" not in os.environ:  # never the user's own key home (--as defaults to its only key)
+            monkeypatch.setenv("COMBATLOG_HOME", str(db.parent / "keys"))
 
     def __call__(self, *args: str, ok: bool = True) -> CliResult:
         from combatlog.cli.app import main

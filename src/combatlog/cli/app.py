@@ -99,14 +99,19 @@ def root(
     ctx: typer.Context,
     db: Optional[str] = typer.Option(None, "--db", envvar="COMBATLOG_DB",
                                      help="The log: a SQLite file (default ./combatlog.db) or a postgresql:// URL."),
-    actor: str = typer.Option("gm", "--as", envvar="COMBATLOG_ACTOR",
-                              help="Who is acting (and, on views, whose view): a player name; default gm."),
+    actor: Optional[str] = typer.Option(None, "--as", envvar="COMBATLOG_ACTOR", show_default=False,
+                                        help="Who is acting (and, on views, whose view): a player name. Default: "
+                                             "the only secret key in the key home (keys list), else gm."),
     command_id: Optional[str] = typer.Option(None, "--command-id",
                                              help="Idempotency key: a retry with the same id records nothing new."),
     version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
                                  callback=_print_version, expose_value=False),
 ) -> None:
     """Global options go before or after the command (--as after 'fork' names the new combat)."""
+    if not actor:
+        from combatlog.trust.keys import only_secret_key
+
+        actor = only_secret_key() or "gm"  # one key here: this machine is that player's
     ctx.obj = AppState(db=db, actor=actor, command_id=command_id)
     ctx.call_on_close(ctx.obj.close)
 

@@ -87,21 +87,32 @@ def import_(
     name: str = typer.Option("", "--name", help="Local name for the combat, if its own name is taken here."),
     allow_rules_mismatch: bool = typer.Option(False, "--allow-rules-mismatch",
                                               help="Accept a log made under a different rules digest."),
+    trust_new_key: bool = typer.Option(False, "--trust-new-key",
+                                       help="Accept a combat that pins, for a name in your key home, another key "
+                                            "(check it with that player out of band first)."),
     as_json: bool = json_option(),
 ) -> None:
     """Verify a file, then append it whole or not at all (only what is new here).
 
+    A combat that pins, for a player whose key you keep, a different key is refused (impersonation)
+    unless --trust-new-key; one that pins a key for you (--as) that you do not hold is warned about.
+
     Example: combatlog import duel.jsonl
     """
     from combatlog.exchange.bundle import import_file
+    from combatlog.trust.pins import check_pinned_keys
 
-    store = app_state(ctx).store()
+    st = app_state(ctx)
+    store = st.store()
+    key_warnings = check_pinned_keys(store, file, st.actor, trust_new_key=trust_new_key)
     report = import_file(store, file, name=name or None, strict_rules=not allow_rules_mismatch,
                          progress=_progress("verifying"))
+    for warning in key_warnings:
+        note(f"warning: {warning}")
     if as_json:
         import msgspec
 
-        print_json(msgspec.to_builtins(report))
+        print_json({**msgspec.to_builtins(report), "key_warnings": key_warnings})
         return
     if report.up_to_date:
         echo(f"{report.name}: already up to date (head seq {report.verify.head_seq})")

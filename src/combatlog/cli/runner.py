@@ -72,8 +72,7 @@ def run(
             base = ["--command-id", f"run:{chain[:32]}"]
             if st.db:
                 base = ["--db", st.db, *base]
-            if st.actor != "gm":
-                base += ["--as", st.actor]
+            base += ["--as", st.actor]  # the run's actor, even gm on a machine whose only key would be the default
             try:
                 group.main(args=base + hoist(args), prog_name="combatlog", standalone_mode=False)
             except CombatlogError as exc:

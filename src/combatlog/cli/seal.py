@@ -8,7 +8,9 @@ from typing import Any, Optional
 
 import typer
 
-from combatlog.cli.common import app_state, echo, json_option, print_json, run_command, stream_argument
+from combatlog.cli.common import (
+    app_state, echo, json_option, outcome_json, print_json, print_outcome, read_state, run_command, stream_argument,
+)
 from combatlog.errors import InvalidCommand, NotFound
 
 app = typer.Typer(help="Sealed orders: commit (only a hash enters the log), then reveal once everyone has "
@@ -38,6 +40,11 @@ def _read_orders(orders: Optional[str], orders_json: Optional[str]) -> dict[str,
     return value
 
 
+def anyway_option() -> Any:
+    return typer.Option(False, "--anyway", help="Seal even what the rules would cancel at the reveal (the check "
+                                                "names it and its rule): a deliberate choice.")
+
+
 @app.command("commit")
 def commit(
     ctx: typer.Context,
@@ -48,16 +55,43 @@ def commit(
     orders_json: Optional[str] = typer.Option(None, "--orders-json", help="The orders as JSON text."),
     require: list[str] = typer.Option([], "--require", help="Who must commit to this step (repeatable; "
                                                             "default: every pinned player)."),
+    anyway: bool = anyway_option(),
     as_json: bool = json_option(),
 ) -> None:
     """Seal your orders for a step: the log gets a hash; orders and nonce stay on this machine.
 
+    The ruleset checks them first, as the reveal will: orders it would cancel are refused, with the rule,
+    unless --anyway.
+
     Example: combatlog seal commit duel --step r1 --orders my-orders.json --as alice
     """
+    seal_orders(ctx, stream, step, _read_orders(orders, orders_json), required=tuple(require), anyway=anyway,
+                as_json=as_json)
+
+
+def seal_orders(ctx: typer.Context, stream: str, step: str, orders: dict[str, Any], *, required: tuple[str, ...] = (),
+                anyway: bool = False, as_json: bool = False) -> None:
+    """Commit ``orders`` to ``step`` (``seal commit``, ``mr play --seal``, ``osric declare --seal``). The
+    ruleset's check refuses what the reveal would cancel; with ``anyway`` it is sealed and the output
+    says what the reveal will do with it."""
     from combatlog.trust.commands import CommitOrders
 
-    command = CommitOrders(step=step, orders=_read_orders(orders, orders_json), required=tuple(require))
-    run_command(ctx, stream, command, as_json=as_json)
+    warning = None
+    if anyway:
+        from combatlog.trust.sealed import foreseen
+
+        _meta, folded = read_state(ctx, stream)
+        warning = foreseen(folded, step, app_state(ctx).actor, orders)
+    outcome = run_command(ctx, stream, CommitOrders(step=step, orders=orders, required=required, anyway=anyway),
+                          as_json=as_json, quiet=True)
+    if as_json:
+        print_json({**outcome_json(outcome), "sealed_anyway": None if warning is None else {
+            "message": warning.message, "rule": warning.rule,
+            "problems": [{"text": text, "rule": rule} for text, rule in warning.problems]}})
+        return
+    print_outcome(outcome, False)
+    if warning is not None and not outcome.duplicate:
+        echo(f"    !! sealed anyway, as you chose: {warning.message}; the reveal applies the rules to it")
 
 
 @app.command("reveal")
@@ -127,3 +161,54 @@ def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = 
     for name, seq in data["acknowledged"].items():
         tail = "" if seq >= data["head_seq"] else f" (not #{seq + 1}-#{data['head_seq']})"
         echo(f"{name} has signed or acknowledged up to #{seq}{tail}")
+
+
+@app.command("show")
+def show(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    step: str = typer.Option("", "--step", help="Only this step (default: every step you sealed)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Your own sealed orders, as this machine keeps them (before the reveal only you can read them).
+
+    Shows only what the actor (--as) committed, from this log's local secrets; never another player's
+    orders. In a combat with pinned players the actor's secret key must be on this machine.
+
+    Example: combatlog seal show cave --as alice
+    """
+    import msgspec
+
+    from combatlog.events.core import OrdersRevealed
+    from combatlog.projections.streams import resolve_stream
+    from combatlog.projections.fold import state_at
+    from combatlog.trust.players import signer_for_stream
+    from combatlog.trust.sealed import sealed_by
+
+    st = app_state(ctx)
+    store = st.store()
+    meta = resolve_stream(store, stream)
+    signer_for_stream(store, meta, st.actor)  # refuses an actor whose secret key is not held here
+    folded = state_at(store, meta)
+    rows = sealed_by(store, folded, st.actor, step)
+    if as_json:
+        print_json({"stream": meta.name, "player": st.actor, "sealed": rows})
+        return
+    if not rows:
+        echo(f"{st.actor} has sealed nothing in {meta.name}" + (f" for step {step}" if step else ""))
+    ruleset = folded.ruleset
+    for r in rows:
+        state = (f"revealed at #{r['revealed_at']}" if r["revealed_at"] else
+                 "not revealed yet: only its hash is in the log")
+        echo(f"step {r['step']}: sealed by {r['player']} at #{r['committed_at']}, {state}")
+        if not r["held"]:
+            echo("  the orders are not in this log's secrets (sealed from another database)")
+            continue
+        if not r["matches"]:
+            echo("  the orders kept here do not match the commitment (the secrets were altered): they cannot be "
+                 "revealed")
+            continue
+        echo(f"  orders: {msgspec.json.encode(r['orders']).decode()}")
+        words = ruleset.summarize(OrdersRevealed(step=r["step"], player=r["player"], orders=r["orders"], nonce=""))
+        if r["orders"] and ": " in words and "{" not in words:
+            echo(f"  in words: {words.split(': ', 1)[1]}")

@@ -66,12 +66,18 @@ def show(
     echo_view(ruleset.render(state, viewer))
 
 
-def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
+def status(ctx: typer.Context, stream: str = stream_argument(),
+           mine: bool = typer.Option(False, "--mine", help="Only what the actor (--as) must decide, each with a "
+                                                           "command line to paste (--json: a command field)."),
+           as_json: bool = json_option()) -> None:
     """Who must decide what next.
 
-    Example: combatlog status duel
+    Example: combatlog status duel --mine --as alice
     """
     meta, folded = read_state(ctx, stream)
+    if mine:
+        _status_mine(ctx, meta, folded, as_json)
+        return
     ruleset, state = folded.ruleset, folded.state
     pending = ruleset.pending(state)
     if as_json:
@@ -85,10 +91,45 @@ def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = 
     echo_view(f"{meta.name}: {where}, seq {folded.core.head_seq}")
     if not pending:
         echo_view("  nothing pending")
+    referee = _referee_name(ctx, meta) if any(p.who == "gm" for p in pending) else "gm"
     for p in pending:
         opts = f"  [{' | '.join(p.options)}]" if p.options else ""
         rule = f"  ({p.rule})" if p.rule else ""
-        echo_view(one_line(f"  {p.who}: {p.what}{opts}{rule}"))
+        who = f"gm ({referee}: the referee's step)" if p.who == "gm" and referee != "gm" else p.who
+        echo_view(one_line(f"  {who}: {p.what}{opts}{rule}"))
+
+
+def _referee_name(ctx: typer.Context, meta: Any) -> str:
+    """Who takes the steps ``pending`` gives to ``gm`` (with pinned players but no gm: the creator)."""
+    from combatlog.trust.mine import referee_of
+
+    return referee_of(app_state(ctx).store(), meta)
+
+
+def _status_mine(ctx: typer.Context, meta: Any, folded: Any, as_json: bool) -> None:
+    """``status --mine``: the actor's own moves (trust/mine.py), each with its command line."""
+    from combatlog.trust.mine import moves_json, my_moves, waiting_for
+
+    st = app_state(ctx)
+    ruleset, state = folded.ruleset, folded.state
+    referee, moves = my_moves(st.store(), meta, folded, st.actor)
+    others = waiting_for(st.store(), meta, folded, st.actor)
+    if as_json:
+        print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
+                    "round": ruleset.current_round(state), "finished": ruleset.finished(state), "player": st.actor,
+                    "referee": referee, "pending": moves_json(moves, st.actor), "waiting_for": others})
+        return
+    where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
+    echo(f"{meta.name}: {where}, seq {folded.core.head_seq}; {st.actor}"
+         + (" (the referee)" if referee and st.actor != "gm" else "") + " must decide:")
+    if not moves:
+        echo("  nothing now" + (f" (waiting for {', '.join(others)})" if others else ""))
+    for m in moves:
+        rule = f"  ({m.rule})" if m.rule else ""
+        echo(one_line(f"  {m.what}{rule}"))
+        echo(one_line(f"    {m.command}" if m.command else "    (this ruleset gives no command line for it)"))
+        if m.options:
+            echo(one_line(f"    choices: {' | '.join(m.options)}"))
 
 
 def _steps_out(rows: list[Any], as_json: bool) -> None:

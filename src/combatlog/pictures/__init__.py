@@ -13,8 +13,9 @@ with ``draw(scene, canvas_prefix) -> str``; shared drawing in ``svg`` and ``comm
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from combatlog.pictures.scene import Scene, Sealed
 
 if TYPE_CHECKING:
     from combatlog.projections.fold import Folded
@@ -30,35 +31,6 @@ DRAWERS = {
     "osric": "combatlog.pictures.osric",
     "argad": "combatlog.pictures.argad",
 }
-
-
-@dataclass
-class Sealed:
-    """A sealed order in the log: who committed to which step, and whether it is revealed yet."""
-
-    step: str
-    player: str
-    seq: int
-    revealed: bool = False
-
-
-@dataclass
-class Scene:
-    """What a picture shows: the combat at one seq, as ``viewer`` (None: everything) may see it."""
-
-    stream: str
-    ruleset: str
-    title: str
-    seq: int
-    round: int
-    finished: bool
-    viewer: str | None
-    data: dict[str, Any]  # ruleset.describe(state, viewer)
-    state: Any = None  # the folded ruleset state, for the facts an older describe lacks (magic_realm)
-    sealed: list[Sealed] = field(default_factory=list)
-    players: list[str] = field(default_factory=list)
-    pending: list[tuple[str, str]] = field(default_factory=list)  # (who, what) the combat waits for
-    steps: list[Any] = field(default_factory=list)  # the explain steps of this round up to ``seq``
 
 
 def sealed_orders(store: EventStore, meta: StreamMeta, upto: int) -> list[Sealed]:
@@ -108,11 +80,8 @@ def scene_of(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | 
 def draw(scene: Scene, prefix: str = "p") -> str:
     """The SVG document of ``scene`` (ids start with ``prefix``, so that several can share a page)."""
     module = DRAWERS.get(scene.ruleset)
-    if module is None:
-        from combatlog.pictures import generic
-
-        return generic.draw(scene, prefix)
-    return importlib.import_module(module).draw(scene, prefix)  # type: ignore[no-any-return]
+    # The drawers are imported by name (they import Scene from pictures.scene, never this package)
+    return importlib.import_module(module or "combatlog.pictures.generic").draw(scene, prefix)  # type: ignore[no-any-return]
 
 
 def sheet_svg(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | None, prefix: str = "p") -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.pictures import Scene
+from combatlog.pictures.scene import Scene
 from combatlog.pictures.svg import INK, MUTED, Canvas
 
 WIDTH = 1000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.pictures import Scene
+from combatlog.pictures.scene import Scene
 from combatlog.pictures.common import (
     MARGIN, WIDTH, canvas_for, heading, hp_bar, numbered, pending_list, sealed_strip, section, tag_row,
 )

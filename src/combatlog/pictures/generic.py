@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from combatlog.pictures import Scene
+from combatlog.pictures.scene import Scene
 from combatlog.pictures.common import MARGIN, WIDTH, canvas_for, heading, sealed_strip, section, words_of
 
 

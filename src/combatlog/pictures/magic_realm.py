@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from combatlog.pictures import Scene
+from combatlog.pictures.scene import Scene
 from combatlog.pictures.common import (
     MARGIN, WIDTH, canvas_for, face_down, heading, numbered, sealed_strip, section,
 )

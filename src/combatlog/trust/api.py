@@ -16,9 +16,15 @@ Sealed orders
     Optional ruleset hooks (plain methods on the ruleset object):
     ``sealed_required(state, step) -> tuple[str, ...]``: who must commit to a step
     (default: every pinned player); ``check_orders(state, step, player, orders)``:
-    raise ``IllegalCommand`` to refuse a commit whose orders could never be legal
-    (checked on the committing machine only; the log never sees them before the
-    reveal, so ``evolve`` must still treat an illegal revealed order by the rules).
+    raise ``IllegalCommand`` or ``InvalidCommand`` to refuse a commit whose orders
+    could never be accepted (not this player's step, malformed), and
+    ``RefusedAtReveal`` for orders the rules would cancel or void at the reveal
+    (apply the same rules ``decide``/``evolve`` apply there); ``CommitOrders(anyway=True)``
+    (``--anyway`` on the CLI) seals those regardless, as a deliberate choice. It runs
+    on the committing machine only (the log never sees the orders before the
+    reveal), so ``evolve`` must still treat an illegal revealed order by the rules.
+    ``my_moves(state, player, stream, referee) -> list[MyMove]``: what ``player``
+    must decide now, each with a command line to paste (``status --mine``).
 
 Joint dice
     With the ``joint`` scheme, ``dice.roll(label, "2d6")`` derives faces from the
@@ -41,16 +47,47 @@ from typing import Any
 
 import msgspec
 
+from combatlog.errors import CombatlogError, IllegalCommand
 from combatlog.events.base import Event
 from combatlog.events.core import Acknowledged, DecisionMarked, OrdersCommitted, OrdersRevealed
 from combatlog.trust.commands import Acknowledge, CommitOrders, MarkDecision, RevealOrders
 from combatlog.trust.crypto import commitment, joint_seed, new_nonce
 
 __all__ = [
-    "Acknowledge", "Acknowledged", "CommitOrders", "DecisionMarked", "MarkDecision", "OrdersCommitted",
-    "OrdersRevealed", "RevealOrders", "SealedStep", "commitment", "decision_point", "joint_seed",
-    "new_nonce", "track_sealed",
+    "Acknowledge", "Acknowledged", "CommitOrders", "DecisionMarked", "MarkDecision", "MyMove", "OrdersCommitted",
+    "OrdersRevealed", "RefusedAtReveal", "RevealOrders", "SealedStep", "commitment", "command_line",
+    "decision_point", "joint_seed", "new_nonce", "track_sealed",
 ]
+
+
+class RefusedAtReveal(IllegalCommand):
+    """Sealed orders the rules would cancel or void at the reveal (``check_orders``): refused before
+    sealing unless the player seals them ``anyway``. ``problems`` lists each one (text, rule)."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        CombatlogError.__init__(self, "; ".join(f"{text} ({rule})" for text, rule in problems))
+        self.rule = "; ".join(dict.fromkeys(rule for _text, rule in problems))
+        self.problems = list(problems)
+
+
+class MyMove(msgspec.Struct, frozen=True, kw_only=True):
+    """One thing a player must decide now (``status --mine``): what, the rule, and a command line to
+    paste (words in capitals are the player's to choose; empty when the ruleset gives none)."""
+
+    what: str
+    rule: str = ""
+    command: str = ""
+    options: tuple[str, ...] = ()
+    step: str = ""  # the sealed step this move commits or reveals to, if any
+
+
+def command_line(*words: str, actor: str = "") -> str:
+    """``combatlog WORD ...`` quoted for a POSIX shell (placeholders in capitals are left as they are),
+    with ``--as ACTOR`` at the end when given."""
+    import shlex
+
+    parts = ["combatlog", *words, *(("--as", actor) if actor else ())]
+    return " ".join(shlex.quote(p) for p in parts)
 
 
 def decision_point(player: str, what: str) -> DecisionMarked:

@@ -18,6 +18,9 @@ class CommitOrders(CoreCommand, frozen=True, kw_only=True):
     step: str
     orders: dict[str, Any] = {}
     required: tuple[str, ...] = ()
+    # Seal even when the ruleset foresees that the reveal would cancel or void these orders
+    # (``RefusedAtReveal``): a deliberate choice. Local input only: nothing of it enters the log.
+    anyway: bool = False
 
 
 class RevealOrders(CoreCommand, frozen=True, kw_only=True):

@@ -212,6 +212,16 @@ def _public_of_secret(name: str) -> bytes:
     return key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)  # type: ignore[no-any-return]
 
 
+def only_secret_key() -> str | None:
+    """The name of the only secret key in the key home: the player this machine acts for by default
+    (``--as``). None when there is no secret key, or several (then nobody is guessed)."""
+    try:
+        names = [p.stem for p in keys_dir().iterdir() if p.suffix == ".key" and _NAME.match(p.stem)]
+    except OSError:
+        return None
+    return names[0] if len(names) == 1 else None
+
+
 def list_keys() -> list[KeyInfo]:
     folder = keys_dir()
     if not folder.is_dir():

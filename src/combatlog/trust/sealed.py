@@ -32,6 +32,7 @@ from combatlog.events.core import (
 from combatlog.events.envelope import Envelope
 from combatlog.projections.fold import CoreTrack, Folded, history
 from combatlog.store.base import EventStore
+from combatlog.trust.api import RefusedAtReveal
 from combatlog.trust.commands import Acknowledge, CommitOrders, MarkDecision, RevealOrders
 from combatlog.trust.crypto import check_orders_value, commitment, new_nonce
 from combatlog.trust.track import _STEP, RULE_ACK, RULE_JOINT, RULE_SEAL, TrustChecker, TrustViolation
@@ -156,13 +157,27 @@ def decide_commit(store: EventStore, folded: Folded, cmd: CommitOrders, dice: Di
     if actor not in required:
         raise IllegalCommand(f"{actor} is not among the players of step {cmd.step} ({', '.join(required)})",
                              rule=RULE_SEAL)
-    check = getattr(folded.ruleset, "check_orders", None)
-    if check is not None:
-        check(folded.state, cmd.step, actor, dict(cmd.orders))
+    refused = foreseen(folded, cmd.step, actor, dict(cmd.orders))
+    if refused is not None and not cmd.anyway:
+        refused.message += "; nothing is sealed (to seal it regardless, as a deliberate choice: --anyway)"
+        raise refused
     nonce = new_nonce()
     digest = commitment(cmd.orders, nonce)
     store.put_secret(f"orders:{digest}", canonical({"nonce": nonce, "orders": dict(cmd.orders)}))
     return [OrdersCommitted(step=cmd.step, player=actor, commitment=digest, required=required)]
+
+
+def foreseen(folded: Folded, step: str, player: str, orders: dict[str, Any]) -> RefusedAtReveal | None:
+    """Run the ruleset's ``check_orders`` on orders about to be sealed: raises what can never be sealed,
+    returns what the rules would cancel or void at the reveal (None when nothing)."""
+    check = getattr(folded.ruleset, "check_orders", None)
+    if check is None:
+        return None
+    try:
+        check(folded.state, step, player, orders)
+    except RefusedAtReveal as exc:
+        return exc
+    return None
 
 
 def decide_reveal(store: EventStore, folded: Folded, cmd: RevealOrders, dice: DicePort, actor: str) -> list[Event]:
@@ -254,3 +269,32 @@ def status(store: EventStore, folded: Folded) -> dict[str, Any]:
         "acknowledged": checker.acknowledged(),
         "head_seq": folded.core.head_seq,
     }
+
+
+def sealed_by(store: EventStore, folded: Folded, player: str, step: str = "") -> list[dict[str, Any]]:
+    """The orders ``player`` sealed from this log (``seal show``), read from its local secrets: only the
+    commitments ``player`` made, so no one else's orders are ever shown, even in a database that holds
+    them (hot seat). Each: step, seq of the commit, the commitment, the seq of the reveal (or None), and
+    the orders kept here (None when this log does not hold them: sealed from another database)."""
+    checker = scanned(store, folded.core)
+    if step and step not in checker.steps:
+        raise InvalidCommand(f"nobody has committed to step {step!r} in this combat")
+    out = []
+    for info in checker.steps.values():
+        if (step and info.name != step) or player not in info.commits:
+            continue
+        seq, digest = info.commits[player]
+        revealed = info.reveals.get(player)
+        kept = store.get_secret(f"orders:{digest}")
+        orders = None
+        if kept is not None:
+            try:
+                value = msgspec.json.decode(kept)
+                if commitment(value["orders"], value["nonce"]) == digest:
+                    orders = value["orders"]
+            except (ValueError, KeyError, TypeError):  # the local secrets were altered: shown as not matching
+                orders = None
+        out.append({"step": info.name, "player": player, "committed_at": seq, "commitment": digest,
+                    "revealed_at": revealed[0] if revealed else None, "complete": bool(info.completed_at),
+                    "held": kept is not None, "matches": orders is not None or kept is None, "orders": orders})
+    return out

@@ -214,6 +214,8 @@ def play(
                                                           "light (default) or dark."),
     seal: bool = typer.Option(False, "--seal", help="Combat with pinned players: commit these plays (only a "
                                                     "hash enters the log); reveal later with mr reveal."),
+    anyway: bool = typer.Option(False, "--anyway", help="With --seal: seal even plays the reveal would cancel "
+                                                        "(strength, effort limit...), as a deliberate choice."),
     as_json: bool = json_option(),
 ) -> None:
     """Secret plays: attack circle and Fight chit, maneuver square and Move chit or horse, shield, placement.
@@ -232,14 +234,16 @@ def play(
                    hirelings=_pairs(hireling_box, "--hireling-box", numeric=True),
                    part_attack=_box(part_attack, "--part-attack"), part_side=part_side)
     if not seal:
+        if anyway:
+            raise InvalidCommand("--anyway goes with --seal (a plain play is checked when it is made)")
         run_command(ctx, stream, command, as_json=as_json)
         return
+    from combatlog.cli.seal import seal_orders
     from combatlog.rulesets.magic_realm.sealed import play_orders, step_name
-    from combatlog.trust.commands import CommitOrders
 
     _meta, folded = read_state(ctx, stream)
     orders = {"plays": {character: play_orders(command)}}
-    run_command(ctx, stream, CommitOrders(step=step_name(folded.state), orders=orders), as_json=as_json)
+    seal_orders(ctx, stream, step_name(folded.state), orders, anyway=anyway, as_json=as_json)
 
 
 @app.command()

@@ -10,6 +10,7 @@ from combatlog.cli.common import (
     app_state, dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command,
     state_completer, stream_argument,
 )
+from combatlog.errors import InvalidCommand
 
 app = typer.Typer(help="OSRIC combat: surprise, declarations, side initiative in segments, attacks, spells, morale.",
                   no_args_is_help=True)
@@ -107,6 +108,8 @@ def declare(
     rest: str = typer.Option("", "--rest", help="Action for every able member not listed (e.g. melee)."),
     seal: bool = typer.Option(False, "--seal", help="With pinned players: commit them to step rN/declare (only "
                                                     "a hash enters the log); reveal later with osric reveal."),
+    anyway: bool = typer.Option(False, "--anyway", help="With --seal: seal even declarations the rules would "
+                                                        "refuse later (named with their rule), as a deliberate choice."),
     as_json: bool = json_option(),
 ) -> None:
     """Declare a side's spells and general actions before initiative (one event per side).
@@ -122,12 +125,20 @@ def declare(
 
     decls = tuple(parse_declaration(x) for x in entries or [])
     if not seal:
+        if anyway:
+            raise InvalidCommand("--anyway goes with --seal (a plain declaration is checked when it is made)")
         _run(ctx, stream, Declare(side=side, declarations=decls, rest=rest), as_json=as_json)
         return
-    from combatlog.rulesets.osric.declare import orders_for
-    from combatlog.trust.api import CommitOrders
+    from combatlog.cli.seal import seal_orders
+    from combatlog.errors import IllegalCommand
+    from combatlog.rulesets.osric.declare import orders_for, raw_orders, step_name
 
-    _sealed(ctx, stream, lambda s, step: CommitOrders(step=step, orders=orders_for(s, side, decls, rest)), as_json)
+    _meta, folded = read_state(ctx, stream)
+    try:
+        orders = orders_for(folded.state, side, decls, rest)
+    except IllegalCommand:  # the check before sealing names every problem with its rule (and --anyway)
+        orders = raw_orders(side, decls, rest)
+    seal_orders(ctx, stream, step_name(folded.state.round), orders, anyway=anyway, as_json=as_json)
 
 
 def _sealed(ctx: typer.Context, stream: str, make: Any, as_json: bool) -> None:

@@ -9,7 +9,6 @@ import msgspec
 
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.bounty import credit
-from combatlog.rulesets.magic_realm.data import letter
 from combatlog.rulesets.magic_realm.fatigue import RULE as FATIGUE_RULE
 from combatlog.rulesets.magic_realm.fatigue import dies_of_wounds, owed
 from combatlog.rulesets.magic_realm.harm import flip_weapon, inflict
@@ -164,7 +163,6 @@ def reveal(w: Work) -> None:
     st = w.view()
     used = {k: tuple(v) for k, v in st.used.items()}
     cancelled = dict(st.cancelled)
-    first = "maneuver" if st.options.get("effort_order", "maneuver_first") == "maneuver_first" else "attack"
     for cid in q.participants(st):
         c = w.chars[cid]
         p = st.plays.get(cid, Plays())
@@ -191,29 +189,12 @@ def reveal(w: Work) -> None:
         if p.shield:
             parts.append(f"shield in box {p.shield}")
         w.step("MR 8.4.5", f"{c.name} reveals: " + ("; ".join(parts) or "no attack, no maneuver"))
-        order = [("maneuver", p.move), ("attack", p.fight)]
-        if first == "attack":
-            order.reverse()
-        effort = q.effort_used(st, cid)
-        for kind, ref in order:
-            if not ref:
-                continue
-            chit = c.chit(ref)
-            if chit is None:
-                continue
-            why = ""
-            weapon = c.weapon
-            if kind == "attack" and weapon is not None and chit.strength < weapon.weight:
-                why = f"{chit.label} is weaker than the {weapon.name} ({letter(weapon.weight)})"
-            if kind == "maneuver" and chit.strength < q.items_weight(c):
-                why = f"{chit.label} is weaker than the heaviest item carried ({letter(q.items_weight(c))})"
-            effort += chit.asterisks
-            if not why and effort > 2:
-                why = f"effort limit: {effort} asterisks this round (more than two)"
-            used[cid] = used.get(cid, ()) + (chit.id,)
+        for kind, chit_id, why, _rule in q.cancellations(st, c, p.fight, p.move):
+            used[cid] = used.get(cid, ()) + (chit_id,)
             if why:
                 cancelled[f"{cid}/{kind}"] = why
-                w.step("MR 8.4.5", f"{c.name}'s {kind} with {chit.label} is cancelled: {why}; the chit still counts")
+                w.step("MR 8.4.5", f"{c.name}'s {kind} with {c.chit(chit_id).label} is cancelled: {why}; "  # type: ignore[union-attr]
+                       "the chit still counts")
     w.set(used=used, cancelled=cancelled)
 
 

@@ -8,6 +8,7 @@ already on a section joins that section.
 
 from __future__ import annotations
 
+from combatlog.rulesets.magic_realm.data import letter
 from combatlog.rulesets.magic_realm.state import Character, Denizen, MRState
 
 SHEET_RULE = "MR 8.4.2"
@@ -161,3 +162,38 @@ def effort_used(state: MRState, cid: str) -> int:
 def unassigned_hirelings(state: MRState, cid: str) -> list[str]:
     where = sheets(state)
     return [h for h in hirelings_of(state, cid) if h not in where]
+
+
+STRENGTH = "MR 8.4.5 strength restrictions"
+EFFORT = "MR 8.4.5 effort limit"
+
+
+def cancellations(state: MRState, c: Character, fight: str, move: str) -> list[tuple[str, str, str, str]]:
+    """The plays the rules cancel when the plays are revealed (MR 8.4.5: "Illegal plays are cancelled
+    and have no effect"): ``(kind, chit id, why, rule)`` for each chit played, in the order the effort
+    limit counts them (option ``effort_order``), ``why`` empty when the play stands.
+
+    One function for the reveal (``rounds.reveal``) and for the check before sealing (``sealed.check_orders``),
+    so a player is warned of exactly what the reveal would cancel. A Fight chit must be at least as strong
+    as the active weapon is heavy, a Move chit (or Boots card) at least as strong as the heaviest item
+    carried; every chit played, a cancelled one included, counts toward the effort limit of two asterisks."""
+    order = [("maneuver", move), ("attack", fight)]
+    if state.options.get("effort_order", "maneuver_first") != "maneuver_first":
+        order.reverse()
+    effort = effort_used(state, c.id)
+    out: list[tuple[str, str, str, str]] = []
+    for kind, ref in order:
+        chit = c.chit(ref) if ref else None
+        if chit is None:
+            continue
+        why, rule = "", ""
+        weapon = c.weapon
+        if kind == "attack" and weapon is not None and chit.strength < weapon.weight:
+            why, rule = f"{chit.label} is weaker than the {weapon.name} ({letter(weapon.weight)})", STRENGTH
+        if kind == "maneuver" and chit.strength < items_weight(c):
+            why, rule = f"{chit.label} is weaker than the heaviest item carried ({letter(items_weight(c))})", STRENGTH
+        effort += chit.asterisks
+        if not why and effort > 2:
+            why, rule = f"effort limit: {effort} asterisks this round (more than two)", EFFORT
+        out.append((kind, chit.id, why, rule))
+    return out

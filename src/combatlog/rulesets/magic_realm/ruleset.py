@@ -121,15 +121,23 @@ class MagicRealm(Ruleset[MRState]):
             return [Pending(who=player(cid), what=what[state.step], rule=rule) for cid in who]
         from combatlog.rulesets.magic_realm.sealed import seed_hint
 
-        anyone = {"lure": ("random assignment: mr assign" + seed_hint(state, "lure", "assign"),
+        referee_steps = {"lure": ("random assignment: mr assign" + seed_hint(state, "lure", "assign"),
                            "MR 001 Random assignment"),
                   "actions": ("start the Melee Step (Attention chits): mr melee" + seed_hint(state, "run", "attention"),
                               "MR 8.4.2"),
                   "resolve": ("reposition, change tactics and resolve: mr resolve", "MR 8.4.6")}
-        if state.step in anyone:
-            text, r = anyone[state.step]
-            return [Pending(who="anyone", what=text, rule=r)]
+        if state.step in referee_steps:
+            # Nobody's character decides these steps: the referee takes them (gm; in a combat that pins
+            # players but no gm, the player who created it: docs/trust.md, "Whose move").
+            text, r = referee_steps[state.step]
+            return [Pending(who="gm", what=text, rule=r)]
         return []
+
+    def my_moves(self, state: MRState, player: str, stream: str, referee: bool) -> list[Any]:
+        """What ``player`` must decide now, each with its command line (``status --mine``)."""
+        from combatlog.rulesets.magic_realm.moves import my_moves
+
+        return my_moves(state, player, stream, referee)
 
     def check(self, state: MRState) -> list[str]:
         problems = []

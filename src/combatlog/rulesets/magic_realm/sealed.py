@@ -35,7 +35,7 @@ from combatlog.rulesets.magic_realm.plays import check_play
 from combatlog.rulesets.magic_realm.state import MRState, Plays
 from combatlog.rulesets.magic_realm.turns import deciders, need_step
 from combatlog.rulesets.magic_realm.work import Work
-from combatlog.trust.api import decision_point, track_sealed
+from combatlog.trust.api import RefusedAtReveal, decision_point, track_sealed
 
 RULE = "MR 8.4.5 / trust: sealed orders"
 SEED_RULE = 'trust: joint dice, docs/trust.md "Magic Realm plays"'
@@ -116,7 +116,15 @@ def play_orders(cmd: c.Play) -> dict[str, Any]:
 
 def check_orders(state: MRState, step: str, player: str, orders: dict[str, Any]) -> None:
     """Refuse sealed orders ``mr play`` would refuse (MR 8.4.5), naming the rule; steps that are not
-    Magic Realm's (no ``r<N>/plays|assign|attention`` name) are left to the players."""
+    Magic Realm's (no ``r<N>/plays|assign|attention`` name) are left to the players.
+
+    Orders that are not this player's to seal now, or malformed, are refused outright. A play the
+    reveal would void (``apply_revealed``: wrong chit type, a counter not on his sheet...) or cancel
+    (``rules.cancellations``: strength, effort limit) is refused as ``RefusedAtReveal``, every problem
+    named with its rule; the player may seal it anyway (``--anyway``)."""
+    from combatlog.rulesets.magic_realm.turns import need_step
+    from combatlog.rulesets.magic_realm.plays import check_play
+
     parsed = parse_step(step)
     if parsed is None:
         return
@@ -138,8 +146,22 @@ def check_orders(state: MRState, step: str, player: str, orders: dict[str, Any])
         raise IllegalCommand(f"{player} seals the plays of exactly his characters in this Melee Step: "
                              f"{', '.join(mine) or 'none (empty plays: mr seed)'}; the orders name "
                              f"{', '.join(sorted(plays)) or 'none'}", rule=RULE)
-    for cmd in plays.values():
-        check_play(state, cmd)
+    problems: list[tuple[str, str]] = []
+    for cid, cmd in sorted(plays.items()):
+        try:
+            fight, move = check_play(state, cmd)
+        except IllegalCommand as exc:
+            problems.append((f"{cid}'s plays would be void at the reveal, so he would play nothing: "
+                             f"{exc.message.removesuffix(f' ({exc.rule})')}", exc.rule))
+            continue
+        char = state.characters[cid]
+        for kind, chit_id, why, rule in q.cancellations(state, char, fight, move):
+            if why:
+                label = char.chit(chit_id).label  # type: ignore[union-attr]
+                problems.append((f"{cid}'s {kind} with {chit_id} {label} would be cancelled at the reveal: {why}",
+                                 rule))
+    if problems:
+        raise RefusedAtReveal(problems)
 
 
 # -- evolve: the sealed events ----------------------------------------------------------------

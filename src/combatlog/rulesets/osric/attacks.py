@@ -25,8 +25,8 @@ from combatlog.rulesets.osric.state import LATE, NORMAL, OsricState, segment_of,
 
 replace = msgspec.structs.replace
 SURPRISED = "OSRIC Combat: Determine Surprise (surprise segments)"
-DEATH = "OSRIC Combat: Damage and Death"
-MORALE = "OSRIC Combat: Morale"
+DEATH = r.DEATH
+MORALE = r.MORALE
 
 # declared action -> the kinds of command still open to that combatant this round
 _OPEN = {

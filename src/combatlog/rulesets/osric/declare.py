@@ -33,7 +33,7 @@ from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric.entries import DECLARE, describe_declaration
 from combatlog.rulesets.osric.entries import log_entry as _log
 from combatlog.rulesets.osric.state import OsricState
-from combatlog.trust.api import track_sealed
+from combatlog.trust.api import RefusedAtReveal, track_sealed
 
 SEALED = "OSRIC Combat: Declare Spells and General Actions (sealed by the trust layer)"
 _STEP = re.compile(r"^r([0-9]{1,6})/declare$")
@@ -79,18 +79,22 @@ def must_declare(s: OsricState, side: str) -> bool:
 
 
 def resolve_declarations(s: OsricState, side: str, given: tuple[e.Declaration, ...], rest: str = "",
-                         problems: list[str] | None = None) -> tuple[e.Declaration, ...]:
+                         problems: list[str] | None = None,
+                         faults: list[InvalidCommand | IllegalCommand] | None = None) -> tuple[e.Declaration, ...]:
     """OSRIC Combat: Declare Spells and General Actions: one declaration per able member of ``side``.
 
     Strict (``problems`` None): raise on the first fault, naming the rule. Lenient (a list; for
     revealed sealed orders, whose commit only the committing machine checked, or whose members'
     state changed since): a faulty declaration is dropped and noted, an able member without one
-    declares ``none``, and a caster still casting continues.
+    declares ``none``, and a caster still casting continues. ``faults`` (lenient only) collects each
+    fault as its error, for the check before sealing (``check_orders``).
     """
     def fault(exc: InvalidCommand | IllegalCommand) -> None:
         if problems is None:
             raise exc
         problems.append(exc.message)
+        if faults is not None:
+            faults.append(exc)
 
     members = [n for n, x in s.roster.items() if x.side == side and able(s, n)]
     decls: dict[str, e.Declaration] = {}
@@ -122,6 +126,9 @@ def resolve_declarations(s: OsricState, side: str, given: tuple[e.Declaration, .
             if problems is None:
                 raise InvalidCommand(f"declare an action for {n} (or use --rest ACTION for everyone not listed)")
             problems.append(f"{n} has no declaration: none")
+            if faults is not None:
+                faults.append(InvalidCommand(f"declare an action for {n} (or use --rest ACTION for everyone not "
+                                             "listed)"))
             decls[n] = e.Declaration(who=n, action="none")
             continue
         if d.action == "continue":
@@ -200,6 +207,16 @@ def orders_for(s: OsricState, side: str, given: tuple[e.Declaration, ...], rest:
         {k: v for k, v in msgspec.structs.asdict(d).items() if v not in ("", 0)} for d in decls]}
 
 
+def raw_orders(side: str, given: tuple[e.Declaration, ...], rest: str = "") -> dict[str, Any]:
+    """The orders as the caller wrote them, unresolved (sealed ``--anyway``): the reveal resolves them
+    by the rules, leniently, as it does any revealed declarations."""
+    out: dict[str, Any] = {"side": side, "declarations": [
+        {k: v for k, v in msgspec.structs.asdict(d).items() if v not in ("", 0)} for d in given]}
+    if rest:
+        out["rest"] = rest
+    return out
+
+
 def check_open(s: OsricState, side: str) -> None:
     if s.phase != "round":
         raise IllegalCommand("declarations open a round: start one first (osric round)", rule=DECLARE)
@@ -242,8 +259,50 @@ def _decode(orders: dict[str, Any]) -> tuple[str, tuple[e.Declaration, ...], str
     return str(orders.get("side", "")), given, str(orders.get("rest", ""))
 
 
+def foresee(s: OsricState, d: e.Declaration) -> list[tuple[str, str]]:
+    """What the rules will refuse later of a declaration that is itself valid, knowable before sealing:
+    the action commands of the round (``osric shoot``, ``attack``, ``grapple``) apply these rules to the
+    declared action, so a player told only then would have sealed a round he cannot play.
+
+    - OSRIC Combat: Missile Attacks: a missile attack needs a missile or throwing weapon ("performed with
+      ranged weapons like crossbows, slings, or thrown axes"): ``osric shoot`` refuses one without it;
+    - OSRIC Combat: Melee Attack: an attack's target is an opponent still in the fight (``opponent``);
+    - OSRIC Combat: Morale: a combatant that failed morale must flee, or makes a fighting withdrawal and
+      may parry but not attack (``acting``)."""
+    from combatlog.rulesets.osric import tables as t
+
+    out: list[tuple[str, str]] = []
+    x, live = s.roster[d.who], s.live[d.who]
+    attack = d.action in ("melee", "missile", "grapple", "overbear", "unarmed", "charge")
+    if d.action == "missile":
+        if d.weapon:
+            w = t.weapon(t.canonical_weapon(d.weapon))
+            if not (w.missile or w.thrown):
+                out.append((f"{d.who}: a {w.name} is not a missile or throwing weapon: osric shoot will refuse it",
+                            r.MISSILES))
+        elif not any(t.weapon(w.name).missile or t.weapon(w.name).thrown for w in x.weapons):
+            out.append((f"{d.who} carries no missile or throwing weapon ({', '.join(w.name for w in x.weapons) or 'none'}): "
+                        "osric shoot will refuse the missile attack", r.MISSILES))
+    if attack and d.target and d.action not in ("charge", "overbear"):  # a charge's target: check_charge
+        if s.roster[d.target].side == x.side:
+            out.append((f"{d.who}'s target {d.target} is on its own side: the attack will be refused", r.MELEE))
+        elif not s.standing(d.target):
+            out.append((f"{d.who}'s target {d.target} is out of the fight: the attack will be refused", r.DEATH))
+    if live.morale == "flee" and d.action not in ("flee", "other", "none"):
+        out.append((f"{d.who} failed morale and must flee: {d.action} will be refused", r.MORALE))
+    elif live.morale == "withdraw" and attack:
+        out.append((f"{d.who} is making a fighting withdrawal (morale): it may parry, not attack; {d.action} will "
+                    "be refused", r.MORALE))
+    return out
+
+
 def check_orders(s: OsricState, step: str, player: str, orders: dict[str, Any]) -> None:
-    """Refuse a commit to ``r<N>/declare`` that ``osric declare`` would refuse (with the rule)."""
+    """Refuse a commit to ``r<N>/declare`` that ``osric declare`` would refuse (with the rule).
+
+    Orders for a closed round, another side or malformed ones are refused outright. A declaration that
+    the reveal would drop (``resolve_declarations``: a member who cannot act, a caster who must continue,
+    a weapon that cannot be set, a charge the rules forbid) or that the round's actions would refuse
+    (``foresee``) is refused as ``RefusedAtReveal``, each with its rule; the caller may seal it anyway."""
     n = step_round(step)
     if n is None:
         return
@@ -264,7 +323,19 @@ def check_orders(s: OsricState, step: str, player: str, orders: dict[str, Any]) 
     if caller(s, side) != player:
         raise IllegalCommand(f"{player} does not declare for {side}; its caller is {caller(s, side) or 'nobody'} "
                              "(the first of its players in the set-up)", rule=SEALED)
-    resolve_declarations(s, side, given, rest)
+    faults: list[InvalidCommand | IllegalCommand] = []
+    decls = resolve_declarations(s, side, given, rest, [], faults)
+    hard = [f for f in faults if not isinstance(f, IllegalCommand)]
+    if hard:
+        raise hard[0]
+    problems = [(f.message.removesuffix(f" ({f.rule})") + ": the reveal would make it none", f.rule)
+                for f in faults if isinstance(f, IllegalCommand)]
+    faulty = {d.who for d in given} - {d.who for d in decls if d in given}
+    for d in decls:
+        if d.who not in faulty:
+            problems.extend(foresee(s, d))
+    if problems:
+        raise RefusedAtReveal(problems)
 
 
 def evolve_sealed(s: OsricState, ev: Event, seq: int) -> OsricState:

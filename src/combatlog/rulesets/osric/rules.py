@@ -22,6 +22,8 @@ HOLD = "OSRIC Combat: Hold Initiative"
 SPELLS = "OSRIC Combat: Spells"
 MELEE = "OSRIC Combat: Melee Attack"
 MISSILES = "OSRIC Combat: Missile Attacks"
+DEATH = "OSRIC Combat: Damage and Death"
+MORALE = "OSRIC Combat: Morale"
 CHARGE = "OSRIC Combat: Charge"
 SET = "OSRIC Combat: Set Weapon Against Charge"
 # The seed says a set weapon "deals double damage" without saying what is doubled; its mounted lance rule

@@ -112,3 +112,9 @@ class Osric(Ruleset[OsricState]):
 
     def check_orders(self, state: OsricState, step: str, player: str, orders: dict[str, Any]) -> None:
         dc.check_orders(state, step, player, orders)
+
+    def my_moves(self, state: OsricState, player: str, stream: str, referee: bool) -> list[Any]:
+        """What ``player`` must decide now, each with its command line (``status --mine``)."""
+        from combatlog.rulesets.osric.moves import my_moves
+
+        return my_moves(state, player, stream, referee)

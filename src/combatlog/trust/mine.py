@@ -1,0 +1,87 @@
+"""Whose move: what one player must decide now, with the command lines to paste (``status --mine``).
+
+A ruleset that knows who plays what gives the moves itself (its ``my_moves`` hook, docs/trust.md "For
+ruleset authors"); otherwise the player's moves are the ``pending`` entries that name him. Sealed steps
+the ruleset does not describe (a freeform ``seal commit --step r1``) are added from the log.
+
+The referee's steps (``pending`` names them ``gm``: rounds, initiative, random assignment...) belong
+to the referee: ``gm`` when the combat pins nobody or pins a ``gm``; in a combat that pins players but no
+``gm``, the player who created it, who runs them in every worked example (docs/trust.md, "Whose move").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.errors import CombatlogError
+from combatlog.projections.fold import Folded
+from combatlog.store.base import EventStore, StreamMeta
+from combatlog.trust.api import MyMove, command_line
+
+REFEREE = "gm"
+
+
+def referee_of(store: EventStore, meta: StreamMeta) -> str:
+    """Who takes the referee's steps of ``meta``'s combat (see the module's docstring)."""
+    from combatlog.events.envelope import decode_recorded
+    from combatlog.projections.fold import lineage
+
+    try:
+        root = lineage(store, meta)[0][0]
+    except CombatlogError:  # a broken stream table: no referee to guess
+        return REFEREE
+    rows = store.read_stream(root.id, 1, 1)
+    if not rows:
+        return REFEREE
+    rec = decode_recorded(rows[0].body)
+    players = [p.name for p in getattr(rec.event, "players", ())]
+    if not players or REFEREE in players:
+        return REFEREE
+    return rec.env.actor
+
+
+def my_moves(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -> tuple[bool, list[MyMove]]:
+    """(whether ``player`` is the referee, what ``player`` must decide now)."""
+    referee = player == referee_of(store, meta)
+    ruleset, state = folded.ruleset, folded.state
+    hook = getattr(ruleset, "my_moves", None)
+    if hook is not None:
+        moves = list(hook(state, player, meta.name, referee))
+    else:
+        moves = [MyMove(what=p.what, rule=p.rule, options=tuple(p.options))
+                 for p in ruleset.pending(state) if p.who == player or (referee and p.who == REFEREE)]
+    named = {m.step for m in moves}
+    return referee, moves + [m for m in _sealed_steps(store, folded, meta.name, player) if m.step not in named]
+
+
+def _sealed_steps(store: EventStore, folded: Folded, stream: str, player: str) -> list[MyMove]:
+    """Sealed steps waiting for ``player``'s commit or reveal, from the log (any ruleset)."""
+    from combatlog.trust.sealed import scanned
+    from combatlog.trust.track import RULE_SEAL
+
+    out = []
+    for info in scanned(store, folded.core).steps.values():
+        if info.completed_at:
+            continue
+        if player in info.missing_commits():
+            out.append(MyMove(what=f"commit to step {info.name}: as it stands a nonce for the joint dice; your "
+                                   "orders, if any, with --orders-json '{...}' (only their hash enters the log)",
+                              rule=RULE_SEAL, command=command_line("seal", "commit", stream, "--step", info.name,
+                                                                   actor=player), step=info.name))
+        elif not info.missing_commits() and player in info.missing_reveals():
+            out.append(MyMove(what=f"reveal what you sealed to step {info.name} (every required commit is in)",
+                              rule=RULE_SEAL, command=command_line("seal", "reveal", stream, "--step", info.name,
+                                                                   actor=player), step=info.name))
+    return out
+
+
+def waiting_for(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -> list[str]:
+    """Who else the combat waits for (``pending``; the referee's steps under the referee's name)."""
+    referee = referee_of(store, meta)
+    names = [referee if p.who == REFEREE else p.who for p in folded.ruleset.pending(folded.state)]
+    return list(dict.fromkeys(n for n in names if n != player and not n.startswith(f"{player} (")))
+
+
+def moves_json(moves: list[MyMove], player: str) -> list[dict[str, Any]]:
+    return [{"who": player, "what": m.what, "options": list(m.options), "rule": m.rule, "command": m.command}
+            for m in moves]

@@ -1,0 +1,302 @@
+"""Whose move (docs/trust.md, "Whose move"): ``status --mine`` lists only what the player must decide,
+each with a command line to paste; ``seal show`` shows a player his own sealed orders and nobody
+else's; ``--as`` defaults to the only secret key of the key home.
+
+Two players, each with a log and a key home, run the real CLI in this process
+(``tests.security.dice_forgery.cli``) and exchange bundle files only. Every move they make in the
+Magic Realm round below is the command ``status --mine --json`` gave them, pasted with the
+placeholders (words in capitals) filled in: so each command line is complete.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from combatlog.rulesets import available
+from tests.conftest import CliResult
+from tests.security.dice_forgery import cli
+
+needs_mr = pytest.mark.skipif("magic_realm" not in available(), reason="the Magic Realm ruleset is not installed")
+
+# alice's Black Knight (bk) and bob's Amazon with a Lancer she hired, against the Giant and two Axe
+# Goblins. bob lures goblin-1 himself and goblin-2 with his Lancer, so the Lancer is attacked on its
+# own sheet: its target (mr target --hireling) and its red box (mr play --hireling-box) are his to give.
+MR_SETUP = {
+    "first_round_of_day": False,
+    "characters": [{"id": "bk", "character": "Black Knight", "player": "alice", "level": 4},
+                   {"id": "amazon", "character": "Amazon", "player": "bob", "level": 4,
+                    "hirelings": [{"id": "lancer-hq", "native": "Lancer HQ"}]}],
+    "denizens": [{"id": "giant", "monster": "Giant"}, {"id": "goblin-1", "monster": "Axe Goblin"},
+                 {"id": "goblin-2", "monster": "Axe Goblin"}],
+}
+
+
+class Seat:
+    """One player's machine: a log and a key home (``--as`` is left to its default: the only key)."""
+
+    def __init__(self, root: Path, name: str) -> None:
+        self.name, self.dir = name, root / name
+        self.dir.mkdir(parents=True)
+        self.db, self.home = self.dir / "log.db", self.dir / "keys"
+        self.sent = 0
+
+    def __call__(self, *args: str, ok: bool = True) -> CliResult:
+        result = cli(self.db, *args, home=self.home)
+        if ok:
+            assert result.code == 0, f"{self.name}: combatlog {' '.join(args)} -> {result.code}\n{result.err}{result.out}"
+        return result
+
+    def mine(self, stream: str) -> dict[str, Any]:
+        return json.loads(self("status", stream, "--mine", "--json").out)  # type: ignore[no-any-return]
+
+    def paste(self, stream: str, fill: dict[str, list[str]] | None = None, *, contains: str = "") -> str:
+        """Run the first command ``status --mine`` gives (whose line contains ``contains``), its
+        placeholders filled in order from ``fill``; returns the command line as given."""
+        line = next(m["command"] for m in self.mine(stream)["pending"] if contains in m["command"])
+        fill = {k: list(v) for k, v in (fill or {}).items()}
+        words = []
+        for word in shlex.split(line)[1:]:
+            key, sep, value = word.rpartition("=")
+            if word in fill:
+                word = fill[word].pop(0)
+            elif sep and value in fill:
+                word = f"{key}={fill[value].pop(0)}"
+            assert not (word.isupper() and len(word) > 2), f"placeholder {word} left in {line}"
+            words.append(word)
+        self(*words)
+        return line
+
+
+def _pair(root: Path, stream: str, ruleset: str, setup: dict[str, Any], dice: str) -> tuple[Seat, Seat]:
+    alice, bob = Seat(root, "alice"), Seat(root, "bob")
+    alice("keys", "new", "alice")
+    bob("keys", "new", "bob")
+    bob("keys", "export", "bob", "-o", str(root / "bob.pub"))
+    alice("keys", "import", str(root / "bob.pub"))
+    (root / "setup.json").write_text(json.dumps(setup))
+    alice("new", stream, "--ruleset", ruleset, "--setup", str(root / "setup.json"), "--dice", dice,
+          "--player", "alice", "--player", "bob")  # signed by alice: her only key is the default --as
+    mail(alice, bob, stream, root)
+    return alice, bob
+
+
+def mail(sender: Seat, receiver: Seat, stream: str, root: Path) -> None:
+    rows = json.loads(receiver("list", "--json").out)
+    since = next((r["head_seq"] for r in rows if r["name"] == stream), 0)
+    sender.sent += 1
+    path = root / f"{sender.name}-{sender.sent}.jsonl"
+    sender("export", stream, "--since", str(since), "-o", str(path))
+    receiver("import", str(path))
+
+
+def _whats(seat: Seat, stream: str) -> list[str]:
+    return [m["what"] for m in seat.mine(stream)["pending"]]
+
+
+def _commands(seat: Seat, stream: str) -> list[str]:
+    return [m["command"] for m in seat.mine(stream)["pending"]]
+
+
+@needs_mr
+def test_a_magic_realm_round_played_by_pasting_the_commands_status_mine_gives(tmp_path: Path) -> None:
+    G = "cave"
+    alice, bob = _pair(tmp_path, G, "magic_realm", MR_SETUP, "joint")
+    sync = lambda a, b: mail(a, b, G, tmp_path)  # noqa: E731
+    # Each player's list holds his own character's lure only, with the combat, the character and his name.
+    a, b = alice.mine(G), bob.mine(G)
+    assert (a["player"], a["referee"], b["player"], b["referee"]) == ("alice", True, "bob", False)
+    assert _commands(alice, G) == ["combatlog mr lure cave bk --as alice"]
+    assert _commands(bob, G) == ["combatlog mr lure cave amazon --as bob"]
+    assert {"giant", "goblin-1", "goblin-2"} <= set(b["pending"][0]["options"])
+    # bob lures goblin-1 himself and goblin-2 with his Lancer (the move says: add the denizens' ids)
+    bob("mr", "lure", G, "amazon", "goblin-1", "--by", "goblin-2=lancer-hq")
+    assert _commands(bob, G) == [] and bob.mine(G)["waiting_for"] == ["alice (bk)"]
+    sync(bob, alice)
+    alice("mr", "lure", G, "bk", "giant")
+    # Deployment and actions: passing is the command as given.
+    alice.paste(G)
+    sync(alice, bob)
+    bob.paste(G)
+    bob.paste(G)  # mr action cave amazon none
+    sync(bob, alice)
+    alice.paste(G)
+    # The Attention chits need a joint seed: each player commits and reveals, as his list says.
+    assert _commands(alice, G) == ["combatlog mr seed cave --as alice"]
+    assert _whats(alice, G) == ["commit a nonce for the joint dice of the Attention chits [step r1/attention]"]
+    alice.paste(G)
+    sync(alice, bob)
+    assert _commands(bob, G) == ["combatlog mr seed cave --as bob"]
+    bob.paste(G)
+    assert _commands(bob, G) == ["combatlog mr reveal cave --as bob"]
+    bob.paste(G)
+    sync(bob, alice)
+    alice.paste(G)  # her reveal completes the seed
+    # The Attention chits are the referee's step (alice created the combat and pins no gm): never "anyone".
+    assert _commands(alice, G) == ["combatlog mr melee cave --as alice"] and _commands(bob, G) == []
+    plain = alice("status", G).out
+    assert "anyone" not in plain and "gm (alice: the referee's step): start the Melee Step" in plain
+    alice.paste(G)
+    sync(alice, bob)
+    # Target selection, in Attention order; bob's command names his Lancer's target too (--hireling).
+    order = json.loads(alice("show", G, "--json").out)["state"]["attention"]
+    seats = {"bk": alice, "amazon": bob}
+    holder = bob
+    for cid in order:
+        seat = seats[cid]
+        if seat is not holder:
+            sync(holder, seat)
+            holder = seat
+        line = seat.paste(G, {"TARGET": [{"bk": "giant", "amazon": "goblin-1"}[cid]]})
+        if cid == "amazon":
+            assert line == "combatlog mr target cave amazon TARGET --hireling lancer-hq=goblin-2 --as bob"
+    other = alice if holder is bob else bob
+    sync(holder, other)
+    # The sealed plays: each command carries the character, his shield, the Lancer's box and --seal.
+    assert _commands(alice, G) == ["combatlog mr play cave bk --attack CIRCLE --fight CHIT --maneuver SQUARE "
+                                   "--move CHIT --shield BOX --seal --as alice"]
+    assert _commands(bob, G) == ["combatlog mr play cave amazon --attack CIRCLE --fight CHIT --maneuver SQUARE "
+                                 "--move CHIT --shield BOX --hireling-box lancer-hq=BOX --seal --as bob"]
+    alice.paste(G, {"CIRCLE": ["smash"], "CHIT": ["F3", "M3"], "SQUARE": ["charge"], "BOX": ["thrust"]})
+    # alice sees her own sealed plays; before bob's commit arrives she has nothing to do
+    shown = json.loads(alice("seal", "show", G, "--step", "r1/plays", "--json").out)["sealed"]
+    assert [(r["step"], r["orders"]["plays"]["bk"]["fight"], r["revealed_at"]) for r in shown] == \
+        [("r1/plays", "F3", None)]
+    assert _commands(alice, G) == [] and alice.mine(G)["waiting_for"] == ["bob"]
+    sync(alice, bob)
+    assert json.loads(bob("seal", "show", G, "--step", "r1/plays", "--json").out)["sealed"] == []  # not alice's
+    bob.paste(G, {"CIRCLE": ["thrust"], "CHIT": ["F6", "M1"], "SQUARE": ["dodge"], "BOX": ["smash", "2"]})
+    assert _commands(bob, G) == ["combatlog mr reveal cave --as bob"]
+    bob.paste(G)
+    sync(bob, alice)
+    assert _commands(alice, G) == ["combatlog mr reveal cave --as alice"]
+    alice.paste(G)
+    assert _commands(alice, G) == ["combatlog mr resolve cave --as alice"]
+    alice.paste(G)
+    sync(alice, bob)
+    assert json.loads(alice("show", G, "--json").out) == json.loads(bob("show", G, "--json").out)
+
+
+def test_seal_show_shows_the_players_own_orders_and_never_anyone_elses(tmp_path: Path) -> None:
+    # Hot seat: one log holding both players' sealed orders (both keys in one home).
+    table = Seat(tmp_path, "table")
+    table("keys", "new", "alice")
+    table("keys", "new", "bob")
+    table("new", "duel", "--ruleset", "freeform", "--player", "alice", "--player", "bob", "--as", "alice")
+    table("seal", "commit", "duel", "--step", "r1", "--orders-json", '{"Aldo": "thrust at Bo"}', "--as", "alice")
+    table("seal", "commit", "duel", "--step", "r1", "--orders-json", '{"Bo": "swing at Aldo"}', "--as", "bob")
+    mine = table("seal", "show", "duel", "--as", "alice")
+    assert "thrust at Bo" in mine.out and "swing" not in mine.out and "not revealed yet" in mine.out
+    rows = json.loads(table("seal", "show", "duel", "--json", "--as", "alice").out)["sealed"]
+    assert [(r["player"], r["step"], r["orders"]) for r in rows] == [("alice", "r1", {"Aldo": "thrust at Bo"})]
+    # alice's own machine, with a copy of that log but only her key: bob's orders are in its secrets, yet
+    # showing them as bob is refused (she cannot act as bob), and nothing of them is printed.
+    import shutil
+
+    mine_only = Seat(tmp_path, "alice")
+    shutil.copytree(table.home, mine_only.home)
+    (mine_only.home / "keys" / "bob.key").unlink()
+    mine_only.db.write_bytes(table.db.read_bytes())
+    peek = mine_only("seal", "show", "duel", "--as", "bob", ok=False)
+    assert peek.code == 4 and "secret key of 'bob' is not on this machine" in peek.err
+    assert "swing" not in peek.out + peek.err
+    assert "thrust at Bo" in mine_only("seal", "show", "duel").out  # --as: her only key
+    # after the reveal it says so
+    table("seal", "reveal", "duel", "--step", "r1", "--as", "bob")
+    table("seal", "reveal", "duel", "--step", "r1", "--as", "alice")
+    assert "revealed at #" in table("seal", "show", "duel", "--step", "r1", "--as", "alice").out
+
+
+def test_as_defaults_to_the_only_secret_key_of_the_key_home(tmp_path: Path) -> None:
+    seat = Seat(tmp_path, "m")
+    seat("new", "duel", "--ruleset", "freeform")
+
+    def actor_of_a_note() -> str:
+        seat("note", "duel", "hello")
+        return json.loads(seat("log", "duel", "--json").out)[-1]["actor"]  # type: ignore[no-any-return]
+
+    assert actor_of_a_note() == "gm"  # no key here
+    seat("keys", "new", "alice")
+    assert actor_of_a_note() == "alice"  # exactly one secret key: this machine is alice's
+    assert seat("status", "duel", "--mine", "--json").out.count('"player":"alice"') == 1
+    seat("keys", "export", "alice", "-o", str(tmp_path / "a.pub"))
+    other = Seat(tmp_path, "n")
+    other("keys", "import", str(tmp_path / "a.pub"))  # a public key only: no secret, no default
+    other("new", "duel", "--ruleset", "freeform")
+    other("note", "duel", "x")
+    assert json.loads(other("log", "duel", "--json").out)[-1]["actor"] == "gm"
+    (tmp_path / "notes.txt").write_text("note duel from-a-file\n")
+    seat("run", str(tmp_path / "notes.txt"), "--as", "gm")  # an explicit gm holds for every line of a run
+    assert json.loads(seat("log", "duel", "--json").out)[-1]["actor"] == "gm"
+    seat("keys", "new", "bob")
+    assert actor_of_a_note() == "gm"  # two secret keys: nobody is guessed
+    seat("note", "duel", "explicit", "--as", "bob")
+    assert json.loads(seat("log", "duel", "--json").out)[-1]["actor"] == "bob"
+
+
+def test_status_mine_for_a_ruleset_without_its_own_moves_and_a_sealed_step(tmp_path: Path) -> None:
+    # freeform names no player's moves: the referee gets the gm steps, everyone the sealed steps awaiting him.
+    alice, bob = _pair(tmp_path, "duel", "freeform", {}, "joint")
+    a = alice.mine("duel")
+    assert a["referee"] and [m["what"] for m in a["pending"]] == ["add participants, then start round 1"]
+    assert a["pending"][0]["command"] == ""  # freeform gives no command line for it: said, not invented
+    assert "(this ruleset gives no command line for it)" in alice("status", "duel", "--mine").out
+    assert bob.mine("duel")["pending"] == [] and bob.mine("duel")["waiting_for"] == ["alice"]
+    alice("seal", "commit", "duel", "--step", "r1")
+    mail(alice, bob, "duel", tmp_path)
+    assert _commands(bob, "duel") == ["combatlog seal commit duel --step r1 --as bob"]
+    bob.paste("duel")
+    assert _commands(bob, "duel") == ["combatlog seal reveal duel --step r1 --as bob"]
+    assert "combatlog seal reveal duel --step r1 --as alice" not in _commands(alice, "duel")  # not yet hers to see
+    bob.paste("duel")
+    mail(bob, alice, "duel", tmp_path)
+    assert "combatlog seal reveal duel --step r1 --as alice" in _commands(alice, "duel")
+
+
+OSRIC_SETUP = {
+    "title": "Sealed skirmish",
+    "players": {"party": ["alice"], "orcs": ["bob"]},
+    "engaged": [["Brom", "orc1"], ["Halvaine", "orc2"]],
+    "combatants": [
+        {"name": "Brom", "side": "party", "class": "fighter", "level": 1, "hp": 10, "armour": "mail",
+         "shield": "medium", "weapons": ["long sword"]},
+        {"name": "Halvaine", "side": "party", "class": "magic-user", "level": 1, "hp": 4, "weapons": ["dagger"]},
+        {"name": "orc1", "side": "orcs", "hd": "1", "hp": 5, "ac": 6, "weapons": ["spear"]},
+        {"name": "orc2", "side": "orcs", "hd": "1", "hp": 5, "ac": 6, "weapons": ["spear"]},
+    ],
+}
+
+
+def test_status_mine_in_an_osric_round_with_sealed_declarations(tmp_path: Path) -> None:
+    S = "skirmish"
+    alice, bob = _pair(tmp_path, S, "osric", OSRIC_SETUP, "joint")
+    assert _commands(alice, S) == ["combatlog osric round skirmish --as alice"]  # the referee's: the creator's
+    assert _commands(bob, S) == []
+    alice.paste(S)
+    mail(alice, bob, S, tmp_path)
+    # each side's caller seals its own side's declarations: every able member named
+    assert _commands(alice, S) == ["combatlog osric declare skirmish party Brom=ACTION Halvaine=ACTION --seal "
+                                   "--as alice"]
+    assert _commands(bob, S) == ["combatlog osric declare skirmish orcs orc1=ACTION orc2=ACTION --seal --as bob"]
+    alice.paste(S, {"ACTION": ["melee", "spell:sleep:1"]})
+    assert _commands(alice, S) == []  # bound, waiting for bob's commit
+    mail(alice, bob, S, tmp_path)
+    bob.paste(S, {"ACTION": ["melee", "melee"]})
+    assert _commands(bob, S) == ["combatlog osric reveal skirmish --as bob"]
+    bob.paste(S)
+    mail(bob, alice, S, tmp_path)
+    assert _commands(alice, S) == ["combatlog osric reveal skirmish --as alice"]
+    alice.paste(S)
+    assert _commands(alice, S) == ["combatlog osric initiative skirmish --as alice"]
+    alice.paste(S)
+    moves = alice.mine(S)["pending"]
+    assert "combatlog osric attack skirmish Brom --as alice" in [m["command"] for m in moves]
+    assert "combatlog osric cast skirmish Halvaine --as alice" in [m["command"] for m in moves]
+    assert all("orc" not in m["command"] for m in moves)
+    mail(alice, bob, S, tmp_path)
+    assert {m["command"] for m in bob.mine(S)["pending"]} == {"combatlog osric attack skirmish orc1 --as bob",
+                                                               "combatlog osric attack skirmish orc2 --as bob"}
