@@ -70,14 +70,17 @@ def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = 
 
     Example: combatlog status duel
     """
+    from combatlog.exchange.held import held_for
+
     meta, folded = read_state(ctx, stream)
     ruleset, state = folded.ruleset, folded.state
     pending = ruleset.pending(state)
+    held = held_for(app_state(ctx).store(), meta)  # bundles that arrived before their predecessor
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.round_of(state), "finished": ruleset.finished(state),
                     "pending": [{"who": p.who, "what": p.what, "options": list(p.options), "rule": p.rule}
-                                for p in pending]})
+                                for p in pending], "held": held})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.round_of(state)}"
     echo(f"{meta.name}: {where}, seq {folded.core.head_seq}")
@@ -87,6 +90,8 @@ def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = 
         opts = f"  [{' | '.join(p.options)}]" if p.options else ""
         rule = f"  ({p.rule})" if p.rule else ""
         echo(one_line(f"  {p.who}: {p.what}{opts}{rule}"))
+    for h in held:
+        echo(one_line(f"  held: bundle {h['events']} (from {h['source']}), waiting for {h['waiting_for']}"))
 
 
 def _steps_out(rows: list[Any], as_json: bool) -> None:
