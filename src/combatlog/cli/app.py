@@ -88,6 +88,7 @@ EXTRA_MODULES = [
     ("combatlog.cli.seal", "seal"),
     ("combatlog.cli.ack", "ack"),
     ("combatlog.cli.copy", "copy"),
+    ("combatlog.cli.mail", "mail"),
 ]
 
 

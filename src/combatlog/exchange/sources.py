@@ -174,7 +174,7 @@ def _leaves(part, depth: int, count: list[int], where: str) -> Iterator:  # type
 
 
 _TAG = re.compile(r"<[^<>]{0,2000}>")
-_BREAK = re.compile(r"<\s*(?:br|/p|/div|/pre|/blockquote|/li|/tr)\b[^<>]{0,200}>", re.IGNORECASE)
+_BREAK = re.compile(r"<\s*(?:br|/p|/div|/pre|/blockquote|/li|/tr)\b[^<>]{0,200}>[ \t]*\r?\n?", re.IGNORECASE)
 
 
 def _html_text(html: str) -> str:
