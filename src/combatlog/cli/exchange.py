@@ -30,7 +30,8 @@ def _progress(label: str):  # type: ignore[no-untyped-def]
 def export(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    output: str = typer.Option(..., "-o", "--output", help="The file to write (JSON Lines); - for standard output."),
+    output: str = typer.Option(..., "-o", "--output", metavar="FILE",
+                               help="The file to write (JSON Lines); - for standard output."),
     since: Optional[int] = typer.Option(None, "--since", help="Only events after this seq (an incremental bundle)."),
     for_player: str = typer.Option("", "--for", metavar="PLAYER",
                                    help="Exactly what PLAYER lacks: the events after the last one they signed or "

@@ -15,7 +15,8 @@ def command(
     stream: str = stream_argument(),
     for_player: str = typer.Option(..., "--for", metavar="PLAYER", help="The player the message is for."),
     fmt: str = typer.Option("text", "--format", help="text (an email body), markdown or bbcode (forum posts)."),
-    output: str = typer.Option("-", "-o", "--output", help="The file to write; - (the default) for standard output."),
+    output: str = typer.Option("-", "-o", "--output", metavar="FILE",
+                               help="The file to write; - (the default) for standard output."),
 ) -> None:
     """Write an email or forum message for a player: what happened since they last acknowledged (rules
     cited, dice shown), their side now, what they must decide with the command to type, and the bundle
@@ -67,8 +68,7 @@ def _trust_todos(store: Any, meta: Any, player: str) -> list[Any]:
             out.append(Todo(player, f"reveal sealed step {step['step']}", "trust: sealed orders",
                             commands=[f"combatlog seal reveal {combat} --step {name} --as {who}"], yours=True))
     if data["acknowledged"].get(player, data["head_seq"]) < data["head_seq"]:
-        out.append(Todo(player, f"after importing, countersign up to #{data['head_seq']} (the next message then "
-                                "holds only what is new)", "trust: acknowledgement",
+        out.append(Todo(player, f"once imported, countersign up to #{data['head_seq']}", "trust: acknowledgement",
                         commands=[f"combatlog ack {combat} --as {who}"], yours=True))
     return out
 
