@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import typer
 
@@ -15,12 +15,15 @@ def command(
     stream: str = stream_argument(),
     for_player: str = typer.Option(..., "--for", metavar="PLAYER", help="The player the message is for."),
     fmt: str = typer.Option("text", "--format", help="text (an email body), markdown or bbcode (forum posts)."),
+    since: Optional[int] = typer.Option(None, "--since", help="Tell and send the events after this seq instead of "
+                                                              "after the player's last acknowledgement."),
     output: str = typer.Option("-", "-o", "--output", metavar="FILE",
                                help="The file to write; - (the default) for standard output."),
 ) -> None:
     """Write an email or forum message for a player: what happened since they last acknowledged (rules
     cited, dice shown), their side now, what they must decide with the command to type, and the bundle
-    they lack as an armoured block that `combatlog import` reads back from the message.
+    they lack as an armoured block that `combatlog import` reads back from the message. In a combat
+    that pins no players, nobody acknowledges: give --since.
 
     Example: combatlog mail duel --for bob -o to-bob.txt
     """
@@ -33,9 +36,11 @@ def command(
         raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
     store = app_state(ctx).store()
     meta = resolve_stream(store, stream)
-    since = since_for_player(store, meta, for_player)
+    given = since is not None
+    if since is None:
+        since = since_for_player(store, meta, for_player)
     text = mail_body(store, meta, for_player, since=since, fmt=fmt, extra=_trust_todos(store, meta, for_player),
-                     known=_known_command(ctx))
+                     known=_known_command(ctx), acknowledged=not given)
     data = text.encode("utf-8")
     if output == "-":
         _to_stdout(lambda: (data, 0))

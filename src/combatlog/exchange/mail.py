@@ -38,8 +38,10 @@ WIDTH = 72
 MAX_NARRATED = 200  # events told in sentences; the bundle always holds them all
 GROUPS = {"freeform": "freeform", "magic_realm": "mr", "classic_fantasy": "cfi", "osric": "osric", "argad": "argad"}
 _GROUP_NAMES = "mr|osric|cfi|argad|freeform|seal"
-# "osric declare STREAM party WHO=ACTION ... --seal", "mr play STREAM CHARACTER ... --seal", "(osric round)"
-_MENTION = re.compile(rf"(?<![\w-])({_GROUP_NAMES})\s+([a-z][a-z-]*)((?:\s+(?!(?:{_GROUP_NAMES})\b)[^\s);\[\]/]+)*)")
+# "osric declare STREAM party WHO=ACTION ... --seal", "mr play STREAM CHARACTER ... --seal", "(osric round)";
+# "seal" is also an English word: only its own sub-commands count
+_MENTION = re.compile(rf"(?<![\w-])((?:mr|osric|cfi|argad|freeform)\s+[a-z][a-z-]*|seal\s+(?:commit|reveal|decision))"
+                      rf"((?:\s+(?!(?:{_GROUP_NAMES})\b)[^\s();\[\]/]+)*)")
 
 
 @dataclass
@@ -63,11 +65,13 @@ def commands_for(ruleset: str, stream: str, p: Pending, player: str) -> list[str
     """
     combat = shlex.quote(stream)
     who = p.who
-    character = who[who.index("(") + 1:-1] if who.endswith(")") and "(" in who else who
+    owned = who[who.index("(") + 1:-1] if who.endswith(")") and "(" in who else ""  # "bob (Amazon)"
+    character = owned or who
     out: list[str] = []
-    for group, sub, rest in _MENTION.findall(p.what):
+    for command, rest in _MENTION.findall(p.what):
+        group, sub = command.split()
         args = rest.split()
-        args = [combat if a == "STREAM" else shlex.quote(character) if a == "CHARACTER" else a for a in args]
+        args = [combat if a == "STREAM" else shlex.quote(owned) if a == "CHARACTER" and owned else a for a in args]
         if combat not in args:
             args.insert(0, combat)
         out.append(" ".join(["combatlog", group, sub, *args]))
@@ -110,11 +114,12 @@ def is_yours(who: str, player: str) -> bool:
 
 
 def mail_body(store: EventStore, meta: StreamMeta, player: str, *, since: int, fmt: str = "text",
-              extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None) -> str:
+              extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None, acknowledged: bool = True) -> str:
     """The message for ``player``: everything after ``since``, their view, their decisions, the bundle.
 
     ``extra`` adds what the trust layer knows they owe (sealed steps, an acknowledgement); ``known``
     says whether a command line names a real command (the CLI's own tree), so no hint misleads.
+    ``acknowledged`` says that ``since`` is the last seq the player signed or acknowledged (not one given).
     """
     if fmt not in FORMATS:
         raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
@@ -127,12 +132,12 @@ def mail_body(store: EventStore, meta: StreamMeta, player: str, *, since: int, f
                              f"({MAX_BUNDLE_BYTES}): send a file (combatlog export {meta.name} --for {player} -o FILE)")
     doc = _Doc()
     doc.title(f"combatlog: {meta.name} ({ruleset.info.title}), for {player}")
+    basis = f"#{since}, the last event you signed or acknowledged" if acknowledged else f"#{since}"
     if since >= head_seq:
-        doc.para(f"Nothing new since #{since}, the last event you signed or acknowledged. The block below "
-                 "changes nothing; it confirms where the log stands.")
+        doc.para(f"Nothing new since {basis}. The block below changes nothing; it confirms where the log stands.")
     else:
-        doc.para(f"Events #{since + 1}-#{head_seq} since #{since}, the last event you signed or acknowledged"
-                 if since else f"The whole combat, events #1-#{head_seq}")
+        doc.para(f"Events #{since + 1}-#{head_seq} since {basis}" if since
+                 else f"The whole combat, events #1-#{head_seq}")
         doc.para(f"Head: #{head_seq} ({head.core.head_hash[:32]}...). Where it is: "
                  + ("finished" if ruleset.finished(state) else f"round {ruleset.round_of(state)}") + ".")
         doc.heading("What happened")
