@@ -31,7 +31,7 @@ from pathlib import Path
 
 import msgspec
 
-from combatlog.errors import CombatlogError, VerificationFailed
+from combatlog.errors import CombatlogError, Diverged, NotFound, VerificationFailed
 from combatlog.events.canonical import is_canonical
 from combatlog.events.envelope import decode_envelope
 from combatlog.exchange.held import held_for  # noqa: F401  (status lists them)
@@ -135,7 +135,7 @@ def receive(store: EventStore, incoming: list[Incoming], *, name: str | None = N
                 continue  # still waiting
             pool.remove(cand)
             outcomes.append(result)
-            if cand.held is not None:
+            if cand.held is not None and _settled(result):
                 store.release_bundle(cand.digest)
             progressed = progressed or result.status == "applied"
         if not progressed:
@@ -143,6 +143,11 @@ def receive(store: EventStore, incoming: list[Incoming], *, name: str | None = N
     for cand in pool:  # what is left waits for a predecessor
         outcomes.append(_hold(store, cand))
     return outcomes
+
+
+def _settled(result: Outcome) -> bool:
+    """Whether a held bundle is done with: applied, or refused for good (not for a busy or broken store)."""
+    return result.status != "refused" or isinstance(result.error, (VerificationFailed, Diverged, NotFound))
 
 
 def _try(store: EventStore, cand: _Candidate, **kw) -> Outcome | None:  # type: ignore[no-untyped-def]
