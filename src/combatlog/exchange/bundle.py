@@ -221,9 +221,10 @@ def read_bytes(data: bytes, where: str) -> tuple[Header, list[bytes]]:
 class Waiting(NotFound):
     """An incremental bundle that rests on events this log does not have yet (its predecessor)."""
 
-    def __init__(self, message: str, *, waits_on: StreamMeta, have: int, need: int, where: str | None = None) -> None:
+    def __init__(self, message: str, *, waits_on: StreamMeta, have: int, need: int, missing: str,
+                 where: str | None = None) -> None:
         super().__init__(message, where=where)
-        self.waits_on, self.have, self.need = waits_on, have, need
+        self.waits_on, self.have, self.need, self.missing = waits_on, have, need, missing
 
 
 def base_stream(store: EventStore, header: Header, where: str) -> StreamMeta | None:
@@ -255,15 +256,17 @@ def base_stream(store: EventStore, header: Header, where: str) -> StreamMeta | N
             have = store.head(meta.id).seq
             if have >= header.since:
                 return meta
+            missing = f"#{have + 1}-#{header.since}" if have + 1 < header.since else f"#{header.since}"
             raise Waiting(f"the bundle rests on #{header.since} of {meta.name}, and this log ends at #{have}: "
-                          f"waiting for #{have + 1}-#{header.since}", waits_on=meta, have=have,
-                          need=header.since, where=where)
+                          f"waiting for {missing}", waits_on=meta, have=have, need=header.since,
+                          missing=f"{missing} of {meta.name}", where=where)
     nearest = local[-1]  # the fork the bundle continues is not here yet: its earlier bundle is missing
     missing = segs[j]
     have = min(store.head(nearest.id).seq, missing.fork_seq)
+    span = f"#{missing.fork_seq + 1}-#{header.since}" if missing.fork_seq + 1 < header.since else f"#{header.since}"
     raise Waiting(f"the bundle rests on #{header.since} of {missing.name}, a fork of {nearest.name} this log "
-                  f"does not have yet: waiting for its events #{missing.fork_seq + 1}-#{header.since}",
-                  waits_on=nearest, have=have, need=header.since, where=where)
+                  f"does not have yet: waiting for its events {span}", waits_on=nearest, have=have,
+                  need=header.since, missing=f"{span} of the fork {missing.name}", where=where)
 
 
 def _base_from_store(store: EventStore, header: Header, where: str) -> tuple[Folded | None, StreamMeta | None]:

@@ -17,8 +17,9 @@ def held_for(store: EventStore, meta: StreamMeta) -> list[dict[str, object]]:
     for held in store.held_bundles(meta.id):
         first = held.since + 1
         events = f"#{first}" if first == held.head_seq else f"#{first}-#{held.head_seq}"
-        if held.stream != held.waits_on and store.get_stream(held.stream) is None:
-            waiting = f"the events of the fork {_name_of(held.body)} up to #{held.since}"
+        name, fork_seq = _fork_of(held.body, held.stream)
+        if held.stream != held.waits_on and store.get_stream(held.stream) is None and held.since > fork_seq:
+            waiting = f"the events of the fork {name} up to #{held.since}"
         else:
             try:
                 have = store.head(held.waits_on).seq
@@ -30,12 +31,20 @@ def held_for(store: EventStore, meta: StreamMeta) -> list[dict[str, object]]:
     return out
 
 
-class _Named(msgspec.Struct):
+class _Seg(msgspec.Struct):
+    id: str
+    fork_seq: int = 0
+
+
+class _Head(msgspec.Struct):
     name: str = "?"
+    segments: list[_Seg] = []
 
 
-def _name_of(body: bytes) -> str:
+def _fork_of(body: bytes, stream: str) -> tuple[str, int]:
+    """The bundle's combat name and where ``stream`` forks (0 for a combat's own genesis)."""
     try:
-        return msgspec.json.decode(body.split(b"\n", 1)[0], type=_Named).name
+        head = msgspec.json.decode(body.split(b"\n", 1)[0], type=_Head)
     except (msgspec.DecodeError, msgspec.ValidationError):
-        return "?"
+        return "?", 0
+    return head.name, next((seg.fork_seq for seg in head.segments if seg.id == stream), 0)

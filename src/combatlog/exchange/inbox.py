@@ -167,8 +167,7 @@ def _hold(store: EventStore, cand: _Candidate) -> Outcome:
     try:
         base_stream(store, header, cand.where)
     except Waiting as waiting:
-        meta, need, have = waiting.waits_on, waiting.need, waiting.have
-        text = f"#{have + 1}-#{need} of {meta.name}" if have + 1 < need else f"#{need} of {meta.name}"
+        meta, text = waiting.waits_on, waiting.missing
     except CombatlogError as exc:  # the log changed under us: say so, hold nothing
         return Outcome(cand.where, "refused", header.name, seqs_of(header), error=exc)
     else:
