@@ -39,6 +39,10 @@ def test_export_for_a_player_holds_exactly_what_they_lack(duel, tmp_path: Path) 
     same = tmp_path / "since.jsonl"
     alice("export", "duel", "--since", "2", "-o", str(same))
     assert out.out.encode() == same.read_bytes()
+    text = alice.cli("export", "duel", "--format", "text", "--for", "bob", "-o", "-", "--as", "alice")
+    assert text.out.startswith("combatlog text v1\n") and "#3 " in text.out and "#2 " not in text.out
+    both = alice("export", "duel", "-o", "-", "--json", ok=False)
+    assert both.code == 3 and "--json cannot share it" in both.err and both.out == ""
     piped = bob.cli("import", "-", "--as", "bob", stdin=out.out)
     assert "duel: appended 2 events" in piped.out and bob.head("duel") == 4
     # after bob's import and ack, nothing is missing

@@ -56,6 +56,8 @@ def export(
     if fmt not in ("jsonl", "text"):
         raise InvalidCommand(f"--format {fmt!r}: choose jsonl or text")
     to_stdout = output == "-"
+    if to_stdout and as_json:
+        raise InvalidCommand("-o - writes the bundle to standard output; --json cannot share it")
     if fmt == "text":
         from combatlog.trust.text_export import export_text, render_text  # the trust layer's readable rendering
 
@@ -69,8 +71,6 @@ def export(
         count = _write_whole(Path(output), lambda path: export_file(store, meta, path, since=since))
     head = store.head(meta.id).seq
     if as_json:
-        if to_stdout:
-            raise InvalidCommand("-o - writes the bundle to standard output; --json cannot share it")
         print_json({"stream": meta.name, "file": output, "events": count, "since": since, "format": fmt,
                     **({"for": for_player} if for_player else {})})
         return
