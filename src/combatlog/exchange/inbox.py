@@ -6,7 +6,7 @@ already holds for the same combats, and applies each as soon as the events it
 rests on are here: a bundle of #8-#12 that arrives before #4-#7 is held
 (durably, in the store's ``held_bundles``), and applied, verified in full, when
 #4-#7 arrives, in this import or a later one. ``status`` lists what is held and
-what it waits for (``held_for``).
+what it waits for (``held.held_for``).
 
 What is held is checked first for everything that can be checked without the
 events before it: the header, and each line's canonical form, hash and chain
@@ -34,7 +34,6 @@ import msgspec
 from combatlog.errors import CombatlogError, Diverged, NotFound, VerificationFailed
 from combatlog.events.canonical import is_canonical
 from combatlog.events.envelope import decode_envelope
-from combatlog.exchange.held import held_for  # noqa: F401  (status lists them)
 from combatlog.exchange.bundle import Header, ImportReport, Progress, Waiting, base_stream, import_bundle, read_bytes
 from combatlog.exchange.sources import Incoming
 from combatlog.store.base import EventStore, HeldBundle, StreamMeta

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from combatlog.errors import InvalidCommand
-from combatlog.exchange.armour import BEGIN, END, MAX_BUNDLE_BYTES, armour
+from combatlog.exchange.armour import MAX_BUNDLE_BYTES, armour
 from combatlog.exchange.bundle import export_lines
 from combatlog.projections.fold import state_at
 from combatlog.projections.views import walk
