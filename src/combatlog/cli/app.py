@@ -91,6 +91,7 @@ EXTRA_MODULES = [
     ("combatlog.cli.copy", "copy"),
     ("combatlog.cli.sheet", "sheet"),
     ("combatlog.cli.report", "report"),
+    ("combatlog.cli.mail", "mail"),
 ]
 
 

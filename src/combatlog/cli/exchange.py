@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, Optional
 
 import typer
 
@@ -29,32 +30,89 @@ def _progress(label: str):  # type: ignore[no-untyped-def]
 def export(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    output: Path = typer.Option(..., "-o", "--output", help="The file to write (JSON Lines)."),
-    since: int = typer.Option(0, "--since", help="Only events after this seq (an incremental bundle)."),
+    output: str = typer.Option(..., "-o", "--output", metavar="FILE",
+                               help="The file to write (JSON Lines); - for standard output."),
+    since: Optional[int] = typer.Option(None, "--since", help="Only events after this seq (an incremental bundle)."),
+    for_player: str = typer.Option("", "--for", metavar="PLAYER",
+                                   help="Exactly what PLAYER lacks: the events after the last one they signed or "
+                                        "acknowledged."),
     fmt: str = typer.Option("jsonl", "--format", help="jsonl (the authority) or text (for email and forums)."),
     as_json: bool = json_option(),
 ) -> None:
     """Write a combat to a file that other players verify and import.
 
-    Example: combatlog export duel -o duel.jsonl
+    Example: combatlog export duel --for bob -o duel-3.jsonl
     """
     from combatlog.projections.streams import resolve_stream
-    from combatlog.exchange.bundle import export_file
+    from combatlog.exchange.bundle import export_file, export_lines
 
     store = app_state(ctx).store()
     meta = resolve_stream(store, stream)
-    if fmt == "text":
-        from combatlog.trust.text_export import export_text  # the trust layer's readable rendering
-
-        count = _write_whole(output, lambda path: export_text(store, meta, path, since=since))
-    elif fmt == "jsonl":
-        count = _write_whole(output, lambda path: export_file(store, meta, path, since=since))
-    else:
+    if for_player:
+        if since is not None:
+            raise InvalidCommand("give --since or --for, not both")
+        since = since_for_player(store, meta, for_player)
+    since = since or 0
+    if fmt not in ("jsonl", "text"):
         raise InvalidCommand(f"--format {fmt!r}: choose jsonl or text")
+    to_stdout = output == "-"
+    if to_stdout and as_json:
+        raise InvalidCommand("-o - writes the bundle to standard output; --json cannot share it")
+    if fmt == "text":
+        from combatlog.trust.text_export import export_text, render_text  # the trust layer's readable rendering
+
+        if to_stdout:
+            count = _to_stdout(lambda: _text_of(render_text, store, meta, since))
+        else:
+            count = _write_whole(Path(output), lambda path: export_text(store, meta, path, since=since))
+    elif to_stdout:
+        count = _to_stdout(lambda: _lines_of(export_lines(store, meta, since)))
+    else:
+        count = _write_whole(Path(output), lambda path: export_file(store, meta, path, since=since))
+    head = store.head(meta.id).seq
     if as_json:
-        print_json({"stream": meta.name, "file": str(output), "events": count, "since": since, "format": fmt})
+        print_json({"stream": meta.name, "file": output, "events": count, "since": since, "format": fmt,
+                    **({"for": for_player} if for_player else {})})
         return
-    echo(f"exported {count} events of {meta.name} to {output}" + (f" (after seq {since})" if since else ""))
+    where = "standard output" if to_stdout else output
+    text = f"exported {count} events of {meta.name} to {where}" + (f" (after seq {since})" if since else "")
+    if for_player and since >= head:
+        text += f"; {for_player} has everything already"
+    if to_stdout:
+        note(text)  # standard output holds the bundle
+    else:
+        echo(text)
+
+
+def since_for_player(store: Any, meta: Any, player: str) -> int:
+    """The last seq ``player`` holds of ``meta``: what they signed or acknowledged (the trust layer knows)."""
+    from combatlog.exchange.outbox import since_for
+    from combatlog.projections.fold import state_at
+    from combatlog.trust.sealed import scanned
+
+    return since_for(store, meta, player, lambda m: scanned(store, state_at(store, m).core).acknowledged())
+
+
+def _lines_of(lines: Iterable[bytes]) -> tuple[bytes, int]:
+    data = [line + b"\n" for line in lines]
+    return b"".join(data), len(data) - 1
+
+
+def _text_of(render: Callable[..., tuple[str, int]], store: Any, meta: Any, since: int) -> tuple[bytes, int]:
+    head_seq = store.head(meta.id).seq
+    if since < 0 or since > head_seq:
+        raise InvalidCommand(f"--since {since}: {meta.name} has events 1-{head_seq}")
+    text, count = render(store, meta, since)
+    return text.encode("utf-8"), count
+
+
+def _to_stdout(make: Callable[[], tuple[bytes, int]]) -> int:
+    """Everything is built before the first byte is written: a refused export writes nothing."""
+    data, count = make()
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    return count
 
 
 def _write_whole(output: Path, write: Callable[[Path], int]) -> int:
@@ -83,7 +141,12 @@ def _write_whole(output: Path, write: Callable[[Path], int]) -> int:
 
 def import_(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., help="An export or bundle (JSON Lines)."),
+    files: Optional[list[str]] = typer.Argument(
+        None, metavar="[FILE]...", show_default=False,
+        help="Export files, saved emails (.eml), pasted messages or forum posts holding armoured bundles; "
+             "- reads standard input. Any order: a bundle that arrives before its predecessor is held."),
+    inbox: Optional[Path] = typer.Option(None, "--inbox", metavar="DIR",
+                                         help="Also every file in this folder (by name; not its sub-folders)."),
     name: str = typer.Option("", "--name", help="Local name for the combat, if its own name is taken here."),
     allow_rules_mismatch: bool = typer.Option(False, "--allow-rules-mismatch",
                                               help="Accept a log made under a different rules digest."),
@@ -92,35 +155,99 @@ def import_(
                                             "(check it with that player out of band first)."),
     as_json: bool = json_option(),
 ) -> None:
-    """Verify a file, then append it whole or not at all (only what is new here).
+    """Verify bundles, then append each whole or not at all (only what is new here); hold early ones.
+
+    A bundle that rests on events this log does not have yet is held, and applied when they arrive
+    (`status` lists what is held). Bundles are found in export files and in messages, quoted or not.
 
     A combat that pins, for a player whose key you keep, a different key is refused (impersonation)
     unless --trust-new-key; one that pins a key for you (--as) that you do not hold is warned about.
 
-    Example: combatlog import duel.jsonl
+    Example: combatlog import duel-3.jsonl mail.eml --inbox ~/combat-mail
     """
-    from combatlog.exchange.bundle import import_file
+    from combatlog.exchange.inbox import receive
+    from combatlog.exchange.sources import STDIN, inbox_files, read_input
     from combatlog.trust.pins import check_pinned_keys
 
+    inputs = list(files or [])
+    if inputs.count(STDIN) > 1:
+        raise InvalidCommand("- (standard input) can be read once")
+    if inbox is not None:
+        inputs += [str(p) for p in inbox_files(inbox)]
+    if not inputs:
+        raise InvalidCommand("nothing to import: give a file, - for standard input, or --inbox DIR"
+                             if inbox is None else f"--inbox {inbox}: the folder is empty")
+    incoming = [found for item in inputs for found in read_input(item, _stdin)]
     st = app_state(ctx)
     store = st.store()
-    key_warnings = check_pinned_keys(store, file, st.actor, trust_new_key=trust_new_key)
-    report = import_file(store, file, name=name or None, strict_rules=not allow_rules_mismatch,
-                         progress=_progress("verifying"))
+    key_warnings = [w for item in incoming if item.data is not None  # impersonation is refused here, whole
+                    for w in check_pinned_keys(store, item.data, st.actor, trust_new_key=trust_new_key)]
+    outcomes = receive(store, incoming, name=name or None, strict_rules=not allow_rules_mismatch,
+                       progress=_progress("verifying"))
+    refused = [o.error for o in outcomes if o.status == "refused"]
+    for o in outcomes:  # every error names its bundle when there are several
+        if o.error is not None and len(outcomes) > 1 and not o.error.where and o.where not in str(o.error):
+            o.error.where = o.where
     for warning in key_warnings:
         note(f"warning: {warning}")
     if as_json:
-        import msgspec
+        print_json({**_import_json(outcomes), "key_warnings": key_warnings})
+    else:
+        _import_text(outcomes)
+    for error in refused[1:]:
+        note(f"error[{error.code}]: {error}")
+    if refused:  # the first refusal is reported last, with its exit status, as any error
+        raise refused[0]  # type: ignore[misc]
 
-        print_json({**msgspec.to_builtins(report), "key_warnings": key_warnings})
-        return
-    if report.up_to_date:
-        echo(f"{report.name}: already up to date (head seq {report.verify.head_seq})")
-        return
-    for stream_name, count in report.appended.items():
-        made = " (new here)" if stream_name in report.created else ""
-        echo(f"{stream_name}: appended {count} events{made}")
-    echo(f"verified: head seq {report.verify.head_seq}, {report.verify.head_hash[:16]}...")
+
+def _stdin() -> Any:
+    """Standard input as bytes (a test may have replaced it with a text stream)."""
+    import io
+
+    buffer = getattr(sys.stdin, "buffer", None)
+    return buffer if buffer is not None else io.BytesIO(sys.stdin.read().encode("utf-8"))
+
+
+def _import_text(outcomes: list[Any]) -> None:
+    single = len(outcomes) == 1
+    for o in outcomes:
+        prefix = "" if single else f"{o.where}: "
+        if o.status in ("applied", "up_to_date"):
+            report = o.report
+            if report.up_to_date:
+                echo(f"{prefix}{report.name}: already up to date (head seq {report.verify.head_seq})")
+                continue
+            for stream_name, count in report.appended.items():
+                made = " (new here)" if stream_name in report.created else ""
+                echo(f"{prefix}{stream_name}: appended {count} events{made}")
+            echo(f"{prefix}verified: head seq {report.verify.head_seq}, {report.verify.head_hash[:16]}...")
+        elif o.status in ("held", "still_held"):
+            again = " (held already)" if o.status == "still_held" else ""
+            echo(f"{prefix}{o.name} {o.seqs}: held{again} until {o.waiting} arrive (combatlog status {o.name})")
+        elif o.status == "duplicate":
+            echo(f"{prefix}{o.waiting}: skipped")
+
+
+def _import_json(outcomes: list[Any]) -> dict[str, Any]:
+    """One object whatever was imported: the fields of a single import (the report of the last bundle
+    applied, with ``appended`` and ``created`` summed over all), and ``bundles``, one entry each."""
+    import msgspec
+
+    reports = [o.report for o in outcomes if o.report is not None]
+    appended: dict[str, int] = {}
+    created: list[str] = []
+    for r in reports:
+        for stream_name, count in r.appended.items():
+            appended[stream_name] = appended.get(stream_name, 0) + count
+        created += [c for c in r.created if c not in created]
+    last = reports[-1] if reports else None
+    named = next((o.name for o in outcomes if o.name), "")
+    return {"stream": last.stream if last else "", "name": last.name if last else named, "appended": appended,
+            "created": created, "up_to_date": not appended and all(o.status in ("up_to_date", "duplicate")
+                                                                   for o in outcomes),
+            "verify": msgspec.to_builtins(last.verify) if last else None,
+            "held": [o.to_json() for o in outcomes if o.status in ("held", "still_held")],
+            "bundles": [o.to_json() for o in outcomes]}
 
 
 def verify(

@@ -74,18 +74,21 @@ def status(ctx: typer.Context, stream: str = stream_argument(),
 
     Example: combatlog status duel --mine --as alice
     """
+    from combatlog.exchange.held import held_for
+
     meta, folded = read_state(ctx, stream)
     if mine:
         _status_mine(ctx, meta, folded, as_json)
         return
     ruleset, state = folded.ruleset, folded.state
     pending = ruleset.pending(state)
+    held = held_for(app_state(ctx).store(), meta)  # bundles that arrived before their predecessor
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
                     "finished": ruleset.finished(state),
                     "pending": [{"who": p.who, "what": p.what, "options": list(p.options), "rule": p.rule}
-                                for p in pending]})
+                                for p in pending], "held": held})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     echo_view(f"{meta.name}: {where}, seq {folded.core.head_seq}")
@@ -97,6 +100,8 @@ def status(ctx: typer.Context, stream: str = stream_argument(),
         rule = f"  ({p.rule})" if p.rule else ""
         who = f"gm ({referee}: the referee's step)" if p.who == "gm" and referee != "gm" else p.who
         echo_view(one_line(f"  {who}: {p.what}{opts}{rule}"))
+    for h in held:
+        echo_view(one_line(f"  held: bundle {h['events']} (from {h['source']}), waiting for {h['waiting_for']}"))
 
 
 def _referee_name(ctx: typer.Context, meta: Any) -> str:

@@ -173,61 +173,120 @@ MAX_FILE_BYTES = 1 << 30  # a million-event combat exports to ~0.5 GiB
 
 
 def read_file(path: Path) -> tuple[Header, list[bytes]]:
+    return read_bytes(read_limited(path), str(path))
+
+
+def read_limited(path: Path, limit: int = MAX_FILE_BYTES, what: str = "a combat file") -> bytes:
+    """A file's bytes, refused before reading when it is larger than ``limit``."""
     try:
         if path.is_dir():
             raise NotFound(f"{path} is a folder, not a combat file")
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise VerificationFailed(f"{size} bytes: a combat file is at most {MAX_FILE_BYTES} bytes", where=str(path))
-        data = path.read_bytes()
+        if size > limit:
+            raise VerificationFailed(f"{size} bytes: {what} is at most {limit} bytes", where=str(path))
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)  # the file may have grown since stat()
     except OSError as exc:
         raise NotFound(f"cannot read {path}: {exc.strerror}") from None
+    if len(data) > limit:
+        raise VerificationFailed(f"more than {limit} bytes: {what} is at most {limit} bytes", where=str(path))
+    return data
+
+
+def read_bytes(data: bytes, where: str) -> tuple[Header, list[bytes]]:
+    """The header and event lines of a bundle, its shape checked (the events are verified later)."""
+    if len(data) > MAX_FILE_BYTES:
+        raise VerificationFailed(f"{len(data)} bytes: a combat file is at most {MAX_FILE_BYTES} bytes", where=where)
     if not data.endswith(b"\n"):
-        raise VerificationFailed("the file does not end with a newline (truncated?)", where=f"{path}")
+        raise VerificationFailed("the file does not end with a newline (truncated?)", where=where)
     lines = data[:-1].split(b"\n")
-    where = f"{path}:1"
+    first = f"{where}:1"
     if not is_canonical(lines[0]):
-        raise VerificationFailed("the header is not canonical JSON (altered, or not a combatlog export)", where=where)
+        raise VerificationFailed("the header is not canonical JSON (altered, or not a combatlog export)", where=first)
     try:
         header = msgspec.json.decode(lines[0], type=Header)
     except msgspec.DecodeError as exc:
-        raise VerificationFailed(f"not a combatlog export header: {exc}", where=where) from None
+        raise VerificationFailed(f"not a combatlog export header: {exc}", where=first) from None
     if header.format != FORMAT or header.version != FORMAT_VERSION:
-        raise VerificationFailed(f"format {header.format} v{header.version} is not {FORMAT} v{FORMAT_VERSION}", where=where)
+        raise VerificationFailed(f"format {header.format} v{header.version} is not {FORMAT} v{FORMAT_VERSION}", where=first)
     if header.check != _header_check(msgspec.json.decode(lines[0])):
-        raise VerificationFailed("the header's check digest does not match (header altered)", where=where)
+        raise VerificationFailed("the header's check digest does not match (header altered)", where=first)
     if len(lines) - 1 != header.count:
         raise VerificationFailed(f"the header announces {header.count} events, the file holds {len(lines) - 1} "
-                                 "(events dropped or added)", where=f"{path}:{len(lines)}")
-    check_header(header, where)
+                                 "(events dropped or added)", where=f"{where}:{len(lines)}")
+    check_header(header, first)
     return header, lines[1:]
 
 
-def _base_from_store(store: EventStore, header: Header, path: Path) -> Folded | None:
+class Waiting(NotFound):
+    """An incremental bundle that rests on events this log does not have yet (its predecessor)."""
+
+    def __init__(self, message: str, *, waits_on: StreamMeta, have: int, need: int, missing: str,
+                 where: str | None = None) -> None:
+        super().__init__(message, where=where)
+        self.waits_on, self.have, self.need, self.missing = waits_on, have, need, missing
+
+
+def base_stream(store: EventStore, header: Header, where: str) -> StreamMeta | None:
+    """The local stream whose history up to ``header.since`` the bundle continues (None for a whole export).
+
+    For a fork's bundle that is the fork itself when it is here, else the parent it forks from: a
+    bundle of a fork whose parent's prefix the recipient has need not repeat that prefix, and it is
+    verified against the recipient's own copy of the parent. Raises ``Waiting`` when the combat is
+    here but lacks the events up to ``since``, and ``NotFound`` when the combat is not here at all.
+    """
     if header.since == 0:
         return None
-    meta = store.get_stream(header.stream)
-    if meta is None:
-        raise NotFound(f"{path} is an incremental bundle from seq {header.since} of {header.name}, "
-                       "which this log does not have; import the full export first")
-    if meta.ruleset != header.ruleset:
+    segs = header.segments
+    root = store.get_stream(segs[0].id)
+    if root is None:
+        same_name = next((m for m in store.list_streams() if m.name == segs[0].name), None)
+        other = (f"; the combat named {same_name.name} here is another one (id {same_name.id}, the bundle's "
+                 f"{segs[0].id})") if same_name is not None else ""
+        raise NotFound(f"{where} is an incremental bundle from seq {header.since} of {header.name}, "
+                       f"which this log does not have; import the full export first{other}")
+    if root.ruleset != header.ruleset:
         raise VerificationFailed(f"the bundle says {header.name} is a {header.ruleset} combat; here it is "
-                                 f"{meta.ruleset}", where=str(path))
+                                 f"{root.ruleset}", where=where)
+    # the segment holding seq ``since``; any later segment here shares that history up to it
+    j = next(i for i, seg in enumerate(segs) if seg.to_seq is None or header.since <= seg.to_seq)
+    local = [m for m in (store.get_stream(seg.id) for seg in segs) if m is not None]
+    for meta in reversed(local):
+        if any(seg.id == meta.id for seg in segs[j:]):
+            have = store.head(meta.id).seq
+            if have >= header.since:
+                return meta
+            missing = f"#{have + 1}-#{header.since}" if have + 1 < header.since else f"#{header.since}"
+            raise Waiting(f"the bundle rests on #{header.since} of {meta.name}, and this log ends at #{have}: "
+                          f"waiting for {missing}", waits_on=meta, have=have, need=header.since,
+                          missing=f"{missing} of {meta.name}", where=where)
+    nearest = local[-1]  # the fork the bundle continues is not here yet: its earlier bundle is missing
+    missing = segs[j]
+    have = min(store.head(nearest.id).seq, missing.fork_seq)
+    span = f"#{missing.fork_seq + 1}-#{header.since}" if missing.fork_seq + 1 < header.since else f"#{header.since}"
+    raise Waiting(f"the bundle rests on #{header.since} of {missing.name}, a fork of {nearest.name} this log "
+                  f"does not have yet: waiting for its events {span}", waits_on=nearest, have=have,
+                  need=header.since, missing=f"{span} of the fork {missing.name}", where=where)
+
+
+def _base_from_store(store: EventStore, header: Header, where: str) -> tuple[Folded | None, StreamMeta | None]:
+    meta = base_stream(store, header, where)
+    if meta is None:
+        return None, None
     base = state_at(store, meta, header.since)
     if base.core.head_hash != header.base_hash:
         raise Diverged(header.name, header.since, base.core.head_hash, header.base_hash)
-    return base
+    return base, meta
 
 
-def _prior(store: EventStore, header: Header) -> Prior | None:
+def _prior(store: EventStore, meta: StreamMeta | None, since: int) -> Prior | None:
     """The events before an incremental bundle, for checks that need the whole history."""
-    meta = store.get_stream(header.stream) if header.since else None
     if meta is None:
         return None
-    return lambda: history(store, meta, 1, header.since)
+    return lambda: history(store, meta, 1, since)
 
 
-def verify_lines(header: Header, lines: list[bytes], path: Path, *, base: Folded | None,
+def verify_lines(header: Header, lines: list[bytes], path: Path | str, *, base: Folded | None,
                  strict_rules: bool = True, progress: Progress | None = None,
                  prior: Prior | None = None, wiring: Wiring | None = None) -> VerifyReport:
     verifier = ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior, wiring=wiring)
@@ -247,11 +306,11 @@ def verify_file(path: Path, store: EventStore | None = None, *, strict_rules: bo
                 progress: Progress | None = None, wiring: Wiring | None = None) -> VerifyReport:
     wiring = wiring or standard()
     header, lines = read_file(path)
-    base = _base_from_store(store, header, path) if store is not None else None
+    base, base_meta = _base_from_store(store, header, str(path)) if store is not None else (None, None)
     if header.since and base is None:
         raise InvalidCommand(f"{path} is an incremental bundle; verify it against a log with --db")
     report = verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress,
-                          prior=_prior(store, header) if base is not None and store is not None else None,
+                          prior=_prior(store, base_meta, header.since) if store is not None else None,
                           wiring=wiring)
     if store is not None:
         _compare_with_local(store, lines, path, wiring)
@@ -287,11 +346,23 @@ def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = T
 
 def import_file(store: EventStore, path: Path, *, name: str | None = None, strict_rules: bool = True,
                 progress: Progress | None = None, wiring: Wiring | None = None) -> ImportReport:
-    wiring = wiring or standard()
     header, lines = read_file(path)
-    base = _base_from_store(store, header, path)
-    report = verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress,
-                          prior=_prior(store, header) if base is not None else None, wiring=wiring)
+    return import_bundle(store, header, lines, str(path), proof=path, name=name, strict_rules=strict_rules,
+                         progress=progress, wiring=wiring)
+
+
+def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: str, *, proof: Path,
+                  name: str | None = None, strict_rules: bool = True, progress: Progress | None = None,
+                  wiring: Wiring | None = None) -> ImportReport:
+    """Verify a bundle read by ``read_bytes``, then append what is new here, all or nothing.
+
+    ``where`` names it in errors (a file, or a block of a message); an equivocation proof is written
+    beside ``proof``. Raises ``Waiting`` when it rests on events this log does not have yet.
+    """
+    wiring = wiring or standard()
+    base, base_meta = _base_from_store(store, header, where)
+    report = verify_lines(header, lines, where, base=base, strict_rules=strict_rules, progress=progress,
+                          prior=_prior(store, base_meta, header.since), wiring=wiring)
     load_ruleset(header.ruleset)  # payload types registered for the comparisons below
     batches: list[ImportBatch] = []
     appended: dict[str, int] = {}
@@ -305,13 +376,14 @@ def import_file(store: EventStore, path: Path, *, name: str | None = None, stric
         local = store.get_stream(seg.id)
         if local is None:
             if not rows:
-                raise NotFound(f"{path}: stream {seg.name} ({seg.id}) is neither here nor in the file")
+                raise NotFound(f"{where}: stream {seg.name} ({seg.id}) is neither here nor in the file")
             first = rows[0][0]
             if first != (seg.fork_seq + 1 if seg.parent else 1):
-                raise NotFound(f"{path}: {seg.name} starts at seq {first}, but this log lacks its earlier events")
+                raise NotFound(f"{where}: {seg.name} starts at seq {first}, but this log lacks its earlier events")
             is_last = seg is header.segments[-1]
             meta = StreamMeta(id=seg.id, name=(name if (name and is_last) else seg.name), ruleset=seg.ruleset,
                               created_at=seg.created_at, parent=seg.parent, fork_seq=seg.fork_seq)
+            _name_free(store, meta, where, renamable=is_last)
             batches.append(ImportBatch(stream_id=seg.id, expected_version=0, create=meta,
                                        rows=[NewRow(s, t, h, b, c) for s, h, b, t, c in rows]))
             appended[meta.name] = len(rows)
@@ -326,12 +398,12 @@ def import_file(store: EventStore, path: Path, *, name: str | None = None, stric
             for seq, theirs, body, _t, _c in rows:
                 if seq in ours and ours[seq].hash != theirs:
                     for check in wiring.divergence_checks:
-                        check(store, local, seq, ours[seq].body, body, path)
+                        check(store, local, seq, ours[seq].body, body, proof)
                     raise Diverged(local.name, seq, ours[seq].hash, theirs)
         tail = [r for r in rows if r[0] > local_head]
         if tail:
             if tail[0][0] != local_head + 1:
-                raise NotFound(f"{path}: {local.name} continues at seq {tail[0][0]} but this log ends at {local_head}")
+                raise NotFound(f"{where}: {local.name} continues at seq {tail[0][0]} but this log ends at {local_head}")
             batches.append(ImportBatch(stream_id=seg.id, expected_version=local_head,
                                        rows=[NewRow(s, t, h, b, c) for s, h, b, t, c in tail]))
             appended[local.name] = len(tail)
@@ -341,6 +413,16 @@ def import_file(store: EventStore, path: Path, *, name: str | None = None, stric
     final = store.get_stream(last.id)
     return ImportReport(stream=last.id, name=final.name if final else last.name, appended=appended,
                         created=created, up_to_date=not batches, verify=report)
+
+
+def _name_free(store: EventStore, meta: StreamMeta, where: str, *, renamable: bool) -> None:
+    """A new combat whose name another combat holds here: say which is which (the store refuses it anyway)."""
+    taken = next((m for m in store.list_streams() if m.name == meta.name), None)
+    if taken is None:
+        return
+    hint = " (choose a local name with --name NEW)" if renamable else ""
+    raise InvalidCommand(f"{where}: this log already has a combat named {meta.name} (id {taken.id}), another one "
+                         f"than the bundle's (id {meta.id}){hint}")
 
 
 class _Slim(msgspec.Struct):

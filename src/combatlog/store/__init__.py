@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from combatlog.store.base import AppendResult, EventStore, Head, ImportBatch, NewRow, StoredRow, StreamMeta
+from combatlog.store.base import AppendResult, EventStore, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta
 
 DEFAULT_DB = "combatlog.db"
 
@@ -29,4 +29,4 @@ def open_store(url: str | None = None) -> EventStore:
     return SQLiteStore(url)
 
 
-__all__ = ["AppendResult", "ImportBatch", "EventStore", "Head", "NewRow", "StoredRow", "StreamMeta", "open_store", "default_url"]
+__all__ = ["AppendResult", "HeldBundle", "ImportBatch", "EventStore", "Head", "NewRow", "StoredRow", "StreamMeta", "open_store", "default_url"]

@@ -44,6 +44,23 @@ class ImportBatch(msgspec.Struct, frozen=True, kw_only=True):
     create: StreamMeta | None = None
 
 
+class HeldBundle(msgspec.Struct, frozen=True, kw_only=True):
+    """A bundle that arrived before the events it rests on (``import`` holds it until they do).
+
+    Local state, like snapshots: never exported, and deleted once applied. ``body`` is
+    the bundle (JSON Lines) exactly as received; it is verified in full when applied.
+    """
+
+    digest: str  # SHA-256 of body, hex: one row per bundle however often it arrives
+    stream: str  # the stream the bundle continues (its header's)
+    waits_on: str  # the local stream whose missing events it needs
+    since: int  # it rests on this seq of that history
+    head_seq: int  # its last seq
+    received_at: str  # RFC 3339 UTC
+    source: str  # where it came from, for people ("mail.eml, block 2")
+    body: bytes
+
+
 class StoredRow(msgspec.Struct, frozen=True):
     position: int
     stream: str
@@ -89,6 +106,18 @@ class EventStore(Protocol):
     def load_snapshot(self, stream_id: str, max_seq: int, engine: str) -> tuple[int, bytes] | None: ...
 
     def put_secret(self, name: str, value: bytes) -> None: ...
+
+    def hold_bundle(self, held: HeldBundle) -> bool:
+        """Keep a bundle that waits for its predecessor; False when one with its digest is already held."""
+        ...
+
+    def held_bundles(self, stream_id: str | None = None) -> list[HeldBundle]:
+        """Held bundles that continue or wait on ``stream_id`` (all when None), by stream, since, arrival."""
+        ...
+
+    def release_bundle(self, digest: str) -> None:
+        """Forget a held bundle (applied, or refused once its predecessor arrived)."""
+        ...
 
     def get_secret(self, name: str) -> bytes | None: ...
 

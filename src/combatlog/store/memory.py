@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound
-from combatlog.store.base import AppendResult, Head, ImportBatch, NewRow, StoredRow, StreamMeta
+from combatlog.store.base import AppendResult, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta
 
 
 class MemoryStore:
@@ -19,6 +19,7 @@ class MemoryStore:
         self._commands: dict[tuple[str, str], AppendResult] = {}
         self._snapshots: dict[tuple[str, str], dict[int, bytes]] = {}
         self._secrets: dict[str, bytes] = {}
+        self._held: dict[str, HeldBundle] = {}
 
     def create_stream(self, meta: StreamMeta, rows: list[NewRow], *, command_id: str) -> AppendResult:
         with self._lock:
@@ -128,8 +129,28 @@ class MemoryStore:
     def get_secret(self, name: str) -> bytes | None:
         return self._secrets.get(name)
 
+    def hold_bundle(self, held: HeldBundle) -> bool:
+        with self._lock:
+            if held.digest in self._held:
+                return False
+            self._held[held.digest] = held
+            return True
+
+    def held_bundles(self, stream_id: str | None = None) -> list[HeldBundle]:
+        with self._lock:
+            found = [h for h in self._held.values() if stream_id is None or stream_id in (h.stream, h.waits_on)]
+        return sorted(found, key=held_order)
+
+    def release_bundle(self, digest: str) -> None:
+        with self._lock:
+            self._held.pop(digest, None)
+
     def close(self) -> None:
         pass
+
+
+def held_order(held: HeldBundle) -> tuple[str, int, str, str]:
+    return (held.waits_on, held.since, held.received_at, held.digest)
 
 
 def command_spans(rows: list[NewRow]) -> list[tuple[str, int, int]]:

@@ -124,6 +124,22 @@ MIGRATIONS: dict[int, list[str]] = {
             )
         ),
     ],
+    # 2: bundles that arrived before their predecessor. Local state, like snapshots: never exported, and
+    # deleted once applied, so not append-only.
+    2: [
+        """CREATE TABLE held_bundles (
+            digest text COLLATE "C" PRIMARY KEY,
+            stream text COLLATE "C" NOT NULL,
+            waits_on text COLLATE "C" NOT NULL,
+            since bigint NOT NULL,
+            head_seq bigint NOT NULL,
+            received_at text COLLATE "C" NOT NULL,
+            source text NOT NULL,
+            body bytea NOT NULL
+        )""",
+        "CREATE INDEX held_bundles_waits_on ON held_bundles (waits_on)",
+        "CREATE INDEX held_bundles_stream ON held_bundles (stream)",
+    ],
 }
 
 SCHEMA_VERSION = max(MIGRATIONS)

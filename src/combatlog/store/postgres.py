@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from combatlog.errors import CombatlogError, ConcurrencyConflict, InvalidCommand, NotFound, StoreError, Unavailable
-from combatlog.store.base import AppendResult, Head, ImportBatch, NewRow, StoredRow, StreamMeta
+from combatlog.store.base import AppendResult, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta
 from combatlog.store.memory import command_spans
 from combatlog.store.pg_schema import MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE
 
@@ -339,6 +339,32 @@ class PostgresStore:
         with self._translate():
             row = self.conn.execute("SELECT value FROM secrets WHERE name = %s", (name,)).fetchone()
         return bytes(row[0]) if row else None
+
+    # -- bundles waiting for their predecessor (local, like snapshots) -------------------
+    def hold_bundle(self, held: HeldBundle) -> bool:
+        with self._translate():
+            row = self.conn.execute(
+                "INSERT INTO held_bundles (digest, stream, waits_on, since, head_seq, received_at, source, body) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (digest) DO NOTHING RETURNING digest",
+                (held.digest, held.stream, held.waits_on, held.since, held.head_seq, held.received_at, held.source,
+                 held.body),
+            ).fetchone()
+        return row is not None
+
+    def held_bundles(self, stream_id: str | None = None) -> list[HeldBundle]:
+        query = "SELECT digest, stream, waits_on, since, head_seq, received_at, source, body FROM held_bundles"
+        args: tuple[str, ...] = ()
+        if stream_id is not None:
+            query += " WHERE stream = %s OR waits_on = %s"
+            args = (stream_id, stream_id)
+        with self._translate(), self.conn.cursor(binary=True) as cur:
+            cur.execute(query + " ORDER BY waits_on, since, received_at, digest", args)
+            return [HeldBundle(digest=r[0], stream=r[1], waits_on=r[2], since=int(r[3]), head_seq=int(r[4]),
+                               received_at=r[5], source=r[6], body=bytes(r[7])) for r in cur]
+
+    def release_bundle(self, digest: str) -> None:
+        with self._translate():
+            self.conn.execute("DELETE FROM held_bundles WHERE digest = %s", (digest,))
 
     def close(self) -> None:
         self.conn.close()

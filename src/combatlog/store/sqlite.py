@@ -14,10 +14,10 @@ import sqlite3
 from pathlib import Path
 
 from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound, StoreError
-from combatlog.store.base import AppendResult, Head, ImportBatch, NewRow, StoredRow, StreamMeta
+from combatlog.store.base import AppendResult, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta
 from combatlog.store.memory import command_spans
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: held_bundles
 BUSY_TIMEOUT_S = 30.0
 
 
@@ -47,6 +47,16 @@ def _migrate(conn: sqlite3.Connection) -> None:
             pk=("stream", "engine", "seq"), if_not_exists=True,
         )
         db["secrets"].create({"name": str, "value": bytes}, pk="name", if_not_exists=True)
+    if version < 2:
+        # Bundles that arrived before their predecessor (local, like snapshots: never exported).
+        db["held_bundles"].create(
+            {"digest": str, "stream": str, "waits_on": str, "since": int, "head_seq": int, "received_at": str,
+             "source": str, "body": bytes},
+            pk="digest", not_null={"stream", "waits_on", "since", "head_seq", "received_at", "source", "body"},
+            if_not_exists=True,
+        )
+        db["held_bundles"].create_index(["waits_on"], if_not_exists=True)
+        db["held_bundles"].create_index(["stream"], if_not_exists=True)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -232,8 +242,34 @@ class SQLiteStore:
         row = self.conn.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()
         return row[0] if row else None
 
+    def hold_bundle(self, held: HeldBundle) -> bool:
+        cur = self.conn.execute(
+            "INSERT OR IGNORE INTO held_bundles (digest, stream, waits_on, since, head_seq, received_at, source, body) "
+            "VALUES (?,?,?,?,?,?,?,?)",
+            (held.digest, held.stream, held.waits_on, held.since, held.head_seq, held.received_at, held.source,
+             held.body),
+        )
+        return cur.rowcount == 1
+
+    def held_bundles(self, stream_id: str | None = None) -> list[HeldBundle]:
+        query = "SELECT digest, stream, waits_on, since, head_seq, received_at, source, body FROM held_bundles"
+        args: tuple[str, ...] = ()
+        if stream_id is not None:
+            query += " WHERE stream = ? OR waits_on = ?"
+            args = (stream_id, stream_id)
+        cur = self.conn.execute(query + " ORDER BY waits_on, since, received_at, digest", args)
+        return [_held(row) for row in cur]
+
+    def release_bundle(self, digest: str) -> None:
+        self.conn.execute("DELETE FROM held_bundles WHERE digest = ?", (digest,))
+
     def close(self) -> None:
         self.conn.close()
+
+
+def _held(row: tuple[object, ...]) -> HeldBundle:
+    return HeldBundle(digest=str(row[0]), stream=str(row[1]), waits_on=str(row[2]), since=int(row[3]),  # type: ignore[call-overload]
+                      head_seq=int(row[4]), received_at=str(row[5]), source=str(row[6]), body=bytes(row[7]))  # type: ignore[call-overload,arg-type]
 
 
 def _meta(row: tuple[object, ...]) -> StreamMeta:

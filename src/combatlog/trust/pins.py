@@ -28,13 +28,18 @@ RULE_PINNED = 'trust: a pinned key must be the one in your key home (docs/trust.
 _LINE_LIMIT = 2 * 1024 * 1024  # a header or an event line is far smaller (events: at most 1 MiB)
 
 
-def _genesis_in(path: Path) -> tuple[str, str, list[dict[str, Any]]] | None:
-    """(stream id, hash, pinned players) of the genesis a combat file opens with, or None (an
-    incremental bundle, or a file ``import`` will refuse anyway: it says why)."""
+def _genesis_in(path: Path | bytes) -> tuple[str, str, list[dict[str, Any]]] | None:
+    """(stream id, hash, pinned players) of the genesis a combat file (or a bundle's bytes) opens with,
+    or None (an incremental bundle, or a file ``import`` will refuse anyway: it says why)."""
     try:
-        with open(path, "rb") as f:
-            header = msgspec.json.decode(f.readline(_LINE_LIMIT))
-            first = msgspec.json.decode(f.readline(_LINE_LIMIT))
+        if isinstance(path, bytes):
+            lines = path.split(b"\n", 2)
+            header = msgspec.json.decode(lines[0][:_LINE_LIMIT])
+            first = msgspec.json.decode(lines[1][:_LINE_LIMIT]) if len(lines) > 1 else None
+        else:
+            with open(path, "rb") as f:
+                header = msgspec.json.decode(f.readline(_LINE_LIMIT))
+                first = msgspec.json.decode(f.readline(_LINE_LIMIT))
     except (OSError, ValueError):  # msgspec.DecodeError, or UnicodeDecodeError for bytes that are not UTF-8
         return None
     if not isinstance(header, dict) or header.get("since") or not isinstance(first, dict):
@@ -47,7 +52,7 @@ def _genesis_in(path: Path) -> tuple[str, str, list[dict[str, Any]]] | None:
     return str(first.get("stream", "")), str(first.get("hash", "")), players
 
 
-def check_pinned_keys(store: EventStore, path: Path, actor: str, *, trust_new_key: bool = False) -> list[str]:
+def check_pinned_keys(store: EventStore, path: Path | bytes, actor: str, *, trust_new_key: bool = False) -> list[str]:
     """Refuse a file whose genesis pins, for a name known in the key home, another key (unless
     ``trust_new_key``); return warnings (a key pinned for ``actor`` whose secret key is not held here,
     keys accepted with ``trust_new_key``)."""

@@ -1,0 +1,93 @@
+"""``combatlog mail``: a message for one player, with the bundle they lack armoured inside it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from combatlog.cli.common import app_state, note, stream_argument
+
+
+def command(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    for_player: str = typer.Option(..., "--for", metavar="PLAYER", help="The player the message is for."),
+    fmt: str = typer.Option("text", "--format", help="text (an email body), markdown or bbcode (forum posts)."),
+    since: Optional[int] = typer.Option(None, "--since", help="Tell and send the events after this seq instead of "
+                                                              "after the player's last acknowledgement."),
+    output: str = typer.Option("-", "-o", "--output", metavar="FILE",
+                               help="The file to write; - (the default) for standard output."),
+) -> None:
+    """Write an email or forum message for a player: what happened since they last acknowledged (rules
+    cited, dice shown), their side now, what they must decide with the command to type, and the bundle
+    they lack as an armoured block that `combatlog import` reads back from the message. In a combat
+    that pins no players, nobody acknowledges: give --since.
+
+    Example: combatlog mail duel --for bob -o to-bob.txt
+    """
+    from combatlog.cli.exchange import _to_stdout, _write_whole, since_for_player
+    from combatlog.exchange.mail import FORMATS, mail_body
+    from combatlog.errors import InvalidCommand
+    from combatlog.projections.streams import resolve_stream
+
+    if fmt not in FORMATS:
+        raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
+    store = app_state(ctx).store()
+    meta = resolve_stream(store, stream)
+    given = since is not None
+    if since is None:
+        since = since_for_player(store, meta, for_player)
+    text = mail_body(store, meta, for_player, since=since, fmt=fmt, extra=_trust_todos(store, meta, for_player),
+                     known=_known_command(ctx), acknowledged=not given)
+    data = text.encode("utf-8")
+    if output == "-":
+        _to_stdout(lambda: (data, 0))
+    else:
+        _write_whole(Path(output), lambda path: path.write_bytes(data))
+        note(f"wrote a message for {for_player} to {output}: events after #{since} of {meta.name}")
+
+
+def _trust_todos(store: Any, meta: Any, player: str) -> list[Any]:
+    """What the trust layer knows the player owes: sealed steps to commit or reveal, an acknowledgement."""
+    import shlex
+
+    from combatlog.exchange.mail import Todo
+    from combatlog.projections.fold import state_at
+    from combatlog.trust.sealed import status
+
+    folded = state_at(store, meta)
+    data = status(store, folded)
+    pending_text = " ".join(p.what for p in folded.ruleset.pending(folded.state))
+    combat, who = shlex.quote(meta.name), shlex.quote(player)
+    out = []
+    for step in data["steps"]:
+        if step["step"] in pending_text:
+            continue  # the ruleset asks for it in its own words (and commands)
+        name = shlex.quote(step["step"])
+        if player in step["waiting_commits"]:
+            out.append(Todo(player, f"commit to sealed step {step['step']}", "trust: sealed orders",
+                            commands=[f"combatlog seal commit {combat} --step {name} --as {who}"], yours=True))
+        elif player in step["waiting_reveals"]:
+            out.append(Todo(player, f"reveal sealed step {step['step']}", "trust: sealed orders",
+                            commands=[f"combatlog seal reveal {combat} --step {name} --as {who}"], yours=True))
+    if data["acknowledged"].get(player, data["head_seq"]) < data["head_seq"]:
+        out.append(Todo(player, f"once imported, countersign up to #{data['head_seq']}", "trust: acknowledgement",
+                        commands=[f"combatlog ack {combat} --as {who}"], yours=True))
+    return out
+
+
+def _known_command(ctx: typer.Context) -> Any:
+    """Whether ``combatlog GROUP SUB ...`` names a real command of this CLI."""
+    root = ctx.find_root().command
+
+    def known(line: str) -> bool:
+        words = line.split()[1:3]
+        group = root.get_command(ctx.find_root(), words[0]) if words else None  # type: ignore[attr-defined]
+        if group is None or len(words) < 2:
+            return group is not None
+        commands = getattr(group, "commands", None)
+        return commands is None or words[1] in commands
+
+    return known

@@ -1,0 +1,318 @@
+"""A message a person reads: what happened, where their side stands, what they must decide, and the bundle.
+
+``mail_body`` writes, for one player:
+
+1. what happened since they last signed or acknowledged (the explain view:
+   each event in a sentence, each derived step with its rule and its dice);
+2. the state as their side sees it (the ruleset's ``render`` with them as viewer);
+3. what the combat waits for (the ruleset's ``pending``), theirs first, each
+   with the command to type where one can be named;
+4. the bundle of exactly those events, ASCII-armoured (``armour.py``), which
+   ``combatlog import`` finds in the message however it was saved or quoted.
+
+Three formats: ``text`` (an email body), ``markdown`` and ``bbcode`` (forum
+posts). Everything that comes from the log is escaped for the format (a note
+cannot add a link, an image or a fake heading), and a combat's text cannot
+forge an armoured block: the markers are broken up everywhere but in the block.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import textwrap
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from combatlog.errors import InvalidCommand
+from combatlog.exchange.armour import MAX_BUNDLE_BYTES, armour
+from combatlog.exchange.bundle import export_lines
+from combatlog.projections.fold import state_at
+from combatlog.projections.views import walk
+from combatlog.rulesets.base import Pending
+from combatlog.store.base import EventStore, StreamMeta
+from combatlog.text import one_line, printable
+
+FORMATS = ("text", "markdown", "bbcode")
+WIDTH = 72
+MAX_NARRATED = 200  # events told in sentences; the bundle always holds them all
+GROUPS = {"freeform": "freeform", "magic_realm": "mr", "classic_fantasy": "cfi", "osric": "osric", "argad": "argad"}
+_GROUP_NAMES = "mr|osric|cfi|argad|freeform|seal"
+# "osric declare STREAM party WHO=ACTION ... --seal", "mr play STREAM CHARACTER ... --seal", "(osric round)";
+# "seal" is also an English word: only its own sub-commands count
+_MENTION = re.compile(rf"(?<![\w-])((?:mr|osric|cfi|argad|freeform)\s+[a-z][a-z-]*|seal\s+(?:commit|reveal|decision))"
+                      rf"((?:\s+(?!(?:{_GROUP_NAMES})\b)[^\s();\[\]/]+)*)")
+
+
+@dataclass
+class Todo:
+    """Something the combat waits for, and the commands that do it."""
+
+    who: str
+    what: str
+    rule: str = ""
+    options: tuple[str, ...] = ()
+    commands: list[str] = field(default_factory=list)
+    yours: bool = False
+
+
+def commands_for(ruleset: str, stream: str, p: Pending, player: str) -> list[str]:
+    """The command lines that answer a pending decision, as far as they can be named.
+
+    Commands the pending text names (``(osric round)``, ``: mr play STREAM CHARACTER ... --seal``) are
+    completed with the combat; a few rulesets' plain requests get their command from a table. Words in
+    capitals are for the player to fill in.
+    """
+    combat = shlex.quote(stream)
+    who = p.who
+    owned = who[who.index("(") + 1:-1] if who.endswith(")") and "(" in who else ""  # "bob (Amazon)"
+    character = owned or who
+    out: list[str] = []
+    for command, rest in _MENTION.findall(p.what):
+        group, sub = command.split()
+        args = rest.split()
+        args = [combat if a == "STREAM" else shlex.quote(owned) if a == "CHARACTER" and owned else a for a in args]
+        if combat not in args:
+            args.insert(0, combat)
+        out.append(" ".join(["combatlog", group, sub, *args]))
+    if out:
+        return _as(out, player)
+    w = shlex.quote(character)
+    what = p.what
+    table: list[tuple[str, list[str]]] = {
+        "freeform": [
+            ("act in round", [f"freeform act {combat} {w} \"ACTION\""]),
+            ("start round", [f"freeform round {combat}", f"freeform end {combat} --outcome \"OUTCOME\""]),
+            ("end round", [f"freeform end-round {combat}"]),
+            ("add participants", [f"freeform join {combat} NAME --side SIDE --hp HP", f"freeform round {combat}"]),
+        ],
+        "classic_fantasy": [
+            ("react to", [f"cfi {'no-defence' if o == 'none' else o} {combat} {w}" for o in p.options]),
+            ("choose up to", [f"cfi effects {combat} {w} EFFECT ..."]),
+            ("take a Turn", [f"cfi attack {combat} {w} TARGET", f"cfi act {combat} {w} ACTION"]),
+            ("start round", [f"cfi round {combat}"]),
+        ],
+        "argad": [
+            ("start game turn", [f"argad turn {combat}"]),
+            ("may strike", [f"argad strike {combat} {w} --at ENEMY"]),
+            ("end game turn", [f"argad end-turn {combat}"]),
+            ("one side is left", [f"argad end {combat} --outcome \"OUTCOME\""]),
+        ],
+    }.get(ruleset, [])
+    for start, lines in table:
+        if what.startswith(start):
+            return _as([f"combatlog {line}" for line in lines], player)
+    return []
+
+
+def _as(commands: list[str], player: str) -> list[str]:
+    return [f"{c} --as {shlex.quote(player)}" for c in commands]
+
+
+def is_yours(who: str, player: str) -> bool:
+    return who == player or who.startswith(f"{player} (")
+
+
+def mail_body(store: EventStore, meta: StreamMeta, player: str, *, since: int, fmt: str = "text",
+              extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None, acknowledged: bool = True) -> str:
+    """The message for ``player``: everything after ``since``, their view, their decisions, the bundle.
+
+    ``extra`` adds what the trust layer knows they owe (sealed steps, an acknowledgement); ``known``
+    says whether a command line names a real command (the CLI's own tree), so no hint misleads.
+    ``acknowledged`` says that ``since`` is the last seq the player signed or acknowledged (not one given).
+    """
+    if fmt not in FORMATS:
+        raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
+    head = state_at(store, meta)
+    ruleset, state = head.ruleset, head.state
+    head_seq = head.core.head_seq
+    bundle = b"".join(line + b"\n" for line in export_lines(store, meta, since))
+    if len(bundle) > MAX_BUNDLE_BYTES:
+        raise InvalidCommand(f"the bundle for {player} is {len(bundle)} bytes, more than a message carries "
+                             f"({MAX_BUNDLE_BYTES}): send a file (combatlog export {meta.name} --for {player} -o FILE)")
+    doc = _Doc()
+    doc.title(f"combatlog: {meta.name} ({ruleset.info.title}), for {player}")
+    basis = f"#{since}, the last event you signed or acknowledged" if acknowledged else f"#{since}"
+    if since >= head_seq:
+        doc.para(f"Nothing new since {basis}. The block below changes nothing; it confirms where the log stands.")
+    else:
+        doc.para(f"Events #{since + 1}-#{head_seq} since {basis}" if since
+                 else f"The whole combat, events #1-#{head_seq}")
+        doc.para(f"Head: #{head_seq} ({head.core.head_hash[:32]}...). Where it is: "
+                 + ("finished" if ruleset.finished(state) else f"round {ruleset.round_of(state)}") + ".")
+        doc.heading("What happened")
+        first = max(since + 1, head_seq - MAX_NARRATED + 1)
+        if first > since + 1:
+            doc.para(f"{first - since - 1} earlier events are in the bundle; after importing it, "
+                     f"`combatlog explain {meta.name}` tells them all.")
+        items = []
+        for row in walk(store, meta, first, None, player, head):
+            line, subs = f"#{row.seq} [round {row.round}] {row.actor}: {row.summary}", []
+            for step in row.steps:
+                dice = f" [dice: {', '.join(step.dice)}]" if step.dice and not step.rule.startswith("core: dice") else ""
+                if step.text == row.summary:  # the step says what the summary says: cite its rule there
+                    line += f" ({step.rule}){dice}"
+                else:
+                    subs.append(f"{step.text} ({step.rule}){dice}")
+            items.append((line, subs, []))
+        doc.items(items)
+    doc.heading("Your side now")
+    doc.pre(ruleset.render(state, player))
+    todos = [Todo(p.who, p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),
+                  is_yours(p.who, player)) for p in ruleset.pending(state)]
+    todos += list(extra)
+    for todo in todos:
+        if known is not None:
+            todo.commands = [c for c in todo.commands if known(c)]
+        if not todo.yours and todo.who in ("gm", "referee") and player not in ("gm", "referee"):
+            todo.commands = []  # another's call: shown, not offered
+    mine = [t for t in todos if t.yours]
+    others = [t for t in todos if not t.yours]
+    doc.heading("What you must decide now")
+    if not mine:
+        doc.para("Nothing is addressed to you by name." + (" The combat waits for:" if others else ""))
+    doc.items([_todo_item(t) for t in mine])
+    if others and mine:
+        doc.para("The combat also waits for:")
+    doc.items([_todo_item(t) for t in others])
+    doc.heading("The bundle")
+    doc.para("Save this message (or copy it) and run `combatlog import FILE`, or `combatlog import -` and paste "
+             "it. The block holds the events themselves, signed; the text above is for reading and proves nothing.")
+    first_seq, last_seq = since + 1, head_seq
+    return doc.render(fmt, armour(bundle, combat=meta.name, first=first_seq, last=last_seq))
+
+
+def _todo_item(t: Todo) -> tuple[str, list[str], list[str]]:
+    text = f"{t.who}: {t.what}" + (f" ({t.rule})" if t.rule else "")
+    subs = [f"options: {' | '.join(t.options)}"] if t.options and not t.commands else []
+    return text, subs, t.commands
+
+
+# -- the three formats ------------------------------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~&-])")
+_BB_TAG = re.compile(r"[\[\]]")
+_FORGED = re.compile(r"-----(BEGIN|END) COMBATLOG")
+
+
+def _defuse(text: str) -> str:
+    """Text from the log cannot carry an armoured block's markers (the reader's import would find them)."""
+    return _FORGED.sub(lambda m: f"----- {m.group(1)} COMBATLOG", text)
+
+
+class _Doc:
+    def __init__(self) -> None:
+        self.parts: list[tuple[str, object]] = []
+
+    def title(self, text: str) -> None:
+        self.parts.append(("title", text))
+
+    def heading(self, text: str) -> None:
+        self.parts.append(("heading", text))
+
+    def para(self, text: str) -> None:
+        self.parts.append(("para", text))
+
+    def items(self, items: list[tuple[str, list[str], list[str]]]) -> None:
+        if items:
+            self.parts.append(("items", items))
+
+    def pre(self, text: str) -> None:
+        self.parts.append(("pre", text))
+
+    def render(self, fmt: str, block: str) -> str:
+        out: list[str] = []
+        for kind, value in self.parts:
+            out += getattr(self, f"_{fmt}")(kind, value)
+        body = _defuse("\n".join(out).rstrip("\n") + "\n")
+        if fmt == "markdown":
+            return body + "\n```\n" + block + "```\n"
+        if fmt == "bbcode":
+            return body + "\n[code]\n" + block + "[/code]\n"
+        return body + "\n" + block
+
+    # plain text, for an email body: lines of at most WIDTH characters where the text allows
+    @staticmethod
+    def _text(kind: str, value: object) -> list[str]:
+        if kind == "title":
+            text = one_line(str(value))
+            return [text, "=" * min(len(text), WIDTH), ""]
+        if kind == "heading":
+            text = one_line(str(value))
+            return [text, "-" * min(len(text), WIDTH), ""]
+        if kind == "para":
+            return _wrap(one_line(str(value))) + [""]
+        if kind == "pre":
+            return [printable(line) for line in str(value).splitlines()] + [""]
+        out: list[str] = []
+        for text, subs, commands in value:  # type: ignore[attr-defined]
+            out += _wrap(one_line(text), "- ", "  ")
+            for sub in subs:
+                out += _wrap(one_line(sub), "    ", "  ")
+            out += [f"      {one_line(c)}" for c in commands]
+        return out + [""]
+
+    # Markdown, for forums: everything from the log escaped; commands and state in fenced blocks
+    @staticmethod
+    def _markdown(kind: str, value: object) -> list[str]:
+        if kind == "title":
+            return [f"# {_md(str(value))}", ""]
+        if kind == "heading":
+            return [f"## {_md(str(value))}", ""]
+        if kind == "para":
+            return [_md(str(value)), ""]
+        if kind == "pre":
+            return _fence([printable(line) for line in str(value).splitlines()]) + [""]
+        out: list[str] = []
+        for text, subs, commands in value:  # type: ignore[attr-defined]
+            out.append(f"- {_md(text)}")
+            out += [f"  - {_md(sub)}" for sub in subs]
+            if commands:
+                out += ["", *("  " + line for line in _fence([one_line(c) for c in commands])), ""]
+        return out + [""]
+
+    # BBCode, for forums: brackets from the log cannot open a tag; code blocks cannot be closed early
+    @staticmethod
+    def _bbcode(kind: str, value: object) -> list[str]:
+        if kind == "title":
+            return [f"[size=150][b]{_bb(str(value))}[/b][/size]", ""]
+        if kind == "heading":
+            return [f"[b]{_bb(str(value))}[/b]", ""]
+        if kind == "para":
+            return [_bb(str(value)), ""]
+        if kind == "pre":
+            return ["[code]", *(_bb_code(printable(line)) for line in str(value).splitlines()), "[/code]", ""]
+        out = ["[list]"]
+        for text, subs, commands in value:  # type: ignore[attr-defined]
+            out.append(f"[*]{_bb(text)}")
+            if subs:
+                out += ["[list]", *(f"[*]{_bb(sub)}" for sub in subs), "[/list]"]
+            if commands:
+                out += ["[code]", *(_bb_code(one_line(c)) for c in commands), "[/code]"]
+        return out + ["[/list]", ""]
+
+
+def _wrap(text: str, first: str = "", rest: str = "") -> list[str]:
+    return textwrap.wrap(text, width=WIDTH, initial_indent=first, subsequent_indent=first.replace("-", " ") + rest
+                         if first else rest, break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
+
+def _md(text: str) -> str:
+    """Inline Markdown that shows ``text`` as it is: every character Markdown or HTML would read escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", one_line(text))
+
+
+def _fence(lines: list[str]) -> list[str]:
+    """A fenced code block longer than any run of backticks inside it."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *lines, fence]
+
+
+def _bb(text: str) -> str:
+    return _BB_TAG.sub(lambda m: "(" if m.group() == "[" else ")", one_line(text))
+
+
+def _bb_code(text: str) -> str:
+    """A line inside [code]: it cannot close the block."""
+    return re.sub(r"\[(/?)(code)", r"[\1 \2", text, flags=re.IGNORECASE)
