@@ -14,7 +14,7 @@ import typer
 
 from combatlog.cli.common import (
     one_line,
-    AppState, app_state, echo_view, json_option, print_json, read_state, steps_json, stream_argument,
+    AppState, app_state, echo, echo_view, json_option, print_json, read_state, steps_json, stream_argument,
 )
 
 
