@@ -74,6 +74,25 @@ def test_the_server_refuses_to_change_or_delete_the_log(pg_url: str) -> None:
         assert conn.execute("SELECT count(*) FROM events").fetchone() == (2,)
 
 
+def test_only_a_kept_event_may_leave_the_log_and_only_during_a_merge(pg_url: str) -> None:
+    """Migration 3 (a merge's replaced tail): the guard lets an event row go only inside a transaction that
+    set combatlog.superseding, and only once its copy is in ``superseded``; a stream never goes."""
+    store = PostgresStore(pg_url)
+    store.create_stream(meta("s"), rows("s", 1, 2), command_id="c0")
+    store.close()
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("SET LOCAL combatlog.superseding = 'on'")
+        with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+            conn.execute("DELETE FROM events WHERE seq = 2")  # flagged, but not kept as evidence first
+        conn.rollback()
+        conn.execute("SET LOCAL combatlog.superseding = 'on'")
+        with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+            conn.execute("DELETE FROM streams")
+        conn.rollback()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM events").fetchone() == (2,)
+
+
 def test_any_bytes_come_back_exactly(pg_url: str) -> None:
     store = PostgresStore(pg_url)
     odd = bytes(range(256)) * 3  # NUL, high bytes, invalid UTF-8: bytea keeps them all

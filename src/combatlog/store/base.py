@@ -61,6 +61,22 @@ class HeldBundle(msgspec.Struct, frozen=True, kw_only=True):
     body: bytes
 
 
+class SupersededRow(msgspec.Struct, frozen=True, kw_only=True):
+    """An event that lost a deterministic merge (``exchange/merge.py``): kept as evidence, never replayed.
+
+    Local state like held bundles, but never deleted: it is what a player shows when a decision
+    of theirs was dropped or changed by a rebase. ``by`` is the hash of the event that holds the
+    same seq in the chosen branch ("" when the chosen branch is shorter).
+    """
+
+    stream: str
+    seq: int
+    hash: str
+    body: bytes
+    by: str
+    superseded_at: str  # RFC 3339 UTC
+
+
 class StoredRow(msgspec.Struct, frozen=True):
     position: int
     stream: str
@@ -120,5 +136,24 @@ class EventStore(Protocol):
         ...
 
     def get_secret(self, name: str) -> bytes | None: ...
+
+    def replace_tail(self, stream_id: str, *, fork_seq: int, expected_version: int, rows: list[NewRow],
+                     superseded_at: str) -> list[SupersededRow]:
+        """In one transaction: keep the events after ``fork_seq`` as superseded evidence, drop them, their
+        command ids and the snapshots after ``fork_seq`` from the log, and append ``rows`` in their place.
+
+        The one exception to append-only, used only by a deterministic merge (``exchange/merge.py``):
+        nothing is lost, the superseded events stay in ``superseded``. Raises ``ConcurrencyConflict``
+        when the head is not ``expected_version``; returns the rows superseded.
+        """
+        ...
+
+    def keep_superseded(self, rows: list[SupersededRow]) -> int:
+        """Keep events of a branch that lost a merge (received, never in the log); returns how many were new."""
+        ...
+
+    def superseded(self, stream_id: str) -> list[SupersededRow]:
+        """The superseded events of a stream, by seq then time."""
+        ...
 
     def close(self) -> None: ...

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
 import threading
 
 from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound
-from combatlog.store.base import AppendResult, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta
+from combatlog.store.base import (
+    AppendResult, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta, SupersededRow,
+)
 
 
 class MemoryStore:
@@ -14,12 +17,14 @@ class MemoryStore:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._streams: dict[str, StreamMeta] = {}
-        self._events: list[StoredRow] = []
+        self._events: list[StoredRow] = []  # by position; positions are never reused (a merge drops some)
+        self._last_position = 0
         self._by_stream: dict[str, list[StoredRow]] = {}
         self._commands: dict[tuple[str, str], AppendResult] = {}
         self._snapshots: dict[tuple[str, str], dict[int, bytes]] = {}
         self._secrets: dict[str, bytes] = {}
         self._held: dict[str, HeldBundle] = {}
+        self._superseded: dict[tuple[str, str], SupersededRow] = {}
 
     def create_stream(self, meta: StreamMeta, rows: list[NewRow], *, command_id: str) -> AppendResult:
         with self._lock:
@@ -51,7 +56,7 @@ class MemoryStore:
     def _append_locked(self, stream_id: str, rows: list[NewRow], command_id: str) -> AppendResult:
         mine = self._by_stream[stream_id]
         for row in rows:
-            stored = StoredRow(len(self._events) + 1, stream_id, row.seq, row.hash, row.body)
+            stored = self._next(stream_id, row)
             self._events.append(stored)
             mine.append(stored)
         result = AppendResult(stream=stream_id, first_seq=rows[0].seq, last_seq=rows[-1].seq)
@@ -78,11 +83,15 @@ class MemoryStore:
 
     def _insert_imported(self, stream_id: str, rows: list[NewRow]) -> None:
         for row in rows:
-            stored = StoredRow(len(self._events) + 1, stream_id, row.seq, row.hash, row.body)
+            stored = self._next(stream_id, row)
             self._events.append(stored)
             self._by_stream[stream_id].append(stored)
         for cid, first, last in command_spans(rows):
             self._commands.setdefault((stream_id, cid), AppendResult(stream=stream_id, first_seq=first, last_seq=last))
+
+    def _next(self, stream_id: str, row: NewRow) -> StoredRow:
+        self._last_position += 1
+        return StoredRow(self._last_position, stream_id, row.seq, row.hash, row.body)
 
     def _head_locked(self, stream_id: str) -> Head:
         rows = self._by_stream.get(stream_id)
@@ -103,7 +112,8 @@ class MemoryStore:
 
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredRow]:
         with self._lock:
-            return self._events[after_position : after_position + limit]
+            start = bisect.bisect_right(self._events, after_position, key=lambda r: r.position)
+            return self._events[start : start + limit]
 
     def get_stream(self, stream_id: str) -> StreamMeta | None:
         return self._streams.get(stream_id)
@@ -128,6 +138,42 @@ class MemoryStore:
 
     def get_secret(self, name: str) -> bytes | None:
         return self._secrets.get(name)
+
+    def replace_tail(self, stream_id: str, *, fork_seq: int, expected_version: int, rows: list[NewRow],
+                     superseded_at: str) -> list[SupersededRow]:
+        with self._lock:
+            actual = self._head_locked(stream_id).seq
+            if actual != expected_version:
+                raise ConcurrencyConflict(stream_id, expected_version, actual)
+            mine = self._by_stream[stream_id]
+            by = {r.seq: r.hash for r in rows}
+            moved = [SupersededRow(stream=stream_id, seq=r.seq, hash=r.hash, body=r.body, by=by.get(r.seq, ""),
+                                   superseded_at=superseded_at) for r in mine if r.seq > fork_seq]
+            for row in moved:
+                self._superseded.setdefault((stream_id, row.hash), row)
+            gone = {r.hash for r in moved}
+            self._by_stream[stream_id] = [r for r in mine if r.seq <= fork_seq]
+            self._events = [r for r in self._events if not (r.stream == stream_id and r.hash in gone)]
+            self._commands = {k: v for k, v in self._commands.items()
+                              if not (k[0] == stream_id and v.first_seq > fork_seq)}
+            for (sid, _engine), snaps in self._snapshots.items():
+                if sid == stream_id:
+                    for seq in [s for s in snaps if s > fork_seq]:
+                        del snaps[seq]
+            self._insert_imported(stream_id, rows)
+            return moved
+
+    def keep_superseded(self, rows: list[SupersededRow]) -> int:
+        with self._lock:
+            new = [r for r in rows if (r.stream, r.hash) not in self._superseded]
+            for row in new:
+                self._superseded[(row.stream, row.hash)] = row
+            return len(new)
+
+    def superseded(self, stream_id: str) -> list[SupersededRow]:
+        with self._lock:
+            found = [r for (sid, _h), r in self._superseded.items() if sid == stream_id]
+        return sorted(found, key=lambda r: (r.seq, r.superseded_at, r.hash))
 
     def hold_bundle(self, held: HeldBundle) -> bool:
         with self._lock:

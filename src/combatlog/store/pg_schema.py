@@ -140,6 +140,34 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX held_bundles_waits_on ON held_bundles (waits_on)",
         "CREATE INDEX held_bundles_stream ON held_bundles (stream)",
     ],
+    # 3: a deterministic merge (exchange/merge.py) replaces a stream's tail. The superseded events are kept
+    # first, as evidence; the append-only trigger lets an event row go only inside a transaction that set
+    # combatlog.superseding and only once its copy is in ``superseded`` (streams stay append-only).
+    3: [
+        """CREATE TABLE superseded (
+            stream text COLLATE "C" NOT NULL REFERENCES streams (id),
+            seq bigint NOT NULL,
+            hash text COLLATE "C" NOT NULL,
+            body bytea NOT NULL,
+            by text COLLATE "C" NOT NULL,
+            superseded_at text COLLATE "C" NOT NULL,
+            PRIMARY KEY (stream, hash)
+        )""",
+        """CREATE OR REPLACE FUNCTION combatlog_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'DELETE' AND coalesce(current_setting('combatlog.superseding', true), '') = 'on' THEN
+                IF TG_TABLE_NAME = 'commands' THEN
+                    RETURN OLD;
+                END IF;
+                IF TG_TABLE_NAME = 'events' THEN
+                    IF EXISTS (SELECT 1 FROM superseded s WHERE s.stream = OLD.stream AND s.hash = OLD.hash) THEN
+                        RETURN OLD;
+                    END IF;
+                END IF;
+            END IF;
+            RAISE EXCEPTION 'combatlog: % on % refused: the log is append-only', TG_OP, TG_TABLE_NAME;
+        END $$""",
+    ],
 }
 
 SCHEMA_VERSION = max(MIGRATIONS)

@@ -34,7 +34,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from combatlog.errors import CombatlogError, ConcurrencyConflict, InvalidCommand, NotFound, StoreError, Unavailable
-from combatlog.store.base import AppendResult, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta
+from combatlog.store.base import (
+    AppendResult, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta, SupersededRow,
+)
 from combatlog.store.memory import command_spans
 from combatlog.store.pg_schema import MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE
 
@@ -339,6 +341,57 @@ class PostgresStore:
         with self._translate():
             row = self.conn.execute("SELECT value FROM secrets WHERE name = %s", (name,)).fetchone()
         return bytes(row[0]) if row else None
+
+    # -- a deterministic merge's replaced tail, kept as evidence ---------------------------
+    def replace_tail(self, stream_id: str, *, fork_seq: int, expected_version: int, rows: list[NewRow],
+                     superseded_at: str) -> list[SupersededRow]:
+        by = {r.seq: r.hash for r in rows}
+
+        def work(cur: Any) -> list[SupersededRow]:
+            if cur.execute("SELECT 1 FROM streams WHERE id = %s FOR NO KEY UPDATE", (stream_id,)).fetchone() is None:
+                raise NotFound(f"no stream {stream_id}")
+            actual = self._head_seq(cur, stream_id)
+            if actual != expected_version:
+                raise ConcurrencyConflict(stream_id, expected_version, actual)
+            cur.execute("SELECT seq, hash, body FROM events WHERE stream = %s AND seq > %s ORDER BY seq",
+                        (stream_id, fork_seq))
+            moved = [SupersededRow(stream=stream_id, seq=int(seq), hash=h, body=bytes(body), by=by.get(int(seq), ""),
+                                   superseded_at=superseded_at) for seq, h, body in cur.fetchall()]
+            self._keep(cur, moved)
+            cur.execute("SET LOCAL combatlog.superseding = 'on'")
+            cur.execute("DELETE FROM events WHERE stream = %s AND seq > %s", (stream_id, fork_seq))
+            cur.execute("DELETE FROM commands WHERE stream = %s AND first_seq > %s", (stream_id, fork_seq))
+            cur.execute("SET LOCAL combatlog.superseding = 'off'")
+            cur.execute("DELETE FROM snapshots WHERE stream = %s AND seq > %s", (stream_id, fork_seq))
+            spans = command_spans(rows)
+            if spans:
+                cur.executemany(
+                    "INSERT INTO commands (stream, command_id, first_seq, last_seq) VALUES (%s,%s,%s,%s) "
+                    "ON CONFLICT DO NOTHING", [(stream_id, cid, first, last) for cid, first, last in spans])
+            if rows:
+                self._insert_events(cur, [(stream_id, rows)])
+            return moved
+
+        return self._write(work)
+
+    def _keep(self, cur: Any, rows: list[SupersededRow]) -> int:
+        count = 0
+        for r in rows:
+            cur.execute(
+                "INSERT INTO superseded (stream, seq, hash, body, by, superseded_at) VALUES (%s,%s,%s,%s,%s,%s) "
+                "ON CONFLICT (stream, hash) DO NOTHING", (r.stream, r.seq, r.hash, r.body, r.by, r.superseded_at))
+            count += cur.rowcount
+        return count
+
+    def keep_superseded(self, rows: list[SupersededRow]) -> int:
+        return self._write(lambda cur: self._keep(cur, rows)) if rows else 0
+
+    def superseded(self, stream_id: str) -> list[SupersededRow]:
+        with self._translate(), self.conn.cursor(binary=True) as cur:
+            cur.execute("SELECT stream, seq, hash, body, by, superseded_at FROM superseded WHERE stream = %s "
+                        "ORDER BY seq, superseded_at, hash", (stream_id,))
+            return [SupersededRow(stream=r[0], seq=int(r[1]), hash=r[2], body=bytes(r[3]), by=r[4],
+                                  superseded_at=r[5]) for r in cur]
 
     # -- bundles waiting for their predecessor (local, like snapshots) -------------------
     def hold_bundle(self, held: HeldBundle) -> bool:

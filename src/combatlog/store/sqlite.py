@@ -14,10 +14,12 @@ import sqlite3
 from pathlib import Path
 
 from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound, StoreError
-from combatlog.store.base import AppendResult, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta
+from combatlog.store.base import (
+    AppendResult, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta, SupersededRow,
+)
 from combatlog.store.memory import command_spans
 
-SCHEMA_VERSION = 2  # 2: held_bundles
+SCHEMA_VERSION = 3  # 2: held_bundles; 3: superseded
 BUSY_TIMEOUT_S = 30.0
 
 
@@ -57,6 +59,12 @@ def _migrate(conn: sqlite3.Connection) -> None:
         )
         db["held_bundles"].create_index(["waits_on"], if_not_exists=True)
         db["held_bundles"].create_index(["stream"], if_not_exists=True)
+    if version < 3:
+        # Events of a branch that lost a deterministic merge: evidence, never deleted (exchange/merge.py).
+        db["superseded"].create(
+            {"stream": str, "seq": int, "hash": str, "body": bytes, "by": str, "superseded_at": str},
+            pk=("stream", "hash"), not_null={"seq", "body", "by", "superseded_at"}, if_not_exists=True,
+        )
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -241,6 +249,66 @@ class SQLiteStore:
     def get_secret(self, name: str) -> bytes | None:
         row = self.conn.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()
         return row[0] if row else None
+
+    def replace_tail(self, stream_id: str, *, fork_seq: int, expected_version: int, rows: list[NewRow],
+                     superseded_at: str) -> list[SupersededRow]:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            actual = self._head_locked(stream_id).seq
+            if actual != expected_version:
+                raise ConcurrencyConflict(stream_id, expected_version, actual)
+            by = {r.seq: r.hash for r in rows}
+            moved = [SupersededRow(stream=stream_id, seq=seq, hash=h, body=bytes(body), by=by.get(seq, ""),
+                                   superseded_at=superseded_at)
+                     for seq, h, body in c.execute("SELECT seq, hash, body FROM events WHERE stream = ? AND seq > ? "
+                                                   "ORDER BY seq", (stream_id, fork_seq))]
+            self._keep_locked(moved)
+            c.execute("DELETE FROM events WHERE stream = ? AND seq > ?", (stream_id, fork_seq))
+            c.execute("DELETE FROM commands WHERE stream = ? AND first_seq > ?", (stream_id, fork_seq))
+            c.execute("DELETE FROM snapshots WHERE stream = ? AND seq > ?", (stream_id, fork_seq))
+            c.executemany(
+                "INSERT INTO events (stream, seq, type, hash, body) VALUES (?,?,?,?,?)",
+                [(stream_id, r.seq, r.type, r.hash, r.body) for r in rows],
+            )
+            c.executemany(
+                "INSERT OR IGNORE INTO commands (stream, command_id, first_seq, last_seq) VALUES (?,?,?,?)",
+                [(stream_id, cid, first, last) for cid, first, last in command_spans(rows)],
+            )
+            c.execute("COMMIT")
+            return moved
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+
+    def _keep_locked(self, rows: list[SupersededRow]) -> int:
+        count = 0
+        for r in rows:
+            cur = self.conn.execute(
+                "INSERT OR IGNORE INTO superseded (stream, seq, hash, body, by, superseded_at) VALUES (?,?,?,?,?,?)",
+                (r.stream, r.seq, r.hash, r.body, r.by, r.superseded_at))
+            count += cur.rowcount
+        return count
+
+    def keep_superseded(self, rows: list[SupersededRow]) -> int:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            count = self._keep_locked(rows)
+            c.execute("COMMIT")
+            return count
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+
+    def superseded(self, stream_id: str) -> list[SupersededRow]:
+        cur = self.conn.execute(
+            "SELECT stream, seq, hash, body, by, superseded_at FROM superseded WHERE stream = ? "
+            "ORDER BY seq, superseded_at, hash", (stream_id,))
+        return [SupersededRow(stream=r[0], seq=r[1], hash=r[2], body=bytes(r[3]), by=r[4], superseded_at=r[5])
+                for r in cur]
 
     def hold_bundle(self, held: HeldBundle) -> bool:
         cur = self.conn.execute(
