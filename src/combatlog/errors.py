@@ -97,9 +97,9 @@ class Diverged(CombatlogError):
     code = "diverged"
     exit_status = ExitStatus.DIVERGED
 
-    def __init__(self, stream: str, seq: int, ours: str, theirs: str) -> None:
+    def __init__(self, stream: str, seq: int, ours: str, theirs: str, hint: str = "") -> None:
         super().__init__(
-            f"stream {stream} diverges at seq {seq}: ours {ours}, theirs {theirs}"
+            f"stream {stream} diverges at seq {seq}: ours {ours}, theirs {theirs}" + (f"; {hint}" if hint else "")
         )
         self.seq, self.ours, self.theirs = seq, ours, theirs
 

@@ -9,6 +9,8 @@ checks that too.
 
 from __future__ import annotations
 
+from combatlog.events.envelope import decode_recorded
+
 import json
 from pathlib import Path
 
@@ -82,14 +84,22 @@ def test_a_dropped_tail_is_caught(home: Path) -> None:
     assert "announces 13 events, the file holds 11 (events dropped or added)" in fails(
         write_lines(home / "x.jsonl", lines[:-2]))
     # careful: bob cuts alice's acknowledgement (#13), rewrites the header and carries on with his own #13;
-    # alice's log has her #13, so her verify and her import both refuse the file
+    # alice's log has her #13, so her verify says the file diverges at #13
     forged = appended(truncated(lines, 12), Noted(text="alice never acknowledged"), actor="bob",
                       signer=signers["bob"])
     path = write_lines(home / "y.jsonl", forged)
     with pytest.raises(Diverged, match="diverges at seq 13"):
         verify_file(path, store)
-    with pytest.raises(Diverged, match="diverges at seq 13"):
-        import_file(store, path)
+    # her import cannot tell a cut from two players answering the same head: it merges (docs/trust.md,
+    # "Concurrent moves"), and nothing is lost: her acknowledgement is re-applied after bob's note, and
+    # her original #13 is kept as evidence
+    report = import_file(store, path, signer_for=signers.get)
+    assert report.merge is not None and report.merge.kept == "theirs"  # bob goes first at #13 (13 mod 2 = 1)
+    assert [d.outcome for d in report.merge.decisions] == ["reapplied"]
+    stream = store.list_streams()[0].id
+    tail = [decode_recorded(r.body) for r in store.read_stream(stream, 13)]
+    assert [(r.env.actor, r.env.type) for r in tail] == [("bob", "core.noted"), ("alice", "core.acknowledged")]
+    assert [r.seq for r in store.superseded(stream)] == [13]
 
 
 # -- nobody can forge another player's decision ---------------------------------------------

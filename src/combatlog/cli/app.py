@@ -132,6 +132,7 @@ app.command("fork")(streams.fork)
 app.command("export")(exchange.export)
 app.command("import")(exchange.import_)
 app.command("verify")(exchange.verify)
+app.command("superseded")(exchange.superseded)
 app.command("run")(runner.run)
 
 

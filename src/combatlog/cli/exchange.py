@@ -182,8 +182,10 @@ def import_(
     store = st.store()
     key_warnings = [w for item in incoming if item.data is not None  # impersonation is refused here, whole
                     for w in check_pinned_keys(store, item.data, st.actor, trust_new_key=trust_new_key)]
+    from combatlog.trust.players import signers_here
+
     outcomes = receive(store, incoming, name=name or None, strict_rules=not allow_rules_mismatch,
-                       progress=_progress("verifying"))
+                       progress=_progress("verifying"), signer_for=signers_here())
     refused = [o.error for o in outcomes if o.status == "refused"]
     for o in outcomes:  # every error names its bundle when there are several
         if o.error is not None and len(outcomes) > 1 and not o.error.where and o.where not in str(o.error):
@@ -214,6 +216,14 @@ def _import_text(outcomes: list[Any]) -> None:
         prefix = "" if single else f"{o.where}: "
         if o.status in ("applied", "up_to_date"):
             report = o.report
+            if report.merge is not None:
+                first, *rest = report.merge.lines()
+                echo(f"{prefix}{report.name}: {first}")
+                for line in rest:
+                    echo(f"{prefix}{line}")
+            if report.superseded:
+                echo(f"{prefix}{report.name}: the bundle continues a branch superseded here: {report.superseded} "
+                     "events kept as evidence (combatlog superseded " + report.name + ")")
             if report.up_to_date:
                 echo(f"{prefix}{report.name}: already up to date (head seq {report.verify.head_seq})")
                 continue
@@ -247,6 +257,7 @@ def _import_json(outcomes: list[Any]) -> dict[str, Any]:
                                                                    for o in outcomes),
             "verify": msgspec.to_builtins(last.verify) if last else None,
             "held": [o.to_json() for o in outcomes if o.status in ("held", "still_held")],
+            "merges": [msgspec.to_builtins(r.merge) for r in reports if r.merge is not None],
             "bundles": [o.to_json() for o in outcomes]}
 
 
@@ -324,3 +335,51 @@ def _default_db_exists() -> bool:
 
     return Path(default_url()).exists()
 
+
+
+def superseded(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    output: Optional[Path] = typer.Option(None, "-o", "--output",
+                                          help="Also write the superseded events, as stored, to this JSON Lines file."),
+    as_json: bool = json_option(),
+) -> None:
+    """Events that lost a merge (two players answered the same email): kept here as evidence, never replayed.
+
+    Each is listed with the event that took its place; the merge re-applied the decisions it could
+    (see `import`), and a player can show this list when a decision of theirs was dropped or changed.
+
+    Example: combatlog superseded cave
+    """
+    from combatlog.events.envelope import decode_envelope
+    from combatlog.projections.streams import resolve_stream
+    from combatlog.text import printable
+
+    store = app_state(ctx).store()
+    meta = resolve_stream(store, stream)
+    rows = store.superseded(meta.id)
+    listed = []
+    for row in rows:
+        env = decode_envelope(row.body)
+        listed.append({"seq": row.seq, "actor": env.actor, "type": env.type, "command_id": env.command_id,
+                       "hash": row.hash, "replaced_by": row.by, "superseded_at": row.superseded_at})
+    if output is not None:
+        _write_whole(output, lambda path: _write_rows(path, [r.body for r in rows]))
+    if as_json:
+        print_json({"stream": meta.id, "name": meta.name, "superseded": listed})
+        return
+    if not listed:
+        echo(f"{meta.name}: no superseded events")
+        return
+    echo(f"{meta.name}: {len(listed)} superseded events (kept as evidence, never replayed)")
+    for item in listed:
+        by = f"replaced by {item['replaced_by'][:12]}..." if item["replaced_by"] else "from a superseded branch"
+        echo(f"  #{item['seq']} {printable(item['actor'])} {item['type']} ({item['hash'][:12]}..., "
+             f"{by}, {item['superseded_at']})")
+
+
+def _write_rows(path: Path, bodies: list[bytes]) -> int:
+    with open(path, "wb") as out:
+        for body in bodies:
+            out.write(body + b"\n")
+    return len(bodies)

@@ -17,6 +17,7 @@ import msgspec
 
 from combatlog import ENGINE_VERSION
 from combatlog.commands.core import AddNote, CommitSeed, CoreCommand, RevealSeed, RollDice
+from combatlog.commands.kept import keep
 from combatlog.dice.derive import seed_commitment
 from combatlog.dice.port import DicePort
 from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
@@ -221,6 +222,10 @@ def execute(
         return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, duplicate=True)
     if result.last_seq // SNAPSHOT_EVERY > head_seq // SNAPSHOT_EVERY:
         save_snapshot(store, meta, folded)
+    # 7. where players are pinned, keep the command here: a merge may have to re-run it (exchange/merge.py)
+    genesis = folded.core.genesis
+    if genesis is not None and genesis.players:
+        keep(store, meta.id, cid, command, actor=actor, scheme=scheme, manual_faces=manual_faces)
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq,
                    events=recorded, steps=steps, folded=folded)
 

@@ -18,6 +18,12 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     fingerprint: str = ""
 
 
+# Genesis options the trust layer reads (docs/trust.md), not a ruleset's: a ruleset that checks its own
+# options leaves these out. joint_dice: strict | friendly; sequencer: the pinned player whose
+# machine orders concurrent moves (exchange/merge.py).
+TRUST_OPTIONS = ("joint_dice", "sequencer")
+
+
 class CombatStarted(Event, frozen=True, kw_only=True, tag="core.combat_started"):
     """Genesis of a root stream: pins the ruleset, its digest and the players."""
 

@@ -21,6 +21,7 @@ import msgspec
 from combatlog import ENGINE_VERSION
 from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
 from combatlog.events.canonical import canonical, is_canonical, sha256_hex
+from combatlog.exchange.merge import MergeReport, SignerFor, check_against_superseded, keep_lost_branch, merge
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport
 from combatlog.events.core import CombatStarted, Forked
 from combatlog.events.envelope import Recorded, decode_recorded, parse_recorded_at
@@ -62,6 +63,8 @@ class ImportReport(msgspec.Struct, kw_only=True):
     created: list[str]
     up_to_date: bool
     verify: VerifyReport
+    merge: MergeReport | None = None  # the bundle and this log continued the same event differently
+    superseded: int = 0  # events of a branch this log had already superseded, kept as evidence
 
 
 def _header_check(header: Header | dict[str, object]) -> str:
@@ -275,7 +278,11 @@ def _base_from_store(store: EventStore, header: Header, where: str) -> tuple[Fol
         return None, None
     base = state_at(store, meta, header.since)
     if base.core.head_hash != header.base_hash:
-        raise Diverged(header.name, header.since, base.core.head_hash, header.base_hash)
+        raise Diverged(header.name, header.since, base.core.head_hash, header.base_hash, hint=(
+            f"the bundle starts after #{header.since}, and this log holds another #{header.since}: two players "
+            "answered the same head, and the events where they part are not in the bundle. Ask its sender for "
+            f"a bundle from the last event you both had (combatlog export {header.name} --for YOU, or --since "
+            "that seq): it merges"))
     return base, meta
 
 
@@ -345,21 +352,34 @@ def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = T
 
 
 def import_file(store: EventStore, path: Path, *, name: str | None = None, strict_rules: bool = True,
-                progress: Progress | None = None, wiring: Wiring | None = None) -> ImportReport:
+                progress: Progress | None = None, wiring: Wiring | None = None,
+                signer_for: SignerFor | None = None, merge_branches: bool = True) -> ImportReport:
     header, lines = read_file(path)
     return import_bundle(store, header, lines, str(path), proof=path, name=name, strict_rules=strict_rules,
-                         progress=progress, wiring=wiring)
+                         progress=progress, wiring=wiring, signer_for=signer_for, merge_branches=merge_branches)
 
 
 def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: str, *, proof: Path,
                   name: str | None = None, strict_rules: bool = True, progress: Progress | None = None,
-                  wiring: Wiring | None = None) -> ImportReport:
+                  wiring: Wiring | None = None, signer_for: SignerFor | None = None,
+                  merge_branches: bool = True) -> ImportReport:
     """Verify a bundle read by ``read_bytes``, then append what is new here, all or nothing.
 
     ``where`` names it in errors (a file, or a block of a message); an equivocation proof is written
     beside ``proof``. Raises ``Waiting`` when it rests on events this log does not have yet.
+
+    A bundle that continues an event of this log differently (two players answered the same email)
+    is merged (``exchange/merge.py``) unless ``merge_branches`` is False: the same branch is kept on
+    every machine, and the other's decisions are re-applied here for the actors ``signer_for`` can
+    sign for. One that continues a branch this log has already superseded is kept as evidence.
     """
     wiring = wiring or standard()
+    lost = _continues_superseded(store, header) if merge_branches else None
+    if lost is not None:
+        _check_lost_branch(store, lost, header, lines, where)
+        kept = keep_lost_branch(store, lost, [_new_row(line) for line in lines])
+        return ImportReport(stream=lost.id, name=lost.name, appended={}, created=[], up_to_date=True,
+                            verify=_verify_here(store, lost, wiring), superseded=kept)
     base, base_meta = _base_from_store(store, header, where)
     report = verify_lines(header, lines, where, base=base, strict_rules=strict_rules, progress=progress,
                           prior=_prior(store, base_meta, header.since), wiring=wiring)
@@ -399,8 +419,18 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
                 if seq in ours and ours[seq].hash != theirs:
                     for check in wiring.divergence_checks:
                         check(store, local, seq, ours[seq].body, body, proof)
-                    raise Diverged(local.name, seq, ours[seq].hash, theirs)
+                    if not merge_branches or seg is not header.segments[-1] or batches or not _pinned(store, local):
+                        raise Diverged(local.name, seq, ours[seq].hash, theirs)
+                    branch = [NewRow(s, t, h, b, c) for s, h, b, t, c in rows if s >= seq]
+                    result = merge(store, local, seq - 1, branch, signer_for=signer_for, wiring=wiring, where=where)
+                    changed = result.kept == "theirs" or result.superseded or any(
+                        d.outcome == "reapplied" for d in result.decisions)
+                    return ImportReport(stream=local.id, name=local.name, appended={local.name: len(branch)}
+                                        if result.kept == "theirs" else {}, created=[], up_to_date=not changed,
+                                        verify=report, merge=result)
         tail = [r for r in rows if r[0] > local_head]
+        if tail and merge_branches:
+            check_against_superseded(store, local, [r[2] for r in tail])
         if tail:
             if tail[0][0] != local_head + 1:
                 raise NotFound(f"{where}: {local.name} continues at seq {tail[0][0]} but this log ends at {local_head}")
@@ -413,6 +443,63 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
     final = store.get_stream(last.id)
     return ImportReport(stream=last.id, name=final.name if final else last.name, appended=appended,
                         created=created, up_to_date=not batches, verify=report)
+
+
+def _pinned(store: EventStore, meta: StreamMeta) -> bool:
+    """Merges are for combats played at a distance (pinned players); elsewhere a divergence is refused."""
+    genesis = state_at(store, meta, 1).core.genesis
+    return genesis is not None and bool(genesis.players)
+
+
+def _continues_superseded(store: EventStore, header: Header) -> StreamMeta | None:
+    """The local stream when an incremental bundle rests on an event this log superseded in a merge."""
+    if not header.since:
+        return None
+    meta = store.get_stream(header.stream)
+    if meta is None or store.head(meta.id).seq >= header.since and state_at(store, meta, header.since).core.head_hash \
+            == header.base_hash:
+        return None
+    if any(r.hash == header.base_hash for r in store.superseded(meta.id)):
+        return meta
+    return None
+
+
+def _check_lost_branch(store: EventStore, meta: StreamMeta, header: Header, lines: list[bytes], where: str) -> None:
+    """What can be checked of evidence resting on a superseded event: each line's hash, chain and signature."""
+    from combatlog.events.envelope import decode_envelope
+    from combatlog.trust.track import TrustChecker, TrustViolation
+
+    genesis = state_at(store, meta, 1).core.genesis
+    checker = TrustChecker.from_genesis(genesis) if genesis is not None else None
+    prev, seq = header.base_hash, header.since
+    for i, line in enumerate(lines, start=2):
+        at = f"{where}:{i}"
+        if not is_canonical(line):
+            raise VerificationFailed("not the canonical JSON of an event", where=at)
+        try:
+            env = decode_envelope(line)
+        except msgspec.DecodeError as exc:
+            raise VerificationFailed(f"not a valid event envelope: {exc}", where=at) from None
+        seq += 1
+        if env.stream != meta.id or env.seq != seq or env.prev != prev or env.computed_hash() != env.hash:
+            raise VerificationFailed(f"seq {env.seq}: the event does not hash or chain as its place needs", where=at)
+        if checker is not None:
+            try:
+                checker._signatures(env)
+            except TrustViolation as exc:
+                raise VerificationFailed(exc.message, where=at) from None
+        prev = env.hash
+    if prev != header.head_hash:
+        raise VerificationFailed("the events do not end at the head the header announces", where=where)
+
+
+def _verify_here(store: EventStore, meta: StreamMeta, wiring: Wiring) -> VerifyReport:
+    return verify_stream(store, meta, wiring=wiring)
+
+
+def _new_row(line: bytes) -> NewRow:
+    env = msgspec.json.decode(line, type=_Slim)
+    return NewRow(env.seq, env.type, env.hash, line, env.command_id)
 
 
 def _name_free(store: EventStore, meta: StreamMeta, where: str, *, renamable: bool) -> None:

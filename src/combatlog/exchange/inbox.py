@@ -35,6 +35,7 @@ from combatlog.errors import CombatlogError, Diverged, NotFound, VerificationFai
 from combatlog.events.canonical import is_canonical
 from combatlog.events.envelope import decode_envelope
 from combatlog.exchange.bundle import Header, ImportReport, Progress, Waiting, base_stream, import_bundle, read_bytes
+from combatlog.exchange.merge import SignerFor
 from combatlog.exchange.sources import Incoming
 from combatlog.store.base import EventStore, HeldBundle, StreamMeta
 from combatlog.wiring import Wiring
@@ -87,7 +88,8 @@ def seqs_of(header: Header) -> str:
 
 
 def receive(store: EventStore, incoming: list[Incoming], *, name: str | None = None, strict_rules: bool = True,
-            progress: Progress | None = None, wiring: Wiring | None = None) -> list[Outcome]:
+            progress: Progress | None = None, wiring: Wiring | None = None,
+            signer_for: SignerFor | None = None) -> list[Outcome]:
     """Apply every bundle that can be, hold those whose predecessor has not arrived, refuse the rest."""
     outcomes: list[Outcome] = []
     pool: list[_Candidate] = []
@@ -129,7 +131,8 @@ def receive(store: EventStore, incoming: list[Incoming], *, name: str | None = N
     while True:  # apply what can be, until nothing more can: each success may unblock another
         progressed = False
         for cand in list(pool):
-            result = _try(store, cand, name=name, strict_rules=strict_rules, progress=progress, wiring=wiring)
+            result = _try(store, cand, name=name, strict_rules=strict_rules, progress=progress, wiring=wiring,
+                          signer_for=signer_for)
             if result is None:
                 continue  # still waiting
             pool.remove(cand)

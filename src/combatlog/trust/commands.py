@@ -21,6 +21,9 @@ class CommitOrders(CoreCommand, frozen=True, kw_only=True):
     # Seal even when the ruleset foresees that the reveal would cancel or void these orders
     # (``RefusedAtReveal``): a deliberate choice. Local input only: nothing of it enters the log.
     anyway: bool = False
+    # The nonce to seal with (64 hex digits); empty draws a fresh one. Only a merge sets it, re-sealing
+    # a commit that lost to another branch with the nonce it had, so the commitment stays the same.
+    nonce: str = ""
 
 
 class RevealOrders(CoreCommand, frozen=True, kw_only=True):

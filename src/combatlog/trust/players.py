@@ -111,3 +111,21 @@ def signer_for_stream(store: EventStore, meta: StreamMeta, actor: str):  # type:
             f"the key held here for {actor!r} ({signer.fingerprint}) is not the one pinned in {meta.name} "
             f"({player.fingerprint})", rule=RULE_SIGNED)
     return signer
+
+
+def signers_here():  # type: ignore[no-untyped-def]
+    """actor -> a signer when this machine's key home holds that player's secret key, else None (for
+    ``import``, which re-applies the decisions of those players after a merge)."""
+    from combatlog.trust.keys import has_secret
+
+    made: dict[str, object] = {}
+
+    def signer_for(actor: str):  # type: ignore[no-untyped-def]
+        if actor not in made:
+            try:
+                made[actor] = make_signer(actor) if has_secret(actor) else None
+            except (IllegalCommand, InvalidCommand):
+                made[actor] = None
+        return made[actor]
+
+    return signer_for

@@ -34,7 +34,7 @@ from combatlog.projections.fold import CoreTrack, Folded, history
 from combatlog.store.base import EventStore
 from combatlog.trust.api import RefusedAtReveal
 from combatlog.trust.commands import Acknowledge, CommitOrders, MarkDecision, RevealOrders
-from combatlog.trust.crypto import check_orders_value, commitment, new_nonce
+from combatlog.trust.crypto import check_orders_value, commitment, is_hex64, new_nonce
 from combatlog.trust.track import _STEP, RULE_ACK, RULE_JOINT, RULE_SEAL, TrustChecker, TrustViolation
 
 TRUST_TAGS = frozenset(tag_of(cls) for cls in TRUST_EVENTS)
@@ -161,7 +161,9 @@ def decide_commit(store: EventStore, folded: Folded, cmd: CommitOrders, dice: Di
     if refused is not None and not cmd.anyway:
         refused.message += "; nothing is sealed (to seal it regardless, as a deliberate choice: --anyway)"
         raise refused
-    nonce = new_nonce()
+    if cmd.nonce and not is_hex64(cmd.nonce):
+        raise InvalidCommand("a nonce is 64 lowercase hex digits")
+    nonce = cmd.nonce or new_nonce()
     digest = commitment(cmd.orders, nonce)
     store.put_secret(f"orders:{digest}", canonical({"nonce": nonce, "orders": dict(cmd.orders)}))
     return [OrdersCommitted(step=cmd.step, player=actor, commitment=digest, required=required)]

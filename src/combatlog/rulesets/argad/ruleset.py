@@ -8,7 +8,7 @@ from typing import Any
 from combatlog.dice.port import DicePort
 from combatlog.errors import CombatlogError, InvalidCommand
 from combatlog.events.base import Event
-from combatlog.events.core import CORE_EVENTS, CombatStarted
+from combatlog.events.core import CORE_EVENTS, TRUST_OPTIONS, CombatStarted
 from combatlog.rulesets.argad import tables as t
 from combatlog.rulesets.argad import views
 from combatlog.rulesets.argad.decide import _can_strike, decide
@@ -60,7 +60,9 @@ class Argad(Ruleset[ArgadState]):
 
     def initial_state(self, genesis: CombatStarted) -> ArgadState:
         setup = genesis.setup or {}
-        options = parse_options(dict(genesis.options), setup.get("options", {}))
+        # the trust layer's genesis options (joint_dice, sequencer) are not Argad's
+        ours = {k: v for k, v in genesis.options.items() if k not in TRUST_OPTIONS}
+        options = parse_options(ours, setup.get("options", {}))
         figures = {}
         for entry in setup.get("figures", []):
             fig = build_figure(entry)

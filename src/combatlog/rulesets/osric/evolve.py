@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from combatlog.events.base import Event
-from combatlog.events.core import CombatStarted, DiceRolled, OrdersCommitted, OrdersRevealed
+from combatlog.events.core import TRUST_OPTIONS, CombatStarted, DiceRolled, OrdersCommitted, OrdersRevealed
 from combatlog.rulesets.drawn import note_drawn, prune
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
@@ -33,8 +33,8 @@ DISABLING = ("sleeping", "held")  # conditions that stop a combatant from acting
 
 def initial_state(genesis: CombatStarted) -> OsricState:
     setup = genesis.setup
-    # the trust layer's genesis options (joint_dice) are not OSRIC's
-    ours = {k: v for k, v in genesis.options.items() if k != "joint_dice"}
+    # the trust layer's genesis options (joint_dice, sequencer) are not OSRIC's
+    ours = {k: v for k, v in genesis.options.items() if k not in TRUST_OPTIONS}
     options = normalise_options({**setup.get("options", {}), **ours})
     roster = {d["name"]: build_combatant(d) for d in setup["combatants"]}
     live = {n: Live(hp=c.hp) for n, c in roster.items()}

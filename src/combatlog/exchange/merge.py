@@ -1,0 +1,313 @@
+"""Deterministic merge: two players who answer the same email end with the same log, and nothing is lost.
+
+When a bundle and this log both continue the same event ``#n`` with different events,
+neither is wrong: two players decided on the same head. ``import`` then merges:
+
+1. **The same order everywhere.** The branch whose first event's actor comes first in
+   the pinned players' order, rotated by the place (when both branches start at ``#n``,
+   the player at index ``n mod players`` in the genesis goes first), is kept; every machine computes the same choice from
+   the two events alone, whatever order the mail arrives in. Nobody can grind for
+   priority: it depends on who acted and where, not on a hash anyone can vary.
+2. **Decisions re-applied, not lost.** The other branch's decisions are re-run by their
+   owners' machines on top of the kept branch: each command, kept where it was run
+   (``commands/kept.py``), goes again through ``decide`` and every check of the write
+   path, with the same command id, and is signed anew. A decision the rules now refuse
+   is reported with the rule that refused it; the merge goes on with the rest. A sealed
+   commit is re-sealed with its own nonce, so its commitment does not change and its
+   secret still opens it: sealed-order secrets follow the decision.
+3. **Evidence kept.** The events of the losing branch are kept in the store's
+   ``superseded`` table (``combatlog superseded STREAM``), never replayed.
+4. **Equivocation still caught.** Two different events signed by one player at the same
+   place are refused before any merge (``trust/evidence.py``). A re-applied decision lands
+   at another place (after the kept branch), so an honest rebase is never flagged; and a
+   player whose re-sealed commit differs from the one they signed first is refused
+   (``check_resealed``): a rebase may move a sealed decision, never change it.
+
+5. **A sequencer, where the table has one.** Without one, a player who saw a decision could
+   drop it and answer on the same head, claiming the two were concurrent (the merge cannot
+   tell; the rotation bounds how often it pays, and the dropped decision is re-applied, not
+   lost). With ``--option sequencer=NAME`` (a pinned player, usually the referee), a branch
+   the sequencer has signed on (any event of theirs after the parting, an ``ack`` included)
+   goes first: what the sequencer saw first stands, as with the hosted service.
+
+Decisions of players whose keys are not on this machine are left to their owners: the
+merge reports them as awaited, and their re-applied events arrive by mail like any other.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Sequence
+
+import msgspec
+
+from combatlog.commands.kept import recall
+from combatlog.errors import CombatlogError, IllegalCommand, VerificationFailed
+from combatlog.events.base import tag_of
+from combatlog.events.core import CombatStarted, OrdersCommitted
+from combatlog.events.envelope import Envelope, decode_envelope
+from combatlog.projections.fold import lineage, state_at
+from combatlog.store.base import EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
+from combatlog.store.memory import MemoryStore
+from combatlog.wiring import Wiring
+
+Signer = Callable[[Envelope], Envelope]
+# actor -> a signer when this machine may act for them (their key is here), else None
+SignerFor = Callable[[str], "Signer | None"]
+RULE_MERGE = "trust: concurrent decisions merge in the players' order"
+
+
+class Decision(msgspec.Struct, kw_only=True):
+    """One decision (a command's events) of the branch that was not kept, and what became of it."""
+
+    actor: str
+    command_id: str
+    was: str  # "#5-#6" in the losing branch
+    types: list[str]
+    outcome: str  # reapplied | refused | already | awaited | not_kept
+    now: str = ""  # "#7-#8" where it was re-applied or already is
+    rule: str = ""
+    message: str = ""
+
+
+class MergeReport(msgspec.Struct, kw_only=True):
+    fork_seq: int
+    kept: str  # "theirs" (the bundle's branch) or "ours"
+    kept_actor: str
+    other_actor: str
+    superseded: int  # events moved to or kept in ``superseded`` by this merge
+    decisions: list[Decision]
+    head_seq: int = 0  # this log's head after the merge
+    head_hash: str = ""
+    why: str = ""  # why the kept branch goes first
+
+    def lines(self) -> list[str]:
+        """For people: what was kept, and what became of every decision of the other branch."""
+        which = "the bundle's" if self.kept == "theirs" else "this log's"
+        out = [f"merged at #{self.fork_seq}: {self.kept_actor} and {self.other_actor} both continued #{self.fork_seq}; "
+               f"{which} branch ({self.kept_actor}) goes first ({self.why}); "
+               f"{self.superseded} superseded events kept as evidence; head now #{self.head_seq}"]
+        for d in self.decisions:
+            what = f"{d.actor}'s {', '.join(d.types)} (was {d.was})"
+            if d.outcome == "reapplied":
+                out.append(f"  re-applied {what} as {d.now}")
+            elif d.outcome == "already":
+                out.append(f"  {what}: already re-applied as {d.now}")
+            elif d.outcome == "refused":
+                out.append(f"  refused {what}: {d.message} ({d.rule})")
+            elif d.outcome == "awaited":
+                out.append(f"  {what}: {d.actor} re-applies it on their machine (their key is not here)")
+            else:
+                out.append(f"  {what}: not re-applied ({d.message})")
+        return out
+
+
+def rank(genesis: CombatStarted | None, fork_seq: int, branch: Sequence[Envelope]) -> tuple[int, int, str]:
+    """The merge order of a branch: lower goes first (see the module's points 1 and 5).
+
+    With a sequencer (``--option sequencer=gm``), a branch holding an event the sequencer signed
+    after the place where the branches part goes first: the sequencer saw it first, and signs one
+    branch only (two would be equivocation). Otherwise, and between two such branches, the first
+    event's actor in the rotated players' order. Only combats with pinned players merge, and verify
+    has checked that every actor is pinned; the hash breaks the tie only between two events of one
+    actor, which equivocation refuses first."""
+    names = [p.name for p in genesis.players] if genesis is not None else []
+    sequencer = genesis.options.get("sequencer", "") if genesis is not None else ""
+    seen_by_sequencer = 0 if sequencer and any(e.actor == sequencer for e in branch) else 1
+    first = branch[0]
+    # the two branches start at ``fork_seq + 1``: the player at that index (mod players) goes first
+    place = (names.index(first.actor) - fork_seq - 1) % len(names) if first.actor in names else len(names)
+    return (seen_by_sequencer, place, first.hash)
+
+
+def now_utc() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[NewRow], *,
+          signer_for: SignerFor | None, wiring: Wiring, where: str) -> MergeReport:
+    """Merge the bundle's branch ``theirs`` (its events after ``fork_seq``, verified) into ``meta``."""
+    for child in store.list_streams():
+        if child.parent == meta.id and child.fork_seq > fork_seq:
+            raise IllegalCommand(
+                f"{where}: {meta.name} and the bundle both continue #{fork_seq}, and the fork {child.name} here "
+                f"rests on #{child.fork_seq} of this log's branch; a merge would pull it from under the fork",
+                rule=RULE_MERGE)
+    local_head = store.head(meta.id).seq
+    ours_rows = store.read_stream(meta.id, fork_seq + 1)
+    ours = [decode_envelope(r.body) for r in ours_rows]
+    their_envs = [decode_envelope(r.body) for r in theirs]
+    genesis = state_at(store, meta, fork_seq).core.genesis
+    keep_theirs = rank(genesis, fork_seq, their_envs) < rank(genesis, fork_seq, ours)
+    kept, lost = (their_envs, ours) if keep_theirs else (ours, their_envs)
+    sequencer = genesis.options.get("sequencer", "") if genesis is not None else ""
+    signed_on = [any(e.actor == sequencer for e in b) for b in (kept, lost)] if sequencer else [False, False]
+    why = (f"the sequencer {sequencer} signed on it" if signed_on == [True, False]
+           else f"the players' order at #{fork_seq + 1}")
+    check_resealed(kept, list(lost) + _superseded_envs(store, meta))
+
+    overlay = _overlay(store, meta, fork_seq, list(theirs) if keep_theirs else [_row(r) for r in ours_rows])
+    kept_head = fork_seq + len(kept)
+    in_kept = {(e.actor, e.command_id): e.seq for e in kept}
+    kept_ends: dict[tuple[str, str], int] = {}
+    for e in kept:
+        kept_ends[(e.actor, e.command_id)] = e.seq
+    decisions: list[Decision] = []
+    for batch in _batches(lost):
+        first = batch[0]
+        key = (first.actor, first.command_id)
+        d = Decision(actor=first.actor, command_id=first.command_id, was=_span(batch[0].seq, batch[-1].seq),
+                     types=[e.type for e in batch], outcome="not_kept")
+        decisions.append(d)
+        if key in in_kept:
+            d.outcome, d.now = "already", _span(in_kept[key], kept_ends[key])
+            continue
+        signer = signer_for(first.actor) if signer_for is not None else None
+        pinned = {p.name: p.fingerprint for p in genesis.players} if genesis is not None else {}
+        if signer is None or getattr(signer, "fingerprint", None) != pinned.get(first.actor):
+            d.outcome = "awaited"
+            continue
+        recalled = recall(store, meta.id, first.command_id)
+        if recalled is None:
+            d.message = "this machine keeps no record of the command (re-enter it by hand if it still stands)"
+            continue
+        command, how = recalled
+        if how.actor != first.actor:
+            d.message = f"the command kept here under that id was {how.actor}'s"
+            continue
+        command = _same_seal(store, command, batch)
+        from combatlog.commands.handler import execute
+
+        try:
+            outcome = execute(overlay, meta.id, command, actor=first.actor, command_id=first.command_id,
+                              scheme=how.scheme, manual_faces=how.manual_faces or None, signer=signer, wiring=wiring)
+        except CombatlogError as exc:
+            d.outcome, d.message, d.rule = "refused", str(exc), getattr(exc, "rule", "") or exc.code
+            continue
+        d.outcome, d.now = "reapplied", _span(outcome.first_seq, outcome.last_seq)
+    new_rows = [_row(r) for r in overlay.read_stream(meta.id, kept_head + 1)]
+    at = now_utc()
+    if keep_theirs:
+        moved = store.replace_tail(meta.id, fork_seq=fork_seq, expected_version=local_head,
+                                   rows=list(theirs) + new_rows, superseded_at=at)
+        count = len(moved)
+    else:
+        by = {e.seq: e.hash for e in ours}
+        count = store.keep_superseded([
+            SupersededRow(stream=meta.id, seq=r.seq, hash=r.hash, body=r.body, by=by.get(r.seq, ""), superseded_at=at)
+            for r in theirs])
+        if new_rows:
+            store.import_batches([ImportBatch(stream_id=meta.id, expected_version=local_head, rows=new_rows)])
+    head = store.head(meta.id)
+    return MergeReport(fork_seq=fork_seq, kept="theirs" if keep_theirs else "ours", kept_actor=kept[0].actor,
+                       other_actor=lost[0].actor, superseded=count, decisions=decisions, head_seq=head.seq,
+                       head_hash=head.hash, why=why)
+
+
+def keep_lost_branch(store: EventStore, meta: StreamMeta, rows: Iterable[NewRow]) -> int:
+    """A bundle that continues a branch this log already superseded: kept as evidence, nothing applied."""
+    at = now_utc()
+    return store.keep_superseded([SupersededRow(stream=meta.id, seq=r.seq, hash=r.hash, body=r.body, by="",
+                                                superseded_at=at) for r in rows])
+
+
+def check_resealed(kept: Sequence[Envelope], evidence: Sequence[Envelope]) -> None:
+    """A rebase may move a sealed commit, never change it: the same player's commit under the same command id
+    must keep its commitment (a different one would be orders re-chosen after seeing the other branch)."""
+    sealed = {}
+    for env in evidence:
+        if env.type == _COMMIT_TAG:
+            sealed[(env.actor, env.command_id)] = env
+    if not sealed:
+        return
+    for env in kept:
+        if env.type != _COMMIT_TAG:
+            continue
+        before = sealed.get((env.actor, env.command_id))
+        if before is None or before.hash == env.hash:
+            continue
+        old, new = before.payload(), env.payload()
+        assert isinstance(old, OrdersCommitted) and isinstance(new, OrdersCommitted)
+        if (old.step, old.commitment) != (new.step, new.commitment):
+            raise VerificationFailed(
+                f"#{env.seq}: {env.actor} re-sealed step {new.step} with commitment {new.commitment[:12]}... under "
+                f"command {env.command_id}, which sealed {old.step} as {old.commitment[:12]}... at #{before.seq} "
+                "(superseded): a merge moves a sealed decision, it never changes it", where=f"#{env.seq}")
+
+
+def check_against_superseded(store: EventStore, meta: StreamMeta, incoming: Sequence[bytes]) -> None:
+    """Run ``check_resealed`` on incoming events against the evidence this log keeps (cheap when there is none)."""
+    evidence = _superseded_envs(store, meta)
+    if evidence:
+        check_resealed([decode_envelope(line) for line in incoming], evidence)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+_COMMIT_TAG = tag_of(OrdersCommitted)
+
+
+def _superseded_envs(store: EventStore, meta: StreamMeta) -> list[Envelope]:
+    return [decode_envelope(r.body) for r in store.superseded(meta.id)]
+
+
+def _same_seal(store: EventStore, command: object, batch: Sequence[Envelope]) -> object:
+    """A sealed commit is re-sealed with the nonce it had: the same commitment, opened by the same secret."""
+    from combatlog.trust.commands import CommitOrders
+
+    if not isinstance(command, CommitOrders):
+        return command
+    for env in batch:
+        if env.type == _COMMIT_TAG:
+            event = env.payload()
+            assert isinstance(event, OrdersCommitted)
+            kept = store.get_secret(f"orders:{event.commitment}")
+            if kept is not None:
+                nonce = msgspec.json.decode(kept).get("nonce", "")
+                return msgspec.structs.replace(command, nonce=nonce)
+    return command
+
+
+def _batches(envs: Sequence[Envelope]) -> list[list[Envelope]]:
+    """Runs of events appended by one command (same actor and command id), in order."""
+    out: list[list[Envelope]] = []
+    for env in envs:
+        if out and (out[-1][0].actor, out[-1][0].command_id) == (env.actor, env.command_id):
+            out[-1].append(env)
+        else:
+            out.append([env])
+    return out
+
+
+def _span(first: int, last: int) -> str:
+    return f"#{first}" if first == last else f"#{first}-#{last}"
+
+
+def _row(stored: object) -> NewRow:
+    env = decode_envelope(stored.body)  # type: ignore[attr-defined]
+    return NewRow(env.seq, env.type, env.hash, stored.body, env.command_id)  # type: ignore[attr-defined]
+
+
+class _Overlay(MemoryStore):
+    """The log as it will be after the merge, in memory, to re-run decisions on; secrets stay the real store's."""
+
+    def __init__(self, real: EventStore) -> None:
+        super().__init__()
+        self._real = real
+
+    def put_secret(self, name: str, value: bytes) -> None:
+        self._real.put_secret(name, value)
+
+    def get_secret(self, name: str) -> bytes | None:
+        return self._real.get_secret(name)
+
+
+def _overlay(store: EventStore, meta: StreamMeta, fork_seq: int, kept_rows: list[NewRow]) -> _Overlay:
+    overlay = _Overlay(store)
+    for seg, low, high in lineage(store, meta):
+        top = fork_seq if seg.id == meta.id else high
+        rows = [_row(r) for r in store.read_stream(seg.id, low, top)]
+        if seg.id == meta.id:
+            rows += kept_rows
+        overlay.import_batches([ImportBatch(stream_id=seg.id, expected_version=0, create=seg, rows=rows)])
+    return overlay
