@@ -280,3 +280,100 @@ def test_a_sealed_step_committed_concurrently_is_revealed_after_the_merge(tmp_pa
     g = ms["G"]
     checker = scanned(g.store, state_at(g.store, resolve_stream(g.store, S)).core)
     assert checker.seed_step is not None and checker.seed_step.name == "r1/assign"
+
+
+# -- a hostile player and the merge ------------------------------------------------------------------
+
+def _pad_until(ms: dict[str, Machine], first: str) -> int:
+    """Notes until the next event's place puts ``first`` first in the rotation (alice 0, bob 1, gm 2);
+    returns the head they both answer."""
+    from combatlog.commands.core import AddNote
+
+    while (ms["G"].head(S)[0] + 1) % 3 != NAMES.index(first):
+        ms["G"].do("gm", AddNote(text="the referee waits"), S)
+        gossip(list(ms.values()), S)
+    return ms["G"].head(S)[0]
+
+
+def test_a_rebase_that_changes_a_sealed_commitment_is_refused(tmp_path: Path) -> None:
+    """bob's commit loses a merge at gm; bob's hostile client then 're-applies' it with other orders (another
+    commitment under the same command id), chosen after seeing the kept branch. gm, who keeps bob's
+    first commit as evidence, refuses it and appends nothing."""
+    from combatlog.errors import VerificationFailed
+    from combatlog.events.core import OrdersCommitted
+    from combatlog.events.envelope import encode_envelope, seal
+    from combatlog.store.base import NewRow
+
+    ms = {name: _clone(m) for name, m in _prefix("mr-seed-commits", False, tmp_path).items()}
+    _pad_until(ms, "alice")
+    ms["A"].do("alice", CommitOrders(step="r1/assign"), S, command_id="a1")
+    ms["B"].do("bob", CommitOrders(step="r1/assign"), S, command_id="b1")
+    send(ms["B"], ms["G"], S)  # gm holds bob's commit
+    send(ms["A"], ms["G"], S)  # alice goes first at this place: bob's is superseded at gm, kept as evidence
+    assert [d.outcome for r in ms["G"].merges for d in r.decisions] == ["awaited"]
+    before = ms["G"].head(S)
+    cheat = Machine("bob-hostile", ("bob",), ms["B"].signers, MemoryStore())
+    cheat.receive(ms["G"].bundle(S), "gm's log")
+    meta = resolve_stream(cheat.store, S)
+    head = cheat.store.head(meta.id)
+    forged = OrdersCommitted(step="r1/assign", player="bob", commitment="ab" * 32, required=NAMES)
+    env = cheat.signers["bob"](seal(stream=meta.id, seq=head.seq + 1, prev=head.hash, event=forged, actor="bob",
+                                    command_id="b1"))
+    cheat.store.append(meta.id, [NewRow(env.seq, env.type, env.hash, encode_envelope(env), "b1")],
+                       expected_version=head.seq, command_id="b1")
+    with pytest.raises(VerificationFailed, match="a merge moves a sealed decision, it never changes it"):
+        ms["G"].receive(cheat.bundle(S), "bob's re-seal")
+    assert ms["G"].head(S) == before
+    # bob's honest machine re-seals the same commitment, and gm accepts it
+    send(ms["G"], ms["B"], S)
+    send(ms["B"], ms["G"], S)
+    commits = [e.payload() for e in ms["G"].events(S) if e.command_id == "b1"]
+    evidence = [r for r in ms["G"].store.superseded(resolve_stream(ms["G"].store, S).id)]
+    from combatlog.events.envelope import decode_envelope
+
+    assert [c.commitment for c in commits] == [decode_envelope(evidence[0].body).payload().commitment]
+
+
+def test_with_a_sequencer_a_dropped_decision_cannot_be_overtaken(tmp_path: Path) -> None:
+    """Feigned concurrency: bob sees alice's lure, drops it and lures the same goblin on the same head, at
+    a place where the rotation would put him first. With --option sequencer=gm, the branch gm signed on
+    (his acknowledgement of alice's lure) goes first on every machine, and bob's lure, re-run after it,
+    is refused by the rules."""
+    from combatlog.rulesets.magic_realm import commands as c
+    from combatlog.trust.commands import Acknowledge
+
+    ms = {name: _clone(m) for name, m in _prefix("mr-lures", True, tmp_path).items()}
+    head = _pad_until(ms, "bob")
+    ms["A"].do("alice", c.Lure(character="bk", denizens=("goblin-1",)), S, command_id="a-lure")
+    send(ms["A"], ms["G"], S)
+    ms["G"].do("gm", Acknowledge(), S)  # the sequencer saw alice's lure first
+    ms["B"].do("bob", c.Lure(character="amazon", denizens=("goblin-1",)), S, command_id="b-lure")
+    send(ms["B"], ms["A"], S)
+    send(ms["B"], ms["G"], S)
+    gossip(list(ms.values()), S)
+    events = ms["G"].events(S)
+    assert events[head].actor == "alice" and events[head].command_id == "a-lure"  # alice's lure stands
+    assert not any(e.command_id == "b-lure" for e in events)
+    refused = [d for r in ms["B"].merges for d in r.decisions if d.outcome == "refused"]
+    assert refused and "goblin-1" in refused[0].message
+    assert any("the sequencer gm signed on it" in line for r in ms["B"].merges for line in r.lines())
+
+
+def test_without_a_sequencer_the_rotation_decides_and_nothing_is_lost(tmp_path: Path) -> None:
+    """The same feigned concurrency without a sequencer: bob goes first at this place (the merge cannot
+    tell a cut from concurrency: docs/trust.md says so); alice's lure is re-run after his and refused by
+    the rules, with the rule named, and her original event is kept as evidence on every machine that saw it."""
+    from combatlog.rulesets.magic_realm import commands as c
+
+    ms = {name: _clone(m) for name, m in _prefix("mr-lures", False, tmp_path).items()}
+    head = _pad_until(ms, "bob")
+    ms["A"].do("alice", c.Lure(character="bk", denizens=("goblin-1",)), S, command_id="a-lure")
+    ms["B"].do("bob", c.Lure(character="amazon", denizens=("goblin-1",)), S, command_id="b-lure")
+    gossip(list(ms.values()), S)
+    events = ms["G"].events(S)
+    assert events[head].command_id == "b-lure"
+    refused = [d for r in ms["A"].merges for d in r.decisions if d.outcome == "refused"]
+    assert refused and refused[0].command_id == "a-lure" and refused[0].rule
+    for m in ms.values():
+        kept = m.store.superseded(resolve_stream(m.store, S).id)
+        assert any(b"a-lure" in r.body for r in kept)
