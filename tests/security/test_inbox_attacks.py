@@ -221,15 +221,38 @@ def test_a_bundle_whose_lines_were_altered_is_not_held(game, tmp_path: Path) -> 
     refused(bob, "import", str(write(tmp_path / "moved.jsonl", moved)), code=8, says="does not hash or chain")
 
 
-def test_a_held_bundle_refused_once_its_base_arrives_is_dropped_with_the_error(game) -> None:  # type: ignore[no-untyped-def]
+def test_a_held_bundle_refused_once_its_base_arrives_is_dropped_with_the_error(game, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A held bundle whose signature was altered (outside the hash, so its chain still checks while it waits)
+    is refused when its predecessor arrives and it can be verified in full: dropped, with the error."""
+    alice, bob, files = game
+    lines = read(files["b2"])
+    env = json.loads(lines[1])
+    sig = base64.b64decode(env["sigs"][0]["sig"])
+    env["sigs"][0]["sig"] = base64.b64encode(bytes([sig[0] ^ 1]) + sig[1:]).decode()
+    lines[1] = json.dumps(env, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    forged = write(tmp_path / "forged-sig.jsonl", lines)
+    assert "held" in bob("import", str(forged)).out  # it rests on alice's #3, not here yet
+    result = bob("import", str(files["b1"]), ok=False)  # #2-#3 are applied; the held one is verified and refused
+    assert result.code == 8 and "held bundle from" in result.err and "signature of alice is not valid" in result.err
+    assert held_of(bob) == [] and bob.head("duel") == 3
+
+
+def test_a_held_bundle_whose_base_arrives_after_a_concurrent_move_merges(game) -> None:  # type: ignore[no-untyped-def]
+    """bob played #2-#3 himself while alice's #2-#3 were in the mail, and her #4-#5 arrived first (held).
+    When her #2-#3 arrive the logs merge (docs/trust.md, "Concurrent moves": at #2 alice goes first),
+    bob's two events are re-applied after hers, and the held bundle then applies too."""
     alice, bob, files = game
     bob("import", str(files["b2"]))  # held: it rests on alice's #3
     bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")  # bob plays #2 and #3 himself
     bob("note", "duel", "bob's own #3")
-    result = bob("import", str(files["b1"]), ok=False)  # alice's #2-#3 differ from bob's
-    assert result.code == 9 and "diverges at seq 2" in result.err
-    assert "held bundle from" in result.err and "diverges at seq 3" in result.err  # the held one, refused too
-    assert held_of(bob) == [] and bob.head("duel") == 3
+    result = bob("import", str(files["b1"]))
+    assert "merged at #1" in result.out and "re-applied bob's" in result.out
+    assert held_of(bob) == []
+    # genesis, alice's four (her #4-#5 merged in too, again first at #4), bob's two re-applied after them
+    assert bob.head("duel") == 7
+    log = bob("log", "duel", "--json").json()
+    assert [e["actor"] for e in log] == ["alice"] * 5 + ["bob"] * 2  # type: ignore[index]
+    assert bob.verify("duel")["ok"]
 
 
 def test_held_bundles_are_bounded_per_combat(game, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
