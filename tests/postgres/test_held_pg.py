@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from combatlog.store.pg_schema import MIGRATIONS, VERSION_TABLE
+from combatlog.store.pg_schema import SCHEMA_VERSION, MIGRATIONS, VERSION_TABLE
 from combatlog.store.postgres import PostgresStore
 from tests.contracts.test_store_contract import meta, rows
 from tests.contracts.test_store_contract_held import held
@@ -34,4 +34,4 @@ def test_a_schema_1_log_is_migrated_to_hold_bundles(pg_url: str) -> None:
         store.close()
     with psycopg.connect(pg_url) as conn:
         versions = conn.execute(f"SELECT version FROM {VERSION_TABLE} ORDER BY version").fetchall()
-    assert versions == [(1,), (2,)]
+    assert versions == [(v,) for v in range(1, SCHEMA_VERSION + 1)]  # 2 held bundles, 3 superseded
