@@ -362,7 +362,7 @@ def import_file(store: EventStore, path: Path, *, name: str | None = None, stric
 def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: str, *, proof: Path,
                   name: str | None = None, strict_rules: bool = True, progress: Progress | None = None,
                   wiring: Wiring | None = None, signer_for: SignerFor | None = None,
-                  merge_branches: bool = True) -> ImportReport:
+                  merge_branches: bool = True, prefer_theirs: bool = False) -> ImportReport:
     """Verify a bundle read by ``read_bytes``, then append what is new here, all or nothing.
 
     ``where`` names it in errors (a file, or a block of a message); an equivocation proof is written
@@ -422,7 +422,8 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
                     if not merge_branches or seg is not header.segments[-1] or batches or not _pinned(store, local):
                         raise Diverged(local.name, seq, ours[seq].hash, theirs)
                     branch = [NewRow(s, t, h, b, c) for s, h, b, t, c in rows if s >= seq]
-                    result = merge(store, local, seq - 1, branch, signer_for=signer_for, wiring=wiring, where=where)
+                    result = merge(store, local, seq - 1, branch, signer_for=signer_for, wiring=wiring, where=where,
+                                   prefer_theirs=prefer_theirs)
                     changed = result.kept == "theirs" or result.superseded or any(
                         d.outcome == "reapplied" for d in result.decisions)
                     return ImportReport(stream=local.id, name=local.name, appended={local.name: len(branch)}

@@ -125,8 +125,11 @@ def now_utc() -> str:
 
 
 def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[NewRow], *,
-          signer_for: SignerFor | None, wiring: Wiring, where: str) -> MergeReport:
-    """Merge the bundle's branch ``theirs`` (its events after ``fork_seq``, verified) into ``meta``."""
+          signer_for: SignerFor | None, wiring: Wiring, where: str, prefer_theirs: bool = False) -> MergeReport:
+    """Merge the bundle's branch ``theirs`` (its events after ``fork_seq``, verified) into ``meta``.
+
+    ``prefer_theirs``: the bundle comes from the sequencer itself (a combat server orders appends first
+    come, first served), so its branch is kept whatever the players' order says."""
     for child in store.list_streams():
         if child.parent == meta.id and child.fork_seq > fork_seq:
             raise IllegalCommand(
@@ -138,11 +141,12 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     ours = [decode_envelope(r.body) for r in ours_rows]
     their_envs = [decode_envelope(r.body) for r in theirs]
     genesis = state_at(store, meta, fork_seq).core.genesis
-    keep_theirs = rank(genesis, fork_seq, their_envs) < rank(genesis, fork_seq, ours)
+    keep_theirs = prefer_theirs or rank(genesis, fork_seq, their_envs) < rank(genesis, fork_seq, ours)
     kept, lost = (their_envs, ours) if keep_theirs else (ours, their_envs)
     sequencer = genesis.options.get("sequencer", "") if genesis is not None else ""
     signed_on = [any(e.actor == sequencer for e in b) for b in (kept, lost)] if sequencer else [False, False]
-    why = (f"the sequencer {sequencer} signed on it" if signed_on == [True, False]
+    why = ("the server ordered it first" if prefer_theirs
+           else f"the sequencer {sequencer} signed on it" if signed_on == [True, False]
            else f"the players' order at #{fork_seq + 1}")
     check_resealed(kept, list(lost) + _superseded_envs(store, meta))
 
