@@ -270,25 +270,26 @@ def _resolve_conflict(store: EventStore, client: Client, meta: StreamMeta, agree
     THE REBASE GOES HERE: import will re-apply the importer's own superseded decisions on top of the
     other branch; once it does, call it in place of the ``raise`` below.
     """
-    from combatlog.errors import Diverged
-    from combatlog.exchange.bundle import read_bytes
+    import_pulled(store, client, client.events(meta.id, agreed), meta.id, agreed)
 
-    data = client.events(meta.id, agreed)
-    where = f"{client.remote.name}: {meta.name} after #{agreed}"
-    header, _ = read_bytes(data, where)
+
+def _parted(store: EventStore, client: Client, meta: StreamMeta, header: Any, seq: int) -> RemoteConflict:
+    """The report of a pull that found the server's events differ from ours from ``seq`` on (or, when
+    ``seq`` is the bundle's base, at or before it: only its hash is known to differ)."""
     local = store.head(meta.id)
-    try:
-        import_pulled(store, client, data, meta.id, agreed)
-    except Diverged as exc:
-        theirs = f"#{exc.seq}-#{header.head_seq}" if header.head_seq > exc.seq else f"#{exc.seq}"
-        ours = f"#{exc.seq}-#{local.seq}" if local.seq > exc.seq else f"#{exc.seq}"
-        raise RemoteConflict(
-            f"{meta.name}: the server holds other events from #{exc.seq} on ({theirs}, head "
-            f"{header.head_hash[:16]}..., verified) than this log ({ours}, head {local.hash[:16]}...). "
-            f"The server keeps whichever came first, so yours are not on it; your log is unchanged. "
-            f"Until the automatic rebase lands: fork your log at #{exc.seq - 1} to keep your branch "
-            f"(combatlog fork {meta.name} --seq {exc.seq - 1} --as NEW), then pull the server's into a fresh log",
-            where=client.remote.name) from None
+    if seq == header.since:
+        where = f"at or before #{seq} (the server's #{seq} is {header.base_hash[:16]}...)"
+        theirs, ours = f"head #{header.head_seq}", f"head #{local.seq}"
+    else:
+        where = f"from #{seq} on"
+        theirs = f"#{seq}-#{header.head_seq}" if header.head_seq > seq else f"#{seq}"
+        ours = f"#{seq}-#{local.seq}" if local.seq > seq else f"#{seq}"
+    return RemoteConflict(
+        f"{meta.name}: the server holds other events {where} ({theirs}, {header.head_hash[:16]}..., "
+        f"verified) than this log ({ours}, {local.hash[:16]}...). The server keeps whichever came first, "
+        f"so yours are not on it; your log is unchanged. Until the automatic rebase lands: pull the server's "
+        f"into another log (combatlog --db OTHER.db pull {meta.name}) and make your moves again there",
+        where=client.remote.name)
 
 
 def import_pulled(store: EventStore, client: Client, data: bytes, combat_id: str, since: int) -> Any:
@@ -309,7 +310,15 @@ def import_pulled(store: EventStore, client: Client, data: bytes, combat_id: str
 
         check_pinned_keys(store, data, client.actor or "gm")
     proof = Path.cwd() / f"{client.remote.name}-{combat_id}.jsonl"
-    return import_bundle(store, header, lines, where, proof=proof)
+    from combatlog.errors import Diverged
+
+    try:
+        return import_bundle(store, header, lines, where, proof=proof)
+    except Diverged as exc:
+        meta = store.get_stream(combat_id)
+        if meta is None:
+            raise
+        raise _parted(store, client, meta, header, exc.seq) from None
 
 
 def pull(store: EventStore, client: Client, ref: str) -> Outcome:
