@@ -297,7 +297,8 @@ def import_pulled(store: EventStore, client: Client, data: bytes, combat_id: str
     verified in full by the normal import (a new combat's pinned keys checked against the key home)."""
     from combatlog.exchange.bundle import import_bundle, read_bytes
 
-    where = f"{client.remote.name}: {combat_id} after #{since}"
+    local = store.get_stream(combat_id)
+    where = f"{client.remote.name}: {local.name if local else combat_id} after #{since}"
     header, lines = read_bytes(data, where)
     if header.stream != combat_id or header.segments[0].id != combat_id:
         raise VerificationFailed(f"the server sent combat {header.stream} ({header.name}) when {combat_id} was "
