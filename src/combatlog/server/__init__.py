@@ -8,8 +8,8 @@ it serves. It holds no secret of any player: referee seeds and sealed-order
 nonces never leave the players' machines.
 
 Modules: ``app`` (building the Starlette app, running uvicorn), ``routes`` (the
-JSON API), ``auth`` (signed requests, invite tokens), ``registry`` (who may
-read and write each hosted combat; seen nonces), ``limits`` (body size, rate
-limits), ``feed`` (what the event stream waits on), ``worker`` (the one thread
-that owns the store).
+JSON API), ``auth`` (signed requests, invite tokens), ``limits`` (body size,
+rate limits), ``feed`` (what the event stream waits on), ``worker`` (the one
+thread that owns the store). Who may read and write each hosted combat, and the
+nonces seen, are kept by ``combatlog.store.server_registry``.
 """

@@ -23,7 +23,7 @@ from combatlog.server import auth
 from combatlog.server.errors import ApiError, from_combatlog
 from combatlog.server.feed import Notifier
 from combatlog.server.limits import MAX_BODY, RateLimiter, read_body
-from combatlog.server.registry import Access, Pinned, token_digest
+from combatlog.store.server_registry import Access, Pinned, token_digest
 from combatlog.server.worker import Worker
 
 NDJSON = "application/x-ndjson"

@@ -27,7 +27,7 @@ class Worker:
         self._pool.submit(self._open, db, state).result()
 
     def _open(self, db: str, state: str) -> None:
-        from combatlog.server.registry import Registry
+        from combatlog.store.server_registry import Registry
         from combatlog.store import open_store
 
         self.store = open_store(db)

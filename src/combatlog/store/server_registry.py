@@ -1,5 +1,6 @@
-"""What the server knows beside the events: who may read and write each hosted combat, and the
-request nonces it has seen.
+"""The combat server's own tables (``combatlog serve``, docs/server.md): who may read and write each
+hosted combat, and the request nonces it has seen. Here, not in ``server/``, because only ``store/``
+talks to databases (tests/core/test_layers.py); it is not part of the ``EventStore`` contract.
 
 Kept in SQLite tables of their own (``server_combats``, ``server_nonces``), by default in the
 same file as a SQLite event store (one file to back up), or in a file of its own beside a
