@@ -50,3 +50,21 @@ def test_the_stream_sends_each_new_event_then_ends(tmp_path: Path, server: LiveS
     # the stream is read like any other: not without the token or a player's signature
     refused = server.request("GET", f"/v1/combats/{cid}/stream?timeout=1")
     assert refused.status == 401 and refused.json()["error"] == "unauthenticated"
+
+
+def test_event_streams_are_bounded_in_number(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    live = start_server("--open", "--max-streams", "1")
+    alice, _ = table(tmp_path, live.url, ("alice", "bob"))
+    cid = combat_id(alice)
+    target = f"/v1/combats/{cid}/stream?timeout=3"
+    first: list[Reply] = []
+    holder = threading.Thread(target=lambda: first.append(
+        live.request("GET", target, None, signed(alice.home, "alice", "GET", target))))
+    holder.start()
+    time.sleep(1)
+    busy = live.request("GET", target, None, signed(alice.home, "alice", "GET", target))
+    assert busy.status == 503 and busy.json()["error"] == "busy" and busy.headers["retry-after"]
+    holder.join(timeout=30)
+    assert first[0].status == 200
+    assert live.request("GET", target.replace("3", "1"), None,
+                        signed(alice.home, "alice", "GET", target.replace("3", "1"))).status == 200

@@ -45,6 +45,8 @@ class Cheat:
         return JSONResponse([self.combat])
 
     async def info(self, request: Request) -> Response:
+        if self.combat.get("redirect"):
+            return Response(status_code=302, headers={"Location": str(self.combat["redirect"])})
         return JSONResponse(self.combat)
 
     async def events(self, request: Request) -> Response:
@@ -173,3 +175,10 @@ def test_a_new_combat_pinning_another_key_for_a_known_player_is_refused(tmp_path
     pulled = bob("pull", "ambush", ok=False)
     assert pulled.code == 4 and "alice" in pulled.err and "pins" in pulled.err, pulled.err
     assert [r["name"] for r in bob("list", "--json").json()] == ["duel"]  # type: ignore[union-attr,index]
+
+
+def test_a_redirect_is_not_followed(tmp_path: Path, cheat: Cheat, players) -> None:  # type: ignore[no-untyped-def]
+    """A signed request (or a token) is never carried to wherever a server points."""
+    _, bob = players
+    cheat.combat = {**cheat.combat, "redirect": "http://127.0.0.1:9/steal"}
+    _refused(bob, "evil refused reading combat", "HTTP 302")

@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 import typer
 
-from combatlog.cli.common import app_state, echo, json_option, print_json, stream_argument
+from combatlog.cli.common import app_state, echo, json_option, note, print_json, stream_argument
 
 app = typer.Typer(help="Combat servers (combatlog serve): add, list, remove, create a combat there.",
                   no_args_is_help=True)
@@ -31,6 +31,11 @@ def add(
     from combatlog.remote.config import path
 
     remote = add_remote(name, url, token)
+    from combatlog.remote.config import plain_http_elsewhere
+
+    if plain_http_elsewhere(remote.url):
+        note(f"warning: {remote.url} is plain HTTP to another machine: invite tokens and the combat can be read "
+             "on the way (requests stay signed); use https:// behind a TLS proxy (docs/server.md)")
     if as_json:
         print_json({"name": remote.name, "url": remote.url, "token": bool(remote.token), "file": str(path())})
         return

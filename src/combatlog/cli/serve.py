@@ -30,6 +30,7 @@ def command(
     burst: int = typer.Option(60, "--burst", min=1, help="Requests a client may make at once."),
     stream_seconds: float = typer.Option(60.0, "--stream-seconds", min=0.1,
                                          help="The longest an event stream stays open (clients reconnect)."),
+    max_streams: int = typer.Option(100, "--max-streams", min=1, help="Event streams open at once."),
 ) -> None:
     """Serve combats over HTTP: players push and pull signed bundles; the server verifies every one.
 
@@ -46,7 +47,7 @@ def command(
     db = app_state(ctx).db or default_url()
     keys = load_allow_keys(allow_keys) if allow_keys is not None else None
     config = Config(db=db, state=state or default_state(db), allow_keys=keys, max_body=max_body, rate=rate,
-                    burst=burst, stream_seconds=stream_seconds)
+                    burst=burst, stream_seconds=stream_seconds, max_streams=max_streams)
     who = "any key may create combats" if keys is None else f"{len(keys)} keys may create combats"
     note(f"combatlog serve: {db} on http://{host}:{port}/v1/ ({who}); Ctrl-C stops it")
     serve(config, host, port)

@@ -82,6 +82,23 @@ def check_url(url: str) -> str:
     return url.rstrip("/")
 
 
+def plain_http_elsewhere(url: str) -> bool:
+    """An http:// URL whose host is not this machine (loopback)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme != "http":
+        return False
+    host = parts.hostname or ""
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
 def add(name: str, url: str, token: str = "") -> Remote:
     if not _NAME.match(name):
         raise InvalidCommand(f"remote name {name!r}: 1-64 letters, digits, '_', '.' or '-'")

@@ -61,7 +61,8 @@ class Api:
         self.config, self.worker, self.notifier = config, worker, notifier
         self.by_address = RateLimiter(config.rate, config.burst)
         self.by_key = RateLimiter(config.rate, config.burst)
-        self.streams_open = 0
+        self.streams: dict[int, float] = {}  # open event streams: number -> when they end at the latest
+        self.stream_count = 0
 
     # -- the request, before any store work ----------------------------------------------------
 
@@ -304,18 +305,24 @@ class Api:
             raise ApiError(400, "bad_since", f"since={since}: this combat has events 1-{info['head_seq']}")
         seconds = min(self.config.stream_seconds, float(_whole(request.query_params.get("timeout", "0"), "timeout")
                                                         or self.config.stream_seconds))
-        if self.streams_open >= self.config.max_streams:
+        # Open streams are counted from here (requests arriving together cannot all pass) until their
+        # generator ends, or at the latest until their deadline: a stream whose client vanished before
+        # it started is never counted for longer than its time.
+        now = time.monotonic()
+        self.streams = {n: end for n, end in self.streams.items() if end > now}
+        if len(self.streams) >= self.config.max_streams:
             raise ApiError(503, "busy", "too many event streams are open; try again later",
                            headers={"Retry-After": "5"})
-        return StreamingResponse(self._sse(combat_id, since, seconds), media_type="text/event-stream",
+        self.stream_count += 1
+        self.streams[self.stream_count] = now + seconds + 1
+        return StreamingResponse(self._sse(self.stream_count, combat_id, since, now + seconds),
+                                 media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
-    async def _sse(self, combat_id: str, since: int, seconds: float):  # type: ignore[no-untyped-def]
+    async def _sse(self, number: int, combat_id: str, since: int, deadline: float):  # type: ignore[no-untyped-def]
         """Each new event as its canonical envelope (one line: canonical JSON has no newline), then an
         ``end`` event when the connection's time is up (the client reconnects with ?since=)."""
-        self.streams_open += 1
         try:
-            deadline = time.monotonic() + seconds
             last = since
             yield f": events of {combat_id} after #{since}\n\n".encode()
             while True:
@@ -329,7 +336,7 @@ class Api:
                     yield b"event: end\ndata: %s\n\n" % json.dumps({"head_seq": last}).encode()
                     return
         finally:
-            self.streams_open -= 1
+            self.streams.pop(number, None)
 
 
 def _combat_id(request: Request) -> str:
