@@ -21,7 +21,11 @@ def _client(ctx: typer.Context, remote: str | None) -> tuple[Any, Any]:
     return st.store(), Client(choose(remote), st.actor)
 
 
-def _show(outcomes: list[Any], remote: str, as_json: bool) -> None:
+def _show(outcomes: list[Any], remote: str, as_json: bool, warnings: list[str] = []) -> None:  # noqa: B006 (read only)
+    from combatlog.cli.common import note
+
+    for warning in warnings:
+        note(f"warning: {warning}")
     if as_json:
         import dataclasses
 
@@ -63,7 +67,7 @@ def pull(
     from combatlog.remote.client import pull as pull_remote
 
     store, client = _client(ctx, remote)
-    _show([pull_remote(store, client, stream)], client.remote.name, as_json)
+    _show([pull_remote(store, client, stream)], client.remote.name, as_json, client.warnings)
 
 
 def sync(
@@ -80,4 +84,4 @@ def sync(
     from combatlog.remote.client import sync as sync_remote
 
     store, client = _client(ctx, remote)
-    _show(sync_remote(store, client, list(streams or [])), client.remote.name, as_json)
+    _show(sync_remote(store, client, list(streams or [])), client.remote.name, as_json, client.warnings)

@@ -64,6 +64,7 @@ class Client:
         self.base_path = urlsplit(remote.url).path.rstrip("/")
         self.signer: Any = None
         self.actor = actor or ""
+        self.warnings: list[str] = []  # for people: keys pinned for us that we do not hold, and the like
         if actor:
             from combatlog.trust.keys import has_secret
 
@@ -321,7 +322,7 @@ def import_pulled(store: EventStore, client: Client, data: bytes, combat_id: str
     if since == 0:
         from combatlog.trust.pins import check_pinned_keys
 
-        check_pinned_keys(store, data, client.actor or "gm")
+        client.warnings += check_pinned_keys(store, data, client.actor or "gm")
     proof = Path.cwd() / f"{client.remote.name}-{combat_id}.jsonl"
     from combatlog.errors import Diverged
 
