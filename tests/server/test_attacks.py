@@ -164,6 +164,12 @@ def test_reading_needs_the_token_a_player_signature_or_a_public_combat(tmp_path:
     mallory("keys", "import", str(tmp_path / "alice.pub"))
     mallory("keys", "import", str(tmp_path / "bob.pub"))
     assert "pulled 1 events" in mallory("pull", cid).out
+    bob("pull", "duel")
+    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    bob("push", "duel")
+    synced = mallory("sync")  # a spectator's sync pulls, and does not try to push
+    assert synced.out.strip().splitlines() == ["duel: pulled 1 events from origin, verified (head #2, "
+                                               f"{server.head(cid)[1][:16]}...)"]
     # the list shows a private combat to its players and to its token only
     assert server.request("GET", "/v1/combats").json() == []
     assert [c["id"] for c in server.request("GET", f"/v1/combats?token={secret}").json()] == [cid]

@@ -82,3 +82,9 @@ def test_push_when_behind_says_pull_and_sync_catches_up(tmp_path: Path, server: 
     parted = alice("pull", "duel", ok=False)
     assert parted.code == 9 and "holds other events from #3 on" in parted.err, parted.err
     assert alice.head("duel") == 3
+
+
+def test_push_without_a_key_here_says_so_before_asking(tmp_path: Path, server: LiveServer) -> None:
+    alice, _ = table(tmp_path, server.url, ("alice", "bob"))
+    refused = alice("push", "duel", "--as", "gm", ok=False)
+    assert refused.code == 3 and "no secret key for 'gm'" in refused.err

@@ -105,6 +105,21 @@ class Client:
         return {p.H_SIGNER: self.signer.name, p.H_KEY: self.signer.fingerprint, p.H_TIME: stamp, p.H_NONCE: nonce,
                 p.H_SIGNATURE: self.signer.sign(message)}
 
+    def plays(self, info: dict[str, Any] | None) -> bool:
+        """Whether this client signs as one of the players the server's summary lists."""
+        players = (info or {}).get("players")
+        return self.signer is not None and isinstance(players, list) and any(
+            isinstance(p, dict) and p.get("name") == self.signer.name and p.get("fingerprint") == self.signer.fingerprint
+            for p in players)
+
+    def require_signer(self, what: str) -> None:
+        """Writes are signed: say so here rather than let the server answer 401."""
+        if self.signer is None:
+            from combatlog.trust.keys import key_home
+
+            raise InvalidCommand(f"{what} is signed with your key: no secret key for {self.actor or 'you'!r} in "
+                                 f"{key_home()} (run with --as PLAYER, a player of the combat whose key is here)")
+
     def _refused(self, resp: Response, what: str) -> RemoteError:
         from combatlog.text import printable
 
@@ -232,6 +247,7 @@ def create(store: EventStore, client: Client, ref: str, *, public: bool = False)
     from combatlog.remote.config import remember_token
 
     meta = resolve_stream(store, ref)
+    client.require_signer(f"creating {meta.name} on {client.remote.name}")
     resp = client.create(_bundle(store, meta, 0), public)
     body = resp.json()
     if resp.status != 201 or not isinstance(body, dict):
@@ -248,6 +264,7 @@ def push(store: EventStore, client: Client, ref: str) -> Outcome:
     from combatlog.projections.streams import resolve_stream
 
     meta = resolve_stream(store, ref)
+    client.require_signer(f"pushing {meta.name} to {client.remote.name}")
     info = client.info(meta.id)
     if info is None:
         return create(store, client, ref)
@@ -364,6 +381,8 @@ def sync(store: EventStore, client: Client, refs: list[str]) -> list[Outcome]:
             out.append(create(store, client, ref))
             continue
         out.append(pull(store, client, ref))
+        if not client.plays(client.info(combat_id)):  # a spectator (an invite token) only pulls
+            continue
         pushed = push(store, client, combat_id)
         if pushed.action != "up_to_date":
             out.append(pushed)

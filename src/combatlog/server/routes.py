@@ -215,8 +215,10 @@ class Api:
                            "on this server (ask its operator to add it to --allow-keys)")
         store, registry = self.worker.store, self.worker.registry
         combat_id = header.stream
-        if store.get_stream(combat_id) is not None or registry.get(combat_id) is not None:
+        if store.get_stream(combat_id) is not None:
             raise ApiError(409, "exists", f"combat {combat_id} is on this server already; push appends to it")
+        if registry.get(combat_id) is not None:  # left by a create whose import failed midway: not a combat
+            registry.remove(combat_id)
         taken = next((m for m in store.list_streams() if m.name == header.name), None)
         if taken is not None:
             raise ApiError(409, "name_taken", f"another combat on this server is named {header.name}; rename yours "
@@ -225,8 +227,12 @@ class Api:
         access = Access(id=combat_id, creator=creator.name, creator_key=creator.fingerprint,
                         token_sha256=token_digest(token), public=public,
                         players=tuple(Pinned(pl.name, pl.fingerprint, pl.public_key) for pl in genesis.event.players))
-        report = import_bundle(store, header, lines, "the request body", proof=self.config.proof_dir / "create")
-        registry.add(access)
+        registry.add(access)  # first: a combat in the store is never without its access rules
+        try:
+            report = import_bundle(store, header, lines, "the request body", proof=self.config.proof_dir / "create")
+        except BaseException:
+            registry.remove(combat_id)
+            raise
         return {**self._summary(access), "token": token, "appended": sum(report.appended.values())}
 
     def _append(self, combat_id: str, call: Call) -> dict[str, Any]:
