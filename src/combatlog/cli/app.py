@@ -32,7 +32,7 @@ class LazyRootGroup(TyperGroup):
         lazy = _lazy_modules()
         eager = [name for name in super().list_commands(ctx) if name not in lazy]
         return [*eager, *(name for name, module in lazy.items()
-                          if name in self.commands or importlib.util.find_spec(module) is not None)]
+                          if name in self.commands or importlib.util.find_spec(module.split(":")[0]) is not None)]
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in _lazy_modules():
@@ -83,7 +83,8 @@ RULESET_GROUPS = [
     ("argad", "argad"),
 ]
 # Optional core groups/commands added by other parts: (module, name); a module
-# exposes ``app`` (a group) or ``command`` (a single command).
+# exposes ``app`` (a group) or ``command`` (a single command); ``module:function`` names
+# one of several single commands of a module.
 EXTRA_MODULES = [
     ("combatlog.cli.keys", "keys"),
     ("combatlog.cli.seal", "seal"),
@@ -92,6 +93,11 @@ EXTRA_MODULES = [
     ("combatlog.cli.sheet", "sheet"),
     ("combatlog.cli.report", "report"),
     ("combatlog.cli.mail", "mail"),
+    ("combatlog.cli.serve", "serve"),
+    ("combatlog.cli.remote", "remote"),
+    ("combatlog.cli.replica:push", "push"),
+    ("combatlog.cli.replica:pull", "pull"),
+    ("combatlog.cli.replica:sync", "sync"),
 ]
 
 
@@ -152,10 +158,15 @@ def _lazy_modules() -> dict[str, str]:
 
 
 def _load_lazy(name: str) -> click.Command | None:
-    module = _optional(_lazy_modules()[name])
+    module_name, _, function = _lazy_modules()[name].partition(":")
+    module = _optional(module_name)
     if module is None:
         return None
-    if hasattr(module, "app"):
+    if function:
+        single = typer.Typer(add_completion=False)
+        single.command(name)(getattr(module, function))
+        command = typer.main.get_command(single)
+    elif hasattr(module, "app"):
         command: click.Command = typer.main.get_group(module.app)
     else:
         single = typer.Typer(add_completion=False)

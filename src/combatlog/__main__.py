@@ -1,0 +1,5 @@
+"""``python -m combatlog``: the same as the ``combatlog`` command."""
+
+from combatlog.cli.app import main
+
+main()

@@ -1,0 +1,105 @@
+"""Building the server: the Starlette app over one store thread, and running it under uvicorn."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from combatlog.server.errors import ApiError
+from combatlog.server.feed import PollingNotifier
+from combatlog.server.routes import Api, Config
+from combatlog.server.worker import Worker
+
+log = logging.getLogger("combatlog.server")
+
+
+def default_state(db: str) -> str:
+    """The registry's file: the SQLite event store's own file, or one beside the working folder for
+    a PostgreSQL store (docs/server.md)."""
+    if db.startswith(("postgresql://", "postgres://")):
+        return "combatlog-server.db"
+    if db in ("memory:", ":memory:"):
+        return ":memory:"
+    return db
+
+
+def build_app(config: Config) -> Starlette:
+    worker = Worker(config.db, config.state)
+
+    async def head(stream: str) -> int:
+        return (await worker.run(worker.store.head, stream)).seq
+
+    api = Api(config, worker, PollingNotifier(head, config.poll_seconds))
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
+        yield
+        worker.close()
+
+    routes = [
+        Route("/v1/health", api.health, methods=["GET"]),
+        Route("/v1/combats", api.list_combats, methods=["GET"]),
+        Route("/v1/combats", api.create, methods=["POST"]),
+        Route("/v1/combats/{combat}", api.info, methods=["GET"]),
+        Route("/v1/combats/{combat}/events", api.events, methods=["GET"]),
+        Route("/v1/combats/{combat}/events", api.append, methods=["POST"]),
+        Route("/v1/combats/{combat}/stream", api.stream, methods=["GET"]),
+    ]
+    handlers: dict[Any, Any] = {ApiError: _api_error, HTTPException: _http_error, Exception: _internal_error}
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    app.state.api = api
+    return app
+
+
+async def _api_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
+    message = {404: f"no such path: {request.url.path[:200]}",
+               405: f"{request.method} is not allowed on {request.url.path[:200]}"}.get(exc.status_code, str(exc.detail))
+    return JSONResponse({"error": code, "message": message}, status_code=exc.status_code, headers=exc.headers)
+
+
+async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("internal error on %s %s", request.method, request.url.path)
+    return JSONResponse({"error": "internal", "message": "an internal error; nothing was changed by it"},
+                        status_code=500)
+
+
+def load_allow_keys(path: Path) -> frozenset[bytes]:
+    """Public keys from a file of key lines as ``combatlog keys export`` writes them (one a line;
+    blank lines and # comments ignored)."""
+    from combatlog.errors import InvalidCommand, NotFound
+    from combatlog.trust.keys import parse_key_line
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise NotFound(f"--allow-keys {path}: {exc.strerror}") from None
+    keys = set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() and not line.strip().startswith("#"):
+            try:
+                keys.add(parse_key_line(line)[1])
+            except InvalidCommand as exc:
+                raise InvalidCommand(f"--allow-keys {path}:{number}: {exc.message}") from None
+    return frozenset(keys)
+
+
+def serve(config: Config, host: str, port: int) -> None:
+    import uvicorn
+
+    uvicorn.run(build_app(config), host=host, port=port, log_level="warning", access_log=False,
+                server_header=False, timeout_graceful_shutdown=2)

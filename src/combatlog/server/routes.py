@@ -1,0 +1,368 @@
+"""The JSON API (docs/server.md). Each route: rate limit by address, read the body within its limit,
+parse the signature headers, then do all store work (authorisation included) in one call on the
+store's thread, so that a check and the append it guards cannot interleave with another request.
+
+Every refusal is an ``ApiError`` (a JSON body ``{"error", "message", ...}``) and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from combatlog.errors import CombatlogError
+from combatlog.remote.protocol import H_TOKEN
+from combatlog.server import auth
+from combatlog.server.errors import ApiError, from_combatlog
+from combatlog.server.feed import Notifier
+from combatlog.server.limits import MAX_BODY, RateLimiter, read_body
+from combatlog.store.server_registry import Access, Pinned, token_digest
+from combatlog.server.worker import Worker
+
+NDJSON = "application/x-ndjson"
+MAX_SINCE = 2**53
+
+
+@dataclass
+class Config:
+    db: str
+    state: str
+    allow_keys: frozenset[bytes] | None  # raw public keys that may create; None: anyone (--open)
+    max_body: int = MAX_BODY
+    rate: float = 10.0  # requests per second per address and per key, after the burst
+    burst: int = 60
+    stream_seconds: float = 60.0  # the longest an event stream stays open
+    max_streams: int = 100
+    poll_seconds: float = 0.5
+    proof_dir: Path = field(default_factory=lambda: Path("."))  # where a refused equivocation's proof would go
+
+
+@dataclass
+class Call:
+    """One request as the store's thread sees it."""
+
+    method: str
+    target: str
+    body: bytes
+    signed: auth.SignedRequest | None
+    token: str
+    address: str
+
+
+class Api:
+    def __init__(self, config: Config, worker: Worker, notifier: Notifier) -> None:
+        self.config, self.worker, self.notifier = config, worker, notifier
+        self.by_address = RateLimiter(config.rate, config.burst)
+        self.by_key = RateLimiter(config.rate, config.burst)
+        self.streams: dict[int, float] = {}  # open event streams: number -> when they end at the latest
+        self.stream_count = 0
+
+    # -- the request, before any store work ----------------------------------------------------
+
+    async def _call(self, request: Request) -> Call:
+        address = request.client.host if request.client else "unknown"
+        self.by_address.check(f"address:{address}")
+        body = await read_body(request.stream(), request.headers.get("content-length"), self.config.max_body)
+        for name in (*auth.p.SIGNED_HEADERS, H_TOKEN):
+            if len(request.headers.getlist(name)) > 1:
+                raise ApiError(400, "bad_request", f"the header {name} is given twice")
+        raw_path = request.scope.get("raw_path") or request.url.path.encode("ascii", "replace")
+        query = request.scope.get("query_string") or b""
+        target = raw_path.decode("latin-1") + ("?" + query.decode("latin-1") if query else "")
+        signed = auth.signed_request({k.lower(): v for k, v in request.headers.items()}, request.method, target, body)
+        token = request.headers.get(H_TOKEN) or request.query_params.get("token") or ""
+        return Call(request.method, target, body, signed, token, address)
+
+    async def _run(self, fn: Any, *args: Any) -> Any:
+        try:
+            return await self.worker.run(fn, *args)
+        except CombatlogError as exc:
+            raise from_combatlog(exc) from None
+
+    # -- on the store's thread: authentication and authorisation -----------------------------------
+
+    def _authenticate(self, signed: auth.SignedRequest, public_b64: str) -> None:
+        """The signature by ``public_b64`` (a pinned key), the time window, the nonce, the key's rate."""
+        from combatlog.trust.keys import strict_b64
+
+        raw = strict_b64(public_b64, 32)
+        if raw is None:
+            raise ApiError(403, "wrong_key", f"no usable key is pinned for {signed.signer}")
+        auth.check_fresh(signed)
+        auth.check_signature(signed, raw)
+        why = self.worker.registry.use_nonce(signed.key, signed.nonce, signed.expires, int(time.time()))
+        if why == "replayed":
+            raise ApiError(401, "replayed", "this request nonce was used already: a replayed request is refused "
+                           "(sign each request with a fresh nonce)")
+        if why:
+            raise ApiError(429, "rate_limited", f"{signed.key} has made too many requests in the time window",
+                           headers={"Retry-After": str(auth.WINDOW_S)})
+        self.by_key.check(f"key:{signed.key}")
+
+    def _access(self, combat_id: str) -> Access:
+        access = self.worker.registry.get(combat_id)
+        if access is None or self.worker.store.get_stream(combat_id) is None:
+            raise ApiError(404, "unknown_combat", f"no combat {combat_id} on this server")
+        return access
+
+    def _may_read(self, access: Access, call: Call) -> None:
+        granted = access.public
+        signed = call.signed
+        if signed is not None:
+            pinned = access.pinned(signed.signer)
+            if pinned is not None:
+                self._authenticate(signed, pinned.public_key)
+                granted = True
+            elif not granted and not call.token:
+                raise ApiError(403, "not_a_player", f"{signed.signer} is not a player of this combat; reading it "
+                               "needs its invite token")
+        if not granted and call.token:
+            if not access.token_matches(call.token):
+                raise ApiError(403, "wrong_token", "the invite token is not this combat's")
+            granted = True
+        if not granted:
+            raise ApiError(401, "unauthenticated", "reading this combat needs its invite token (?token= or the "
+                           f"{H_TOKEN} header) or a request signed by one of its players")
+
+    def _may_write(self, access: Access, call: Call) -> Pinned:
+        signed = auth.require(call.signed, "an append")
+        pinned = access.pinned(signed.signer)
+        if pinned is None:
+            raise ApiError(403, "not_a_player", f"{signed.signer} is not a player pinned in this combat: only its "
+                           f"players ({', '.join(p.name for p in access.players)}) may append")
+        self._authenticate(signed, pinned.public_key)
+        return pinned
+
+    # -- on the store's thread: the operations ---------------------------------------------------------
+
+    def _summary(self, access: Access) -> dict[str, Any]:
+        store = self.worker.store
+        meta = store.get_stream(access.id)
+        head = store.head(access.id)
+        return {"id": access.id, "name": meta.name, "ruleset": meta.ruleset, "head_seq": head.seq,
+                "head_hash": head.hash, "public": access.public, "creator": access.creator,
+                "players": [{"name": p.name, "fingerprint": p.fingerprint} for p in access.players]}
+
+    def _list(self, call: Call) -> list[dict[str, Any]]:
+        everything = self.worker.registry.all()
+        mine: set[str] = set()
+        signed = call.signed
+        if signed is not None:
+            pinning = [a for a in everything if (pin := a.pinned(signed.signer)) is not None and pin.fingerprint == signed.key]
+            if pinning:
+                self._authenticate(signed, pinning[0].pinned(signed.signer).public_key)  # type: ignore[union-attr]
+                mine = {a.id for a in pinning}
+        token_ok = {a.id for a in everything if call.token and a.token_matches(call.token)}
+        return [self._summary(a) for a in everything if a.public or a.id in mine or a.id in token_ok]
+
+    def _info(self, combat_id: str, call: Call) -> dict[str, Any]:
+        access = self._access(combat_id)
+        self._may_read(access, call)
+        return self._summary(access)
+
+    def _events(self, combat_id: str, since: int, call: Call) -> tuple[bytes, int]:
+        from combatlog.exchange.bundle import export_lines
+
+        access = self._access(combat_id)
+        self._may_read(access, call)
+        store = self.worker.store
+        meta = store.get_stream(combat_id)
+        head = store.head(combat_id).seq
+        if since > head:
+            raise ApiError(400, "bad_since", f"since={since}: this combat has events 1-{head}", head_seq=head)
+        return b"".join(line + b"\n" for line in export_lines(store, meta, since)), head
+
+    def _create(self, call: Call, public: bool) -> dict[str, Any]:
+        from combatlog.exchange.bundle import import_bundle, read_bytes
+        from combatlog.events.core import CombatStarted
+        from combatlog.events.envelope import decode_recorded
+
+        signed = auth.require(call.signed, "creating a combat")
+        header, lines = read_bytes(call.body, "the request body")
+        if header.since != 0:
+            raise ApiError(400, "not_a_whole_export", f"the bundle starts after seq {header.since}; a combat is "
+                           "created from a whole export (append to an existing one with POST /v1/combats/ID/events)")
+        if len(header.segments) != 1:
+            raise ApiError(400, "fork", "the bundle is a fork with its parent's prefix; this server hosts root "
+                           "combats only (create the parent, a fork is not hosted yet)")
+        if not lines:
+            raise ApiError(400, "bad_bundle", "the bundle holds no events")
+        try:
+            genesis = decode_recorded(lines[0])
+        except Exception as exc:  # any decoding error of untrusted bytes: the bundle is refused
+            raise ApiError(400, "bad_bundle", f"the first event does not decode: {exc}") from None
+        if genesis.env.seq != 1 or not isinstance(genesis.event, CombatStarted):
+            raise ApiError(400, "bad_bundle", "the bundle does not start with the combat's genesis")
+        if not genesis.event.players:
+            raise ApiError(422, "no_players", "the combat pins no players: a hosted combat needs pinned players "
+                           "(combatlog new NAME --player ...), since every write to it is signed")
+        creator = next((pl for pl in genesis.event.players if pl.name == genesis.env.actor), None)
+        if creator is None or signed.signer != creator.name:
+            raise ApiError(403, "not_the_creator", f"only the creator who signed the genesis "
+                           f"({genesis.env.actor}) may put this combat on the server, not {signed.signer}")
+        self._authenticate(signed, creator.public_key)
+        from combatlog.trust.keys import strict_b64
+
+        if self.config.allow_keys is not None and strict_b64(creator.public_key, 32) not in self.config.allow_keys:
+            raise ApiError(403, "not_allowed", f"{creator.name}'s key {creator.fingerprint} may not create combats "
+                           "on this server (ask its operator to add it to --allow-keys)")
+        store, registry = self.worker.store, self.worker.registry
+        combat_id = header.stream
+        if store.get_stream(combat_id) is not None:
+            raise ApiError(409, "exists", f"combat {combat_id} is on this server already; push appends to it")
+        if registry.get(combat_id) is not None:  # left by a create whose import failed midway: not a combat
+            registry.remove(combat_id)
+        taken = next((m for m in store.list_streams() if m.name == header.name), None)
+        if taken is not None:
+            raise ApiError(409, "name_taken", f"another combat on this server is named {header.name}; rename yours "
+                           "(a fork under a new name) before hosting it")
+        token = secrets.token_urlsafe(24)
+        access = Access(id=combat_id, creator=creator.name, creator_key=creator.fingerprint,
+                        token_sha256=token_digest(token), public=public,
+                        players=tuple(Pinned(pl.name, pl.fingerprint, pl.public_key) for pl in genesis.event.players))
+        registry.add(access)  # first: a combat in the store is never without its access rules
+        try:
+            report = import_bundle(store, header, lines, "the request body", proof=self.config.proof_dir / "create")
+        except BaseException:
+            registry.remove(combat_id)
+            raise
+        return {**self._summary(access), "token": token, "appended": sum(report.appended.values())}
+
+    def _append(self, combat_id: str, call: Call) -> dict[str, Any]:
+        from combatlog.errors import ConcurrencyConflict, Diverged
+        from combatlog.exchange.bundle import import_bundle, read_bytes
+
+        access = self._access(combat_id)
+        self._may_write(access, call)
+        header, lines = read_bytes(call.body, "the request body")
+        if header.stream != combat_id or len(header.segments) != 1:
+            raise ApiError(400, "wrong_combat", f"the bundle is for combat {header.stream} ({header.name}), "
+                           f"not {combat_id}")
+        store = self.worker.store
+        head = store.head(combat_id)
+        if head.seq != header.since:
+            if header.head_seq <= head.seq:
+                held = store.read_stream(combat_id, header.head_seq, header.head_seq) if header.head_seq else []
+                if held and held[0].hash == header.head_hash:
+                    return self._appended(access, 0)  # a retry of an append already made: nothing to do
+            raise ApiError(409, "conflict", f"the server's head is #{head.seq}, the bundle continues "
+                           f"#{header.since}: pull, then push what is still yours", head_seq=head.seq,
+                           head_hash=head.hash)
+        try:
+            report = import_bundle(store, header, lines, "the request body",
+                                   proof=self.config.proof_dir / combat_id)
+        except (ConcurrencyConflict, Diverged) as exc:
+            now = store.head(combat_id)
+            raise ApiError(409, "conflict", str(exc), head_seq=now.seq, head_hash=now.hash) from None
+        return self._appended(access, sum(report.appended.values()))
+
+    def _appended(self, access: Access, count: int) -> dict[str, Any]:
+        return {**self._summary(access), "appended": count}
+
+    # -- the routes -----------------------------------------------------------------------------------
+
+    async def health(self, request: Request) -> Response:
+        from combatlog import __version__
+
+        return JSONResponse({"ok": True, "service": "combatlog", "version": __version__})
+
+    async def list_combats(self, request: Request) -> Response:
+        call = await self._call(request)
+        return JSONResponse(await self._run(self._list, call))
+
+    async def create(self, request: Request) -> Response:
+        call = await self._call(request)
+        public = _flag(request.query_params.get("public", "0"), "public")
+        result = await self._run(self._create, call, public)
+        self.notifier.changed(result["id"])
+        return JSONResponse(result, status_code=201)
+
+    async def info(self, request: Request) -> Response:
+        call = await self._call(request)
+        return JSONResponse(await self._run(self._info, _combat_id(request), call))
+
+    async def events(self, request: Request) -> Response:
+        call = await self._call(request)
+        since = _whole(request.query_params.get("since", "0"), "since")
+        data, head = await self._run(self._events, _combat_id(request), since, call)
+        return Response(data, media_type=NDJSON, headers={"X-Combatlog-Head-Seq": str(head)})
+
+    async def append(self, request: Request) -> Response:
+        call = await self._call(request)
+        combat_id = _combat_id(request)
+        result = await self._run(self._append, combat_id, call)
+        if result["appended"]:
+            self.notifier.changed(combat_id)
+        return JSONResponse(result)
+
+    async def stream(self, request: Request) -> Response:
+        call = await self._call(request)
+        combat_id = _combat_id(request)
+        info = await self._run(self._info, combat_id, call)
+        since = _whole(request.query_params.get("since", str(info["head_seq"])), "since")
+        if since > info["head_seq"]:
+            raise ApiError(400, "bad_since", f"since={since}: this combat has events 1-{info['head_seq']}")
+        seconds = min(self.config.stream_seconds, float(_whole(request.query_params.get("timeout", "0"), "timeout")
+                                                        or self.config.stream_seconds))
+        # Open streams are counted from here (requests arriving together cannot all pass) until their
+        # generator ends, or at the latest until their deadline: a stream whose client vanished before
+        # it started is never counted for longer than its time.
+        now = time.monotonic()
+        self.streams = {n: end for n, end in self.streams.items() if end > now}
+        if len(self.streams) >= self.config.max_streams:
+            raise ApiError(503, "busy", "too many event streams are open; try again later",
+                           headers={"Retry-After": "5"})
+        self.stream_count += 1
+        self.streams[self.stream_count] = now + seconds + 1
+        return StreamingResponse(self._sse(self.stream_count, combat_id, since, now + seconds),
+                                 media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    async def _sse(self, number: int, combat_id: str, since: int, deadline: float):  # type: ignore[no-untyped-def]
+        """Each new event as its canonical envelope (one line: canonical JSON has no newline), then an
+        ``end`` event when the connection's time is up (the client reconnects with ?since=)."""
+        try:
+            last = since
+            yield f": events of {combat_id} after #{since}\n\n".encode()
+            while True:
+                head = await self.notifier.wait_past(combat_id, last, deadline)
+                if head > last:
+                    rows = await self.worker.run(self.worker.store.read_stream, combat_id, last + 1, head)
+                    for row in rows:
+                        yield b"id: %d\nevent: event\ndata: %s\n\n" % (row.seq, row.body)
+                        last = row.seq
+                if time.monotonic() >= deadline:
+                    yield b"event: end\ndata: %s\n\n" % json.dumps({"head_seq": last}).encode()
+                    return
+        finally:
+            self.streams.pop(number, None)
+
+
+def _combat_id(request: Request) -> str:
+    from combatlog.names import is_stream_id
+
+    value = request.path_params["combat"]
+    if not is_stream_id(value):
+        raise ApiError(404, "unknown_combat", "not a combat id")
+    return value  # type: ignore[no-any-return]
+
+
+def _whole(text: str, name: str) -> int:
+    if not text.isdigit() or len(text) > 16 or int(text) > MAX_SINCE:
+        raise ApiError(400, "bad_request", f"{name}={text[:40]!r} is not a whole number from 0")
+    return int(text)
+
+
+def _flag(text: str, name: str) -> bool:
+    if text.lower() in ("1", "true", "yes"):
+        return True
+    if text.lower() in ("0", "false", "no", ""):
+        return False
+    raise ApiError(400, "bad_request", f"{name}={text[:40]!r}: use 1 or 0")

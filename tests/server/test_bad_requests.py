@@ -1,0 +1,227 @@
+"""Bad requests get a 4xx with a JSON error, never a 500, and change nothing: malformed bodies and
+bundles, oversized bodies (refused before they are read), unknown combats, wrong methods, garbage
+headers, a bundle of another combat; a bounded fuzz over paths, headers and bodies; the rate limit."""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.server.live import LiveServer, signed
+from tests.server.players import combat_id, table
+
+
+def _json_error(reply, status: int | tuple[int, ...]) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    statuses = status if isinstance(status, tuple) else (status,)
+    assert reply.status in statuses, (reply.status, reply.body)
+    body = reply.json()
+    assert isinstance(body, dict) and body["error"] and body["message"]
+    return body  # type: ignore[no-any-return]
+
+
+def test_malformed_bodies_and_bundles(tmp_path: Path, server: LiveServer) -> None:
+    alice, bob = table(tmp_path, server.url, ("alice", "bob"))
+    cid = combat_id(alice)
+    target = f"/v1/combats/{cid}/events"
+    before = server.head(cid)
+    for body in (b"", b"{", b"not json\n", b'{"format":"combatlog-export"}\n', b"\x00\xff" * 100,
+                 b'[1,2,3]\n', b'{"a":1}\n{"b":2}\n'):
+        for path in (target, "/v1/combats"):
+            reply = server.request("POST", path, body, signed(alice.home, "alice", "POST", path, body))
+            _json_error(reply, (400, 422))
+    # a whole export where an incremental one is expected, and a truncated one
+    alice("export", "duel", "-o", str(tmp_path / "whole.jsonl"))
+    whole = (tmp_path / "whole.jsonl").read_bytes()
+    reply = server.request("POST", target, whole[:-5], signed(alice.home, "alice", "POST", target, whole[:-5]))
+    _json_error(reply, (400, 422))
+    assert server.head(cid) == before
+
+
+def test_a_bundle_of_another_combat_is_refused(tmp_path: Path, server: LiveServer) -> None:
+    alice, bob = table(tmp_path, server.url, ("alice", "bob"))
+    cid = combat_id(alice)
+    alice("new", "other", "--ruleset", "freeform", "--player", "alice", "--player", "bob")
+    alice("push", "other")
+    alice("freeform", "join", "other", "Aldo", "--side", "red")
+    alice("export", "other", "--since", "1", "-o", str(tmp_path / "other.jsonl"))
+    body = (tmp_path / "other.jsonl").read_bytes()
+    target = f"/v1/combats/{cid}/events"
+    before = (server.head(cid), server.head(combat_id(alice, "other")))
+    error = _json_error(server.request("POST", target, body, signed(alice.home, "alice", "POST", target, body)), 400)
+    assert error["error"] == "wrong_combat" and "other" in error["message"]
+    assert (server.head(cid), server.head(combat_id(alice, "other"))) == before
+
+
+def test_unknown_combats_paths_and_methods(server: LiveServer) -> None:
+    assert _json_error(server.request("GET", "/v1/combats/abcdef0123456789"), 404)["error"] == "unknown_combat"
+    assert _json_error(server.request("GET", "/v1/combats/abcdef0123456789/events?since=0"), 404)
+    assert _json_error(server.request("GET", "/v1/combats/..%2F..%2Fetc"), 404)
+    assert _json_error(server.request("GET", "/nowhere"), 404)["error"] == "not_found"
+    assert _json_error(server.request("DELETE", "/v1/combats"), 405)["error"] == "method_not_allowed"
+    assert _json_error(server.request("PUT", "/v1/combats/abc/events", b"x"), 405)
+    assert _json_error(server.request("GET", "/v1/combats/abcdef0123456789/events?since=-1"), 400)
+    assert _json_error(server.request("GET", "/v1/combats/abcdef0123456789/events?since=99999999999999999999"), 400)
+
+
+def test_garbage_signature_headers(tmp_path: Path, server: LiveServer) -> None:
+    alice, _ = table(tmp_path, server.url, ("alice", "bob"))
+    cid = combat_id(alice)
+    target = f"/v1/combats/{cid}"
+    good = signed(alice.home, "alice", "GET", target)
+    cases = [
+        {"X-Combatlog-Signer": "alice"},  # some headers, not all
+        {**good, "X-Combatlog-Signature": "!!!"},
+        {**good, "X-Combatlog-Signature": "QUJD"},  # base64, not 64 bytes
+        {**good, "X-Combatlog-Time": "yesterday"},
+        {**good, "X-Combatlog-Nonce": "00"},
+        {**good, "X-Combatlog-Key": "rsa:1234"},
+        {**good, "X-Combatlog-Signer": "al ice"},
+        {**good, "X-Combatlog-Time": "9" * 40},
+    ]
+    for headers in cases:
+        _json_error(server.request("GET", target, None, headers), (400, 401, 403))
+    # a request HTTP itself cannot parse is answered by the HTTP layer (uvicorn), before the app: 400
+    broken = server.request("GET", target, None, {"Content-Length": "12x"})
+    assert broken.status == 400
+
+
+def _answer(s: socket.socket) -> bytes:
+    """A whole HTTP answer from a raw socket (headers, then Content-Length bytes)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        part = s.recv(65536)
+        if not part:
+            return data
+        data += part
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    while len(body) < length:
+        part = s.recv(65536)
+        if not part:
+            break
+        body += part
+    return head + b"\r\n\r\n" + body
+
+
+def test_an_oversized_body_is_refused_before_it_is_read(server: LiveServer) -> None:
+    # announce 64 MiB, send a few bytes: the answer comes at once, without waiting for the rest
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(b"POST /v1/combats HTTP/1.1\r\nHost: x\r\nContent-Length: 67108864\r\n\r\n" + b"x" * 1000)
+        started = time.monotonic()
+        answer = _answer(s)
+        assert time.monotonic() - started < 5
+    assert answer.startswith(b"HTTP/1.1 413") and b'"error":"too_large"' in answer
+
+
+def test_a_chunked_body_over_the_limit_is_refused_while_reading(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    live = start_server("--open", "--max-body", "65536")
+    chunk = b"x" * 16384
+    with socket.create_connection(("127.0.0.1", live.port), timeout=10) as s:
+        s.sendall(b"POST /v1/combats HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        try:
+            for _ in range(8):
+                s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            s.sendall(b"0\r\n\r\n")
+        except OSError:
+            pass  # the server may close before the last chunk
+        answer = _answer(s)
+    assert answer.startswith(b"HTTP/1.1 413") and b'"error":"too_large"' in answer, answer[:300]
+
+
+def test_the_rate_limit_answers_429_with_retry_after(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    live = start_server("--open", "--rate", "0.5", "--burst", "5")
+    statuses = [live.request("GET", "/v1/combats").status for _ in range(8)]
+    assert statuses[:5] == [200] * 5 and statuses[5:] == [429] * 3
+    limited = live.request("GET", "/v1/combats")
+    assert limited.status == 429 and int(limited.headers["retry-after"]) >= 1
+    assert limited.json()["error"] == "rate_limited"
+
+
+_TEXT = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7e), max_size=40)
+_PATHS = st.one_of(
+    st.sampled_from(["/v1/combats", "/v1/combats/abcdef0123456789", "/v1/combats/abcdef0123456789/events",
+                     "/v1/combats/abcdef0123456789/stream?timeout=1", "/v1/health", "/v1/combats?public=2"]),
+    st.builds(lambda a, b: f"/v1/combats/{a}/{b}", st.from_regex(r"[A-Za-z0-9_%.-]{0,20}", fullmatch=True),
+              st.from_regex(r"[A-Za-z0-9_%.=?&-]{0,20}", fullmatch=True)),
+    st.builds(lambda q: f"/v1/combats/abcdef0123456789/events?{q}", st.from_regex(r"[a-z=&0-9%-]{0,30}", fullmatch=True)),
+)
+_HEADERS = st.dictionaries(st.sampled_from(["X-Combatlog-Signer", "X-Combatlog-Key", "X-Combatlog-Time",
+                                            "X-Combatlog-Nonce", "X-Combatlog-Signature", "X-Combatlog-Token",
+                                            "Content-Type"]), _TEXT, max_size=6)
+_BODIES = st.one_of(st.binary(max_size=300), st.sampled_from([b"{}\n", b'{"format":"combatlog-export","version":1}\n']))
+
+
+@pytest.mark.slow
+def test_fuzz_never_a_500(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    live = start_server("--open", "--rate", "1000", "--burst", "1000")
+    deadline = time.monotonic() + 60
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(method=st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH"]), path=_PATHS, headers=_HEADERS,
+           body=_BODIES)
+    def probe(method: str, path: str, headers: dict[str, str], body: bytes) -> None:
+        if time.monotonic() > deadline:
+            return
+        reply = live.request(method, path, body if method != "GET" else None, headers)
+        assert reply.status < 500, (method, path, headers, reply.body)
+        if reply.status >= 400:
+            assert reply.json()["error"]
+
+    probe()
+    assert live.request("GET", "/v1/health").status == 200
+    assert b"Traceback" not in (tmp_path / f"server-{live.port}.log").read_bytes()
+
+
+@pytest.mark.slow
+def test_fuzz_signed_mutated_bundles_are_refused_and_change_nothing(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    """A pinned player's valid request signature over a damaged bundle: the server's own verification
+    refuses it (4xx), whatever the damage, and the log stays as it was."""
+    live = start_server("--open", "--rate", "1000", "--burst", "1000")
+    alice, bob = table(tmp_path, live.url, ("alice", "bob"))
+    cid = combat_id(alice)
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    alice("freeform", "join", "duel", "Ban", "--side", "blue", "--hp", "7")
+    alice("export", "duel", "--since", "1", "-o", str(tmp_path / "inc.jsonl"))
+    original = (tmp_path / "inc.jsonl").read_bytes()
+    target = f"/v1/combats/{cid}/events"
+    before = live.head(cid)
+    deadline = time.monotonic() + 60
+
+    @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(data=st.data())
+    def probe(data: st.DataObject) -> None:
+        if time.monotonic() > deadline:
+            return
+        body = bytearray(original)
+        kind = data.draw(st.sampled_from(["flip", "cut", "drop", "swap", "insert"]))
+        lines = original.split(b"\n")[:-1]
+        if kind == "flip":
+            i = data.draw(st.integers(0, len(body) - 1))
+            body[i] ^= data.draw(st.integers(1, 255))
+        elif kind == "cut":
+            body = body[: data.draw(st.integers(0, len(body) - 1))]
+        elif kind == "drop":
+            del lines[data.draw(st.integers(0, len(lines) - 1))]
+            body = bytearray(b"\n".join(lines) + b"\n")
+        elif kind == "swap":
+            lines[1], lines[2] = lines[2], lines[1]
+            body = bytearray(b"\n".join(lines) + b"\n")
+        else:
+            at = data.draw(st.integers(0, len(body)))
+            body[at:at] = data.draw(st.binary(min_size=1, max_size=8))
+        sent = bytes(body)
+        reply = live.request("POST", target, sent, signed(alice.home, "alice", "POST", target, sent))
+        if sent == original:
+            return
+        assert 400 <= reply.status < 500, (kind, reply.status, reply.body)
+        assert reply.json()["error"]
+        assert live.head(cid) == before
+
+    probe()
+    assert b"Traceback" not in (tmp_path / f"server-{live.port}.log").read_bytes()

@@ -1,0 +1,90 @@
+"""The server is the sequencer: two appends on the same head, the first wins and the second gets 409
+with the server's head, and nothing of it is appended; the loser's client reports the divergence."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from tests.server.live import LiveServer, Reply, signed
+from tests.server.players import combat_id, table
+
+
+def _bundle(seat, tmp_path: Path, since: int) -> bytes:  # type: ignore[no-untyped-def]
+    path = tmp_path / f"{seat.name}-since-{since}.jsonl"
+    seat("export", "duel", "--since", str(since), "-o", str(path))
+    return path.read_bytes()
+
+
+def test_two_appends_on_one_head_one_is_refused_with_the_head(tmp_path: Path, server: LiveServer) -> None:
+    alice, bob = table(tmp_path, server.url, ("alice", "bob"))
+    cid = combat_id(alice)
+    bob("pull", "duel")
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    target = f"/v1/combats/{cid}/events"
+    bodies = {seat.name: _bundle(seat, tmp_path, 1) for seat in (alice, bob)}
+    requests = {seat.name: signed(seat.home, seat.name, "POST", target, bodies[seat.name]) for seat in (alice, bob)}
+    replies: dict[str, Reply] = {}
+    barrier = threading.Barrier(2)
+
+    def send(name: str) -> None:
+        barrier.wait()
+        replies[name] = server.request("POST", target, bodies[name], requests[name])
+
+    threads = [threading.Thread(target=send, args=(name,)) for name in requests]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.status for r in replies.values()) == [200, 409], {n: r.body for n, r in replies.items()}
+    winner = next(n for n, r in replies.items() if r.status == 200)
+    loser = next(n for n, r in replies.items() if r.status == 409)
+    refused = replies[loser].json()
+    head_seq, head_hash = server.head(cid)
+    assert head_seq == 2 and refused["error"] == "conflict"
+    assert (refused["head_seq"], refused["head_hash"]) == (head_seq, head_hash)
+    winner_seat = alice if winner == "alice" else bob
+    assert winner_seat.verify("duel")["head_hash"] == head_hash  # the winner's event, and only it
+
+    # the loser's bundle again, freshly signed: still 409, nothing appended
+    again = server.request("POST", target, bodies[loser], signed(tmp_path / loser / "keys", loser, "POST", target,
+                                                                 bodies[loser]))
+    assert again.status == 409 and server.head(cid) == (head_seq, head_hash)
+    # the winner's bundle again (a retry after a lost answer): accepted, nothing appended twice
+    retry = server.request("POST", target, bodies[winner], signed(winner_seat.home, winner, "POST", target,
+                                                                  bodies[winner]))
+    assert retry.status == 200 and retry.json()["appended"] == 0 and server.head(cid) == (head_seq, head_hash)
+
+    # the loser's client: push pulls the server's events, verifies them, and says where the logs part
+    loser_seat = bob if loser == "bob" else alice
+    before = loser_seat.verify("duel")
+    pushed = loser_seat("push", "duel", ok=False)
+    assert pushed.code == 9, pushed.err
+    assert "holds other events from #2 on" in pushed.err and "yours are not on it" in pushed.err
+    assert head_hash[:16] in pushed.err and before["head_hash"][:16] in pushed.err
+    assert loser_seat.verify("duel") == before and server.head(cid) == (head_seq, head_hash)
+
+
+def test_push_when_behind_says_pull_and_sync_catches_up(tmp_path: Path, server: LiveServer) -> None:
+    alice, bob = table(tmp_path, server.url, ("alice", "bob"))
+    bob("pull", "duel")
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    alice("push", "duel")
+    behind = bob("push", "duel")
+    assert "has events up to #2 that this log lacks: pull first" in behind.out
+    synced = bob("sync", "duel")
+    assert "pulled 1 events" in synced.out and bob.head("duel") == 2
+    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    assert "pushed 1 events" in bob("sync").out
+    # a player who appended on an old head: pull refuses the server's branch and says where they part
+    alice("freeform", "join", "duel", "Al", "--side", "red", "--hp", "3")
+    parted = alice("pull", "duel", ok=False)
+    assert parted.code == 9 and "holds other events from #3 on" in parted.err, parted.err
+    assert alice.head("duel") == 3
+
+
+def test_push_without_a_key_here_says_so_before_asking(tmp_path: Path, server: LiveServer) -> None:
+    alice, _ = table(tmp_path, server.url, ("alice", "bob"))
+    refused = alice("push", "duel", "--as", "gm", ok=False)
+    assert refused.code == 3 and "no secret key for 'gm'" in refused.err
