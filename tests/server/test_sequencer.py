@@ -1,5 +1,6 @@
 """The server is the sequencer: two appends on the same head, the first wins and the second gets 409
-with the server's head, and nothing of it is appended; the loser's client reports the divergence."""
+with the server's head, and nothing of it is appended; the loser's client merges (the server's branch
+kept) and pushes its decision re-applied after it."""
 
 from __future__ import annotations
 
@@ -56,14 +57,20 @@ def test_two_appends_on_one_head_one_is_refused_with_the_head(tmp_path: Path, se
                                                                   bodies[winner]))
     assert retry.status == 200 and retry.json()["appended"] == 0 and server.head(cid) == (head_seq, head_hash)
 
-    # the loser's client: push pulls the server's events, verifies them, and says where the logs part
+    # the loser's client: push pulls the server's events (verified), merges with the server's branch kept
+    # (the sequencer: first come, first served), re-applies the loser's join after it, and pushes that
     loser_seat = bob if loser == "bob" else alice
-    before = loser_seat.verify("duel")
-    pushed = loser_seat("push", "duel", ok=False)
-    assert pushed.code == 9, pushed.err
-    assert "holds other events from #2 on" in pushed.err and "yours are not on it" in pushed.err
-    assert head_hash[:16] in pushed.err and before["head_hash"][:16] in pushed.err
-    assert loser_seat.verify("duel") == before and server.head(cid) == (head_seq, head_hash)
+    winner_name = winner
+    pushed = loser_seat("push", "duel")
+    assert f"the bundle's branch ({winner_name}) goes first (the server ordered it first)" in pushed.out
+    assert f"re-applied {loser}'s ff.participant_joined (was #2) as #3" in pushed.out
+    assert "pushed 1" in pushed.out or "pushed" in pushed.out
+    head_seq, head_hash = server.head(cid)
+    assert head_seq == 3 and loser_seat.verify("duel")["head_hash"] == head_hash
+    winner_seat("pull", "duel")
+    assert winner_seat.verify("duel")["head_hash"] == head_hash
+    kept = loser_seat("superseded", "duel", "--json").json()["superseded"]  # type: ignore[index]
+    assert [(k["seq"], k["actor"]) for k in kept] == [(2, loser)]  # the loser's first #2, kept as evidence
 
 
 def test_push_when_behind_says_pull_and_sync_catches_up(tmp_path: Path, server: LiveServer) -> None:
@@ -77,11 +84,13 @@ def test_push_when_behind_says_pull_and_sync_catches_up(tmp_path: Path, server: 
     assert "pulled 1 events" in synced.out and bob.head("duel") == 2
     bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
     assert "pushed 1 events" in bob("sync").out
-    # a player who appended on an old head: pull refuses the server's branch and says where they part
+    # a player who appended on an old head: pull keeps the server's branch and re-applies hers after it
     alice("freeform", "join", "duel", "Al", "--side", "red", "--hp", "3")
-    parted = alice("pull", "duel", ok=False)
-    assert parted.code == 9 and "holds other events from #3 on" in parted.err, parted.err
-    assert alice.head("duel") == 3
+    merged = alice("pull", "duel")
+    assert "merged at #2" in merged.out and "(the server ordered it first)" in merged.out
+    assert "re-applied alice's ff.participant_joined (was #3) as #4" in merged.out
+    assert "(head #4," in merged.out and alice.head("duel") == 4
+    assert "pushed 1 events" in alice("sync").out and server.head(combat_id(alice))[0] == 4
 
 
 def test_push_without_a_key_here_says_so_before_asking(tmp_path: Path, server: LiveServer) -> None:

@@ -21,7 +21,8 @@ def _client(ctx: typer.Context, remote: str | None) -> tuple[Any, Any]:
     return st.store(), Client(choose(remote), st.actor)
 
 
-def _show(outcomes: list[Any], remote: str, as_json: bool, warnings: list[str] = []) -> None:  # noqa: B006 (read only)
+def _show(outcomes: list[Any], remote: str, as_json: bool, warnings: list[str] = [],  # noqa: B006 (read only)
+          merges: list[Any] = []) -> None:  # noqa: B006 (read only)
     from combatlog.cli.common import note
 
     for warning in warnings:
@@ -29,8 +30,14 @@ def _show(outcomes: list[Any], remote: str, as_json: bool, warnings: list[str] =
     if as_json:
         import dataclasses
 
-        print_json([{**dataclasses.asdict(o), "remote": remote, "token": bool(o.token)} for o in outcomes])
+        import msgspec
+
+        print_json([{**dataclasses.asdict(o), "remote": remote, "token": bool(o.token),
+                     "merges": [msgspec.to_builtins(m) for m in merges]} for o in outcomes])
         return
+    for merge in merges:  # the server's branch kept; what became of our decisions
+        for line in merge.lines():
+            echo(line)
     for o in outcomes:
         echo(o.text(remote))
 
@@ -51,7 +58,7 @@ def push(
     from combatlog.remote.client import push as push_remote
 
     store, client = _client(ctx, remote)
-    _show([push_remote(store, client, stream)], client.remote.name, as_json)
+    _show([push_remote(store, client, stream)], client.remote.name, as_json, client.warnings, client.merges)
 
 
 def pull(
@@ -67,7 +74,7 @@ def pull(
     from combatlog.remote.client import pull as pull_remote
 
     store, client = _client(ctx, remote)
-    _show([pull_remote(store, client, stream)], client.remote.name, as_json, client.warnings)
+    _show([pull_remote(store, client, stream)], client.remote.name, as_json, client.warnings, client.merges)
 
 
 def sync(
@@ -84,4 +91,5 @@ def sync(
     from combatlog.remote.client import sync as sync_remote
 
     store, client = _client(ctx, remote)
-    _show(sync_remote(store, client, list(streams or [])), client.remote.name, as_json, client.warnings)
+    _show(sync_remote(store, client, list(streams or [])), client.remote.name, as_json, client.warnings,
+          client.merges)

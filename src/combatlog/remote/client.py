@@ -65,6 +65,7 @@ class Client:
         self.signer: Any = None
         self.actor = actor or ""
         self.warnings: list[str] = []  # for people: keys pinned for us that we do not hold, and the like
+        self.merges: list[Any] = []  # MergeReports: the server's branch kept, our decisions re-applied after it
         if actor:
             from combatlog.trust.keys import has_secret
 
@@ -259,6 +260,9 @@ def create(store: EventStore, client: Client, ref: str, *, public: bool = False)
     return Outcome(meta.name, "created", head.seq, head.seq, head.hash, token)
 
 
+PUSH_ATTEMPTS = 8  # a busy combat: each 409 pulls, merges and tries again
+
+
 def push(store: EventStore, client: Client, ref: str) -> Outcome:
     """Send what the server lacks: its head from GET, then our events after it (first come, first served)."""
     from combatlog.projections.streams import resolve_stream
@@ -268,11 +272,12 @@ def push(store: EventStore, client: Client, ref: str) -> Outcome:
     info = client.info(meta.id)
     if info is None:
         return create(store, client, ref)
-    for attempt in range(2):
+    for attempt in range(PUSH_ATTEMPTS):
         server_seq, server_hash = int(info["head_seq"]), str(info["head_hash"])
         local = store.head(meta.id)
         if server_seq <= local.seq and _hash_at(store, meta, server_seq) != server_hash:
             _resolve_conflict(store, client, meta, 0)  # we differ at or before its head: compare from the start
+            local = store.head(meta.id)
         if server_seq > local.seq:
             return Outcome(meta.name, "behind", 0, server_seq, server_hash)
         if server_seq == local.seq:
@@ -281,9 +286,9 @@ def push(store: EventStore, client: Client, ref: str) -> Outcome:
         body = resp.json()
         if resp.status == 200 and isinstance(body, dict):
             return Outcome(meta.name, "pushed", local.seq - server_seq, local.seq, local.hash)
-        if resp.status != 409 or attempt:
+        if resp.status != 409 or attempt == PUSH_ATTEMPTS - 1:
             raise client._refused(resp, f"the events of {meta.name} after #{server_seq}")
-        _resolve_conflict(store, client, meta, server_seq)  # the others' events verified and imported
+        _resolve_conflict(store, client, meta, server_seq)  # the others' events verified, ours re-applied after
         info = client.info(meta.id) or info
     raise AssertionError("unreachable")
 
@@ -292,13 +297,11 @@ def _resolve_conflict(store: EventStore, client: Client, meta: StreamMeta, agree
     """Our push was refused (409) or our log differs from the server's: the server took other
     events after #``agreed``, the last seq both sides hold alike (0: unknown, compare everything).
 
-    Pull the server's events after it, verified in full against this log. When they fit (they were
-    ours, pushed from elsewhere, or they continue our log) they are imported and the caller pushes
-    again. When they differ from our own events after ``agreed``, nothing is imported and this
-    raises ``RemoteConflict`` naming both branches: the server's (verified) and ours (not on the server).
-
-    THE REBASE GOES HERE: import will re-apply the importer's own superseded decisions on top of the
-    other branch; once it does, call it in place of the ``raise`` below.
+    Pull the server's events after it, verified in full against this log, and import them. When they
+    differ from our own events after ``agreed``, the import merges with the server's branch kept (the
+    server is the sequencer: first come, first served) and re-applies our decisions after it, re-decided
+    by the rules and re-signed here (docs/trust.md, "Concurrent moves"); the caller then pushes them.
+    Secrets never leave this machine: a re-sealed commit keeps its nonce here.
     """
     import_pulled(store, client, client.events(meta.id, agreed), meta.id, agreed)
 
@@ -343,8 +346,11 @@ def import_pulled(store: EventStore, client: Client, data: bytes, combat_id: str
     proof = Path.cwd() / f"{client.remote.name}-{combat_id}.jsonl"
     from combatlog.errors import Diverged
 
+    from combatlog.trust.players import signers_here
+
     try:
-        return import_bundle(store, header, lines, where, proof=proof)
+        report = import_bundle(store, header, lines, where, proof=proof, signer_for=signers_here(),
+                               prefer_theirs=True)
     except Diverged as exc:
         meta = store.get_stream(combat_id)
         if meta is None:
@@ -352,6 +358,9 @@ def import_pulled(store: EventStore, client: Client, data: bytes, combat_id: str
         if exc.seq == since and since > 0:  # only the hash at ``since`` is known to differ: find where, from #1
             return import_pulled(store, client, client.events(combat_id, 0), combat_id, 0)
         raise _parted(store, client, meta, header, exc.seq) from None
+    if report.merge is not None:
+        client.merges.append(report.merge)
+    return report
 
 
 def pull(store: EventStore, client: Client, ref: str) -> Outcome:
@@ -365,8 +374,8 @@ def pull(store: EventStore, client: Client, ref: str) -> Outcome:
     if meta is not None and since == have and since == int(info["head_seq"]) and _hash_at(store, meta, since) == info["head_hash"]:
         return Outcome(meta.name, "up_to_date", 0, have, info["head_hash"])
     report = import_pulled(store, client, client.events(combat_id, since), combat_id, since)
-    return Outcome(report.name, "pulled", sum(report.appended.values()), report.verify.head_seq,
-                   report.verify.head_hash)
+    head = store.head(combat_id)  # after a merge: the server's events and ours re-applied after them
+    return Outcome(report.name, "pulled", sum(report.appended.values()), head.seq, head.hash)
 
 
 def sync(store: EventStore, client: Client, refs: list[str]) -> list[Outcome]:

@@ -229,7 +229,8 @@ class Api:
                         players=tuple(Pinned(pl.name, pl.fingerprint, pl.public_key) for pl in genesis.event.players))
         registry.add(access)  # first: a combat in the store is never without its access rules
         try:
-            report = import_bundle(store, header, lines, "the request body", proof=self.config.proof_dir / "create")
+            report = import_bundle(store, header, lines, "the request body", proof=self.config.proof_dir / "create",
+                                   merge_branches=False)
         except BaseException:
             registry.remove(combat_id)
             raise
@@ -257,7 +258,7 @@ class Api:
                            head_hash=head.hash)
         try:
             report = import_bundle(store, header, lines, "the request body",
-                                   proof=self.config.proof_dir / combat_id)
+                                   proof=self.config.proof_dir / combat_id, merge_branches=False)  # the sequencer
         except (ConcurrencyConflict, Diverged) as exc:
             now = store.head(combat_id)
             raise ApiError(409, "conflict", str(exc), head_seq=now.seq, head_hash=now.hash) from None
