@@ -34,10 +34,10 @@ class Reply:
 
 
 class LiveServer:
-    def __init__(self, root: Path, *args: str, db: str | None = None) -> None:
+    def __init__(self, root: Path, *args: str, db: str | None = None, port: int | None = None) -> None:
         self.root = root
         self.db = db or str(root / "server.db")
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "COMBATLOG_HOME": str(root / "server-home")}
         env.pop("COMBATLOG_DB", None)

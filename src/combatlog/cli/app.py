@@ -105,7 +105,8 @@ EXTRA_MODULES = [
 def root(
     ctx: typer.Context,
     db: Optional[str] = typer.Option(None, "--db", envvar="COMBATLOG_DB",
-                                     help="The log: a SQLite file (default ./combatlog.db) or a postgresql:// URL."),
+                                     help="The log: a SQLite file (default ./combatlog.db), a postgresql:// URL, or "
+                                          "a combat server's http(s):// URL (a local replica, synced: docs/server.md)."),
     actor: Optional[str] = typer.Option(None, "--as", envvar="COMBATLOG_ACTOR", show_default=False,
                                         help="Who is acting (and, on views, whose view): a player name. Default: "
                                              "the only secret key in the key home (keys list), else gm."),

@@ -32,9 +32,14 @@ class AppState:
 
     def store(self) -> EventStore:
         if self._store is None:
-            from combatlog.store import open_store
+            if self.db and self.db.startswith(("http://", "https://")):  # a combat server: its local replica
+                from combatlog.remote.replica import open_replica
 
-            self._store = open_store(self.db)
+                self._store = open_replica(self.db, self.actor)
+            else:
+                from combatlog.store import open_store
+
+                self._store = open_store(self.db)
         return self._store  # type: ignore[no-any-return]
 
     def close(self) -> None:
@@ -69,6 +74,8 @@ def _completion_store(ctx: click.Context) -> EventStore | None:
     from combatlog.store import default_url, open_store
 
     url = (ctx.find_root().params or {}).get("db") or default_url()
+    if url.startswith(("http://", "https://")):
+        return None  # completion does not reach a server
     return open_store(url) if log_exists(url) else None
 
 
@@ -76,7 +83,8 @@ def log_exists(url: str) -> bool:
     """Whether the log at ``url`` is there to read, without creating a SQLite file."""
     from pathlib import Path
 
-    return url.startswith(("postgresql://", "postgres://")) or url in ("memory:", ":memory:") or Path(url).exists()
+    return (url.startswith(("postgresql://", "postgres://", "http://", "https://")) or url in ("memory:", ":memory:")
+            or Path(url).exists())
 
 
 def complete_stream(ctx: typer.Context, incomplete: str) -> list[str]:

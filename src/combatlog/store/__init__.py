@@ -20,6 +20,11 @@ def open_store(url: str | None = None) -> EventStore:
         from combatlog.store.memory import MemoryStore
 
         return MemoryStore()
+    if url.startswith(("http://", "https://")):
+        from combatlog.errors import InvalidCommand
+
+        raise InvalidCommand(f"{url}: a combat server is not a store here; the CLI's --db opens its local replica "
+                             "(combatlog.remote.replica.open_replica)")
     if url.startswith(("postgresql://", "postgres://")):
         from combatlog.store.postgres import PostgresStore
 
