@@ -176,10 +176,11 @@ class Fight:
         return self
 
     def table(self, title: str) -> str:
-        lines = [title, "player  set-up  round 1  round 2   (decision steps: round 1, round 2)"]
+        lines = [title, "| player | set-up | round 1 | round 2 | end | total |", "|---|---|---|---|---|---|"]
         for p in ("gm", "alice", "bob"):
-            lines.append(f"{p:<7} {self.sent[(p, 0)]:>6} {self.sent[(p, 1)]:>8} {self.sent[(p, 2)]:>8}   "
-                         f"({len(self.steps.get((p, 1), ()))}, {len(self.steps.get((p, 2), ()))})")
+            n = [self.sent[(p, r)] for r in range(4)]
+            d = [len(self.steps.get((p, r), ())) for r in (1, 2)]
+            lines.append(f"| {p} | {n[0]} | {n[1]} ({d[0]}) | {n[2]} ({d[1]}) | {n[3]} | {sum(n)} |")
         return "\n".join(lines)
 
 

@@ -65,23 +65,17 @@ def ensure_chain(ctx: typer.Context, stream: str, as_json: bool = False) -> int:
     return int(extra(ctx, stream, CommitChain(), "chain", as_json).last_seq)
 
 
-def after_decision(ctx: typer.Context, stream: str, as_json: bool = False, *, reveal_plays: bool = False) -> None:
+def after_decision(ctx: typer.Context, stream: str, as_json: bool = False) -> None:
     """After a Magic Realm decision: the chain (once), the link that rides along (``sealed.ride_step``),
-    the reveal of sealed plays when every side has sealed, the release when nothing is left to decide."""
-    from combatlog.rulesets.magic_realm.sealed import release_due, ride_step, step_name
-    from combatlog.trust.commands import ReleaseChain, RevealLink, RevealOrders
+    the release when nothing is left to decide."""
+    from combatlog.rulesets.magic_realm.sealed import release_due, ride_step
+    from combatlog.trust.commands import ReleaseChain, RevealLink
     from combatlog.trust.sealed import link_problem
 
     ensure_chain(ctx, stream, as_json)
     actor = app_state(ctx).actor
     _meta, folded, checker = _now(ctx, stream)
     state = folded.state
-    if reveal_plays:
-        info = checker.steps.get(step_name(state))
-        if info is not None and actor in info.commits and actor not in info.reveals and not info.missing_commits():
-            extra(ctx, stream, RevealOrders(step=info.name), "reveal", as_json)
-            _meta, folded, checker = _now(ctx, stream)
-            state = folded.state
     step = ride_step(state, actor)
     if step and not link_problem(checker, actor, step):
         extra(ctx, stream, RevealLink(step=step), "link", as_json)

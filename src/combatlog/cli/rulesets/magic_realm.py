@@ -254,7 +254,7 @@ def play(
     _meta, folded = read_state(ctx, stream)
     orders = {"plays": {character: play_orders(command)}}
     seal_orders(ctx, stream, step_name(folded.state), orders, anyway=anyway, as_json=as_json)
-    after_decision(ctx, stream, as_json, reveal_plays=True)
+    after_decision(ctx, stream, as_json)
 
 
 @app.command()
