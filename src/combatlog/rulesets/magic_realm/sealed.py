@@ -307,7 +307,9 @@ def fresh_seed_events(state: MRState, dice: Any, kind: str, labels: list[str], p
     if getattr(dice, "scheme", "") != "joint" or not labels:
         return []
     fresh = seed_step_name(state, phase)
-    how = f"every player runs: combatlog mr seed STREAM (step {fresh}), then: combatlog mr reveal STREAM"
+    how = (f"every player runs: combatlog mr seed STREAM (step {fresh}: his next chain link, one message)"
+           if state.chains.all_chained else
+           f"every player runs: combatlog mr seed STREAM (step {fresh}), then: combatlog mr reveal STREAM")
     if not state.seed:
         raise IllegalCommand(f"joint dice need a seed first: {how}", rule=SEED_RULE)
     choices = [(p, what) for k, p, what in state.seed_choices if k == kind]
