@@ -26,12 +26,12 @@ from tests.conftest import REPO, Cli, CliResult
 class Seat:
     """One player at their own machine: a log, a key home, a mail folder."""
 
-    def __init__(self, name: str, root: Path) -> None:
+    def __init__(self, name: str, root: Path, env: dict[str, str] | None = None) -> None:
         self.name = name
         self.dir = root / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.home = self.dir / "keys"
-        self.cli = Cli(self.dir / "log.db", REPO, {"COMBATLOG_HOME": str(self.home)})
+        self.cli = Cli(self.dir / "log.db", REPO, {"COMBATLOG_HOME": str(self.home), **(env or {})})
         self.sent = 0
 
     def __call__(self, *args: str, ok: bool = True) -> CliResult:
@@ -48,10 +48,11 @@ class Seat:
 
 def pair(root: Path, stream: str = "duel", *, ruleset: str = "freeform", dice: str = "joint",
          options: tuple[str, ...] = (), names: tuple[str, str] = ("alice", "bob"),
-         setup: str | None = None) -> tuple[Seat, Seat]:
+         setup: str | None = None, env: dict[str, str] | None = None) -> tuple[Seat, Seat]:
     """Two seats with keys; the first creates ``stream`` pinning both and mails it to the second.
-    ``setup`` is a set-up JSON path relative to the repository root."""
-    a, b = Seat(names[0], root), Seat(names[1], root)
+    ``setup`` is a set-up JSON path relative to the repository root; ``env`` is added to both seats'
+    environment."""
+    a, b = Seat(names[0], root, env), Seat(names[1], root, env)
     a("keys", "new", a.name)
     b("keys", "new", b.name)
     pub = root / f"{b.name}.pub"

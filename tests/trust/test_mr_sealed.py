@@ -50,7 +50,10 @@ def test_a_sealed_round_by_mail_with_joint_dice(tmp_path: Path) -> None:
     G = "cave"
     setup = tmp_path / "setup.json"
     setup.write_text(json.dumps(SETUP))
-    alice, bob = pair(tmp_path, G, ruleset="magic_realm", dice="joint", setup=str(setup))
+    # The classic flow (commit and reveal for every seed step), as combats without nonce chains play it:
+    # neither machine commits a chain (tests/trust/test_message_economy.py plays the chained flow).
+    alice, bob = pair(tmp_path, G, ruleset="magic_realm", dice="joint", setup=str(setup),
+                      env={"COMBATLOG_NONCE_CHAINS": "off"})
     seats = {"alice": alice, "bob": bob}
     bob("ack", G)
     bob("mr", "lure", G, "amazon", "goblin-1")

@@ -103,7 +103,11 @@ def _commands(seat: Seat, stream: str) -> list[str]:
 
 
 @needs_mr
-def test_a_magic_realm_round_played_by_pasting_the_commands_status_mine_gives(tmp_path: Path) -> None:
+def test_a_magic_realm_round_played_by_pasting_the_commands_status_mine_gives(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # The classic flow (a commit and a reveal per seed step): neither machine commits a nonce chain.
+    # tests/trust/test_message_economy.py plays the chained flow by pasting what status --mine gives.
+    monkeypatch.setenv("COMBATLOG_NONCE_CHAINS", "off")
     G = "cave"
     alice, bob = _pair(tmp_path, G, "magic_realm", MR_SETUP, "joint")
     sync = lambda a, b: mail(a, b, G, tmp_path)  # noqa: E731

@@ -22,3 +22,15 @@ def command(
     from combatlog.trust.commands import Acknowledge
 
     run_command(ctx, stream, Acknowledge(upto=upto or 0), as_json=as_json)
+    _chain_on_joining(ctx, stream, as_json)
+
+
+def _chain_on_joining(ctx: typer.Context, stream: str, as_json: bool) -> None:
+    """Joining a Magic Realm combat with joint dice (the first ack) commits the player's nonce chain, so every
+    seed step can be seeded by links from the first round on (docs/trust.md, "Nonce chains")."""
+    from combatlog.cli.common import read_state
+    from combatlog.cli.ride import ensure_chain
+
+    _meta, folded = read_state(ctx, stream)
+    if folded.ruleset.info.name == "magic_realm":
+        ensure_chain(ctx, stream, as_json)

@@ -110,6 +110,55 @@ def reveal(
     run_command(ctx, stream, RevealOrders(step=step), as_json=as_json)
 
 
+@app.command("chain")
+def chain(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    length: int = typer.Option(0, "--length", help="Links in the chain (default 4096: one per seed step)."),
+    as_json: bool = json_option(),
+) -> None:
+    """Commit to a nonce chain: then each seed step takes one message of yours (a link), not two.
+
+    The chain's secret stays in this log's local secrets; only its head enters the log. Once every
+    pinned player has a chain, seed steps are seeded by links (docs/trust.md, "Nonce chains"). Magic
+    Realm commands do this by themselves.
+
+    Example: combatlog seal chain cave --as bob
+    """
+    from combatlog.trust.commands import CommitChain
+
+    run_command(ctx, stream, CommitChain(length=length), as_json=as_json)
+
+
+@app.command("link")
+def link(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    step: str = typer.Option(..., "--step", help="The seed step, e.g. r2 or r3/assign."),
+    as_json: bool = json_option(),
+) -> None:
+    """Contribute your next chain link to a seed step (instead of seal commit, then seal reveal).
+
+    Example: combatlog seal link duel --step r2 --as alice
+    """
+    from combatlog.trust.commands import RevealLink
+
+    run_command(ctx, stream, RevealLink(step=step), as_json=as_json)
+
+
+@app.command("release")
+def release(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
+    """Publish your chain's secret when you have nothing left to decide: your links then contribute to
+    every later seed step by themselves, and nobody waits for you. Refused for the last player whose
+    links are secret.
+
+    Example: combatlog seal release cave --as alice
+    """
+    from combatlog.trust.commands import ReleaseChain
+
+    run_command(ctx, stream, ReleaseChain(), as_json=as_json)
+
+
 @app.command("decision")
 def decision(
     ctx: typer.Context,
@@ -153,11 +202,16 @@ def status(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = 
     for s in data["steps"]:
         if s["completed_at"]:
             state = f"complete at #{s['completed_at']}"
+        elif s.get("chained"):
+            state = f"seeded by links, waiting for {', '.join(s['waiting_reveals'])}"
         elif s["waiting_commits"]:
             state = f"waiting for commits from {', '.join(s['waiting_commits'])}"
         else:
             state = f"waiting for reveals from {', '.join(s['waiting_reveals'])}"
         echo(f"step {s['step']}: {state}")
+    for name, c in data["chains"].items():
+        echo(f"{name}'s nonce chain: committed at #{c['committed_at']}, {c['used']} of {c['length']} links used"
+             + (f", released at #{c['released_at']}" if c["released_at"] else ""))
     for name, seq in data["acknowledged"].items():
         tail = "" if seq >= data["head_seq"] else f" (not #{seq + 1}-#{data['head_seq']})"
         echo(f"{name} has signed or acknowledged up to #{seq}{tail}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -50,9 +50,10 @@ def new(
         players, signer = pin_players(player, st.actor)
     outcome = create_combat(st.store(), name, ruleset, actor=st.actor, setup=setup_data, dice=dice,
                             players=players, options=options, command_id=st.command_id, signer=signer)
+    head = _chain_for_creator(ctx, outcome, ruleset, dice, bool(players)) or outcome.last_seq
     if as_json:
         out = {"id": outcome.stream.id, "name": outcome.stream.name, "ruleset": outcome.stream.ruleset,
-               "duplicate": outcome.duplicate, "head_seq": outcome.last_seq,
+               "duplicate": outcome.duplicate, "head_seq": head,
                "players": [{"name": p.name, "fingerprint": p.fingerprint} for p in players]}
         print_json(out)
         return
@@ -60,6 +61,18 @@ def new(
     echo(f"{verb}: {outcome.stream.name} (id {outcome.stream.id}, ruleset {outcome.stream.ruleset}, dice {dice})")
     for p in players:
         echo(f"  player {p.name}: key {p.fingerprint}")
+    if head != outcome.last_seq:
+        echo(f"  #{head}: {st.actor} commits to a nonce chain for the joint dice (docs/trust.md, \"Nonce chains\")")
+
+
+def _chain_for_creator(ctx: typer.Context, outcome: Any, ruleset: str, dice: str, pinned: bool) -> int:
+    """Magic Realm commands carry the players' chain links (docs/trust.md, "Nonce chains"): the creator's
+    chain goes with the genesis, the others' with their first command. The new head seq (0: none)."""
+    if ruleset == "magic_realm" and dice == "joint" and pinned and not outcome.duplicate:
+        from combatlog.cli.ride import ensure_chain
+
+        return ensure_chain(ctx, outcome.stream.name, True)
+    return 0
 
 
 def list_streams(ctx: typer.Context, as_json: bool = json_option()) -> None:

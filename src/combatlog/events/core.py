@@ -137,5 +137,35 @@ class DecisionMarked(Event, frozen=True, kw_only=True, tag="core.decision_marked
     what: str
 
 
-TRUST_EVENTS: tuple[type[Event], ...] = (OrdersCommitted, OrdersRevealed, Acknowledged, DecisionMarked)
+class ChainCommitted(Event, frozen=True, kw_only=True, tag="core.chain_committed"):
+    """A player commits to the head of a hash chain of nonces (docs/trust.md, "Nonce chains").
+
+    ``head`` is L_0 = H^length(s) for a secret s kept on the player's machine; link i (1..length)
+    is L_i = H^(length-i)(s), so H(L_i) = L_(i-1). Each link is one contribution to one seed step.
+    """
+
+    player: str
+    head: str
+    length: int
+
+
+class LinkRevealed(Event, frozen=True, kw_only=True, tag="core.link_revealed"):
+    """A player's next chain link, its contribution to a seed step (instead of a commit and a reveal)."""
+
+    step: str
+    player: str
+    index: int
+    link: str
+
+
+class ChainReleased(Event, frozen=True, kw_only=True, tag="core.chain_released"):
+    """A player with nothing left to decide publishes the secret of his chain: anyone can then compute his
+    remaining links, which contribute to every later seed step without a message from him."""
+
+    player: str
+    secret: str
+
+
+TRUST_EVENTS: tuple[type[Event], ...] = (OrdersCommitted, OrdersRevealed, Acknowledged, DecisionMarked,
+                                         ChainCommitted, LinkRevealed, ChainReleased)
 register(*TRUST_EVENTS)

@@ -49,12 +49,14 @@ import msgspec
 
 from combatlog.errors import CombatlogError, IllegalCommand
 from combatlog.events.base import Event
-from combatlog.events.core import Acknowledged, DecisionMarked, OrdersCommitted, OrdersRevealed
+from combatlog.events.core import (
+    Acknowledged, ChainCommitted, ChainReleased, DecisionMarked, LinkRevealed, OrdersCommitted, OrdersRevealed,
+)
 from combatlog.trust.commands import Acknowledge, CommitOrders, MarkDecision, RevealOrders
 from combatlog.trust.crypto import commitment, joint_seed, new_nonce
 
 __all__ = [
-    "Acknowledge", "Acknowledged", "CommitOrders", "DecisionMarked", "MarkDecision", "MyMove", "OrdersCommitted",
+    "Acknowledge", "Acknowledged", "ChainCommitted", "ChainReleased", "CommitOrders", "LinkRevealed", "DecisionMarked", "MarkDecision", "MyMove", "OrdersCommitted",
     "OrdersRevealed", "RefusedAtReveal", "RevealOrders", "SealedStep", "commitment", "command_line",
     "decision_point", "joint_seed", "new_nonce", "track_sealed",
 ]
@@ -102,31 +104,80 @@ class SealedStep(msgspec.Struct, frozen=True, kw_only=True):
     required: tuple[str, ...]
     committed: tuple[str, ...] = ()
     orders: dict[str, dict[str, Any]] = {}  # revealed orders by player
+    linked: tuple[str, ...] = ()  # players whose chain link is their contribution (revealed, or a released chain's)
+    chained: bool = False  # a seed step whose contributions are chain links (docs/trust.md, "Nonce chains")
 
     @property
     def all_committed(self) -> bool:
-        return all(p in self.committed for p in self.required)
+        return all(p in self.committed or p in self.linked for p in self.required)
 
     @property
     def complete(self) -> bool:
-        return all(p in self.orders for p in self.required)
+        return all(p in self.orders or p in self.linked for p in self.required)
+
+    def contributed(self, player: str) -> bool:
+        """His contribution to the seed is public (a reveal or a link)."""
+        return player in self.orders or player in self.linked
 
     def waiting(self) -> list[tuple[str, str]]:
-        """(player, "commit" | "reveal") for everyone the step is waiting for."""
+        """(player, "commit" | "reveal" | "link") for everyone the step is waiting for."""
+        if self.chained:  # links need no commit first: each is waited for as it stands
+            ready = self.all_committed
+            return [(p, "reveal" if p in self.committed else "link") for p in self.required
+                    if not self.contributed(p) and (ready or p not in self.committed)]
         if not self.all_committed:
             return [(p, "commit") for p in self.required if p not in self.committed]
         return [(p, "reveal") for p in self.required if p not in self.orders]
 
 
-def track_sealed(steps: dict[str, SealedStep], event: Event) -> dict[str, SealedStep]:
-    """Pure: ``steps`` after ``event`` (the same dict for events that are not sealed orders).
+class Chains(msgspec.Struct, frozen=True, kw_only=True):
+    """Who has a nonce chain, and whose chain is released, as a ruleset's state can keep it."""
 
-    ``verify`` and the write path have already checked the events, so this only records.
+    players: tuple[str, ...] = ()  # every pinned player
+    committed: tuple[str, ...] = ()
+    released: tuple[str, ...] = ()
+
+    @property
+    def all_chained(self) -> bool:
+        return bool(self.players) and all(p in self.committed for p in self.players)
+
+
+def track_chains(chains: Chains, event: Event) -> Chains:
+    if isinstance(event, ChainCommitted) and event.player not in chains.committed:
+        return msgspec.structs.replace(chains, committed=chains.committed + (event.player,))
+    if isinstance(event, ChainReleased) and event.player not in chains.released:
+        return msgspec.structs.replace(chains, released=chains.released + (event.player,))
+    return chains
+
+
+def track_sealed(steps: dict[str, SealedStep], event: Event, chains: Chains | None = None) -> dict[str, SealedStep]:
+    """Pure: ``steps`` after ``event`` (the same dict for events that are not sealed orders or links).
+
+    ``verify`` and the write path have already checked the events, so this only records. ``chains``
+    (the picture *before* the event, see ``track_chains``) lets it follow chained seed steps: a link
+    opens one, and released chains contribute to it by themselves.
     """
+    chains = chains or Chains()
+
+    def opened(step: str, required: tuple[str, ...]) -> SealedStep:
+        chained = chains.all_chained and set(chains.players) <= set(required)
+        auto = tuple(p for p in required if p in chains.released) if chained else ()
+        return SealedStep(step=step, required=required, chained=chained, linked=auto)
+
     if isinstance(event, OrdersCommitted):
-        old = steps.get(event.step) or SealedStep(step=event.step, required=event.required)
+        old = steps.get(event.step) or opened(event.step, event.required)
         new = msgspec.structs.replace(old, committed=old.committed + (event.player,))
         return {**steps, event.step: new}
+    if isinstance(event, LinkRevealed):
+        old = steps.get(event.step) or opened(event.step, chains.players)
+        return {**steps, event.step: msgspec.structs.replace(old, linked=old.linked + (event.player,))}
+    if isinstance(event, ChainReleased):
+        out = dict(steps)
+        for name, old in steps.items():
+            if old.chained and not old.complete and event.player in old.required and event.player not in old.committed \
+                    and event.player not in old.linked:
+                out[name] = msgspec.structs.replace(old, linked=old.linked + (event.player,))
+        return out
     if isinstance(event, OrdersRevealed):
         old = steps.get(event.step)
         if old is None:

@@ -43,3 +43,19 @@ class MarkDecision(CoreCommand, frozen=True, kw_only=True):
 
     what: str
     player: str = ""
+
+
+class CommitChain(CoreCommand, frozen=True, kw_only=True):
+    """Commit to the head of a fresh nonce chain (joint dice; docs/trust.md, "Nonce chains")."""
+
+    length: int = 0  # 0: the default (crypto.CHAIN_LENGTH)
+
+
+class RevealLink(CoreCommand, frozen=True, kw_only=True):
+    """Contribute the actor's next chain link to the seed step ``step``."""
+
+    step: str
+
+
+class ReleaseChain(CoreCommand, frozen=True, kw_only=True):
+    """Publish the secret of the actor's chain: his links then contribute without him."""

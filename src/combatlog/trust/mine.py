@@ -51,10 +51,13 @@ def my_moves(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -
         moves = [MyMove(what=p.what, rule=p.rule, options=tuple(p.options))
                  for p in ruleset.pending(state) if p.who == player or (referee and p.who == REFEREE)]
     named = {m.step for m in moves}
-    return referee, moves + [m for m in _sealed_steps(store, folded, meta.name, player) if m.step not in named]
+    # A ruleset that gives the moves knows which contribution each player owes to a step seeded by chain
+    # links (sealed orders, or a bare link): the log alone cannot tell, so it offers none of its own there.
+    extra = [m for m in _sealed_steps(store, folded, meta.name, player, links=hook is None) if m.step not in named]
+    return referee, moves + extra
 
 
-def _sealed_steps(store: EventStore, folded: Folded, stream: str, player: str) -> list[MyMove]:
+def _sealed_steps(store: EventStore, folded: Folded, stream: str, player: str, links: bool = True) -> list[MyMove]:
     """Sealed steps waiting for ``player``'s commit or reveal, from the log (any ruleset)."""
     from combatlog.trust.sealed import scanned
     from combatlog.trust.track import RULE_SEAL
@@ -63,7 +66,14 @@ def _sealed_steps(store: EventStore, folded: Folded, stream: str, player: str) -
     for info in scanned(store, folded.core).steps.values():
         if info.completed_at:
             continue
-        if player in info.missing_commits():
+        if info.chained and player not in info.reveals and player not in info.commits:
+            if not links:
+                continue
+            out.append(MyMove(what=f"contribute your next chain link to seed step {info.name} (one message: no "
+                                   "commit and reveal)", rule=RULE_SEAL,
+                              command=command_line("seal", "link", stream, "--step", info.name, actor=player),
+                              step=info.name))
+        elif player in info.missing_commits():
             out.append(MyMove(what=f"commit to step {info.name}: as it stands a nonce for the joint dice; your "
                                    "orders, if any, with --orders-json '{...}' (only their hash enters the log)",
                               rule=RULE_SEAL, command=command_line("seal", "commit", stream, "--step", info.name,

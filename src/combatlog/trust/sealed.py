@@ -10,7 +10,10 @@ Commands (imperative, local input) become events (facts in the log):
 - ``Acknowledge(upto)`` -> ``core.acknowledged``: a signed countersignature of
   the log up to a seq (default: the head);
 - ``MarkDecision(what)`` -> ``core.decision_marked``: a decision point on the
-  newest joint dice seed.
+  newest joint dice seed;
+- ``CommitChain()`` -> ``core.chain_committed``, ``RevealLink(step)`` ->
+  ``core.link_revealed``, ``ReleaseChain()`` -> ``core.chain_released``: a nonce
+  chain whose secret stays in this log's local secrets (docs/trust.md, "Nonce chains").
 
 The same checks as ``verify`` run before anything is appended (``pre_append``).
 """
@@ -27,15 +30,22 @@ from combatlog.errors import IllegalCommand, InvalidCommand, StoreError
 from combatlog.events.base import Event, tag_of
 from combatlog.events.canonical import canonical
 from combatlog.events.core import (
-    TRUST_EVENTS, Acknowledged, DecisionMarked, DiceRolled, OrdersCommitted, OrdersRevealed,
+    TRUST_EVENTS, Acknowledged, ChainCommitted, ChainReleased, DecisionMarked, DiceRolled, LinkRevealed,
+    OrdersCommitted, OrdersRevealed,
 )
 from combatlog.events.envelope import Envelope
 from combatlog.projections.fold import CoreTrack, Folded, history
 from combatlog.store.base import EventStore
 from combatlog.trust.api import RefusedAtReveal
-from combatlog.trust.commands import Acknowledge, CommitOrders, MarkDecision, RevealOrders
-from combatlog.trust.crypto import check_orders_value, commitment, is_hex64, new_nonce
-from combatlog.trust.track import _STEP, RULE_ACK, RULE_JOINT, RULE_SEAL, TrustChecker, TrustViolation
+from combatlog.trust.commands import (
+    Acknowledge, CommitChain, CommitOrders, MarkDecision, ReleaseChain, RevealLink, RevealOrders,
+)
+from combatlog.trust.crypto import (
+    CHAIN_LENGTH, MAX_CHAIN_LENGTH, chain_link, check_orders_value, commitment, is_hex64, new_nonce,
+)
+from combatlog.trust.track import (
+    _STEP, RULE_ACK, RULE_CHAIN, RULE_JOINT, RULE_SEAL, StepInfo, TrustChecker, TrustViolation,
+)
 
 TRUST_TAGS = frozenset(tag_of(cls) for cls in TRUST_EVENTS)
 DICE_TAG = tag_of(DiceRolled)
@@ -163,7 +173,11 @@ def decide_commit(store: EventStore, folded: Folded, cmd: CommitOrders, dice: Di
         raise refused
     if cmd.nonce and not is_hex64(cmd.nonce):
         raise InvalidCommand("a nonce is 64 lowercase hex digits")
-    nonce = cmd.nonce or new_nonce()
+    nonce = cmd.nonce or new_nonce()  # a merge re-seals a commit with the nonce it had (exchange/merge.py)
+    if (info.chained if info is not None else will_chain(checker, required)):
+        # A chained seed step: the nonce is the actor's next link, fixed long ago by his chain (a merge's
+        # re-seal draws the same link again: the superseded commit is not in the log it folds).
+        nonce = next_link(store, checker, actor)[1]
     digest = commitment(cmd.orders, nonce)
     store.put_secret(f"orders:{digest}", canonical({"nonce": nonce, "orders": dict(cmd.orders)}))
     return [OrdersCommitted(step=cmd.step, player=actor, commitment=digest, required=required)]
@@ -231,12 +245,128 @@ def decide_decision(store: EventStore, folded: Folded, cmd: MarkDecision, dice: 
     if not cmd.what.strip():
         raise InvalidCommand("say what was decided")
     checker = scanned(store, folded.core)
-    if checker.seed_step is None:
-        raise InvalidCommand("no joint dice seed is known yet, so no decision can depend on it")
     player = cmd.player or actor
+    if checker.seed_step is None and checker.foreknown_by(player) is None:
+        raise InvalidCommand("no joint dice seed is known yet, so no decision can depend on it")
     if checker.players and player not in checker.players:
         raise InvalidCommand(f"--player {player!r} is not a player of this combat ({', '.join(checker.players)})")
     return [DecisionMarked(player=player, what=cmd.what)]
+
+
+# -- nonce chains ------------------------------------------------------------------------------
+
+
+def will_chain(checker: TrustChecker, required: tuple[str, ...]) -> bool:
+    """Would a step requiring ``required`` open as a chained seed step now?"""
+    return (bool(checker.players) and set(checker.players) <= set(required)
+            and all(p in checker.chains for p in checker.players))
+
+
+def chain_secret(store: EventStore, checker: TrustChecker, actor: str) -> str:
+    chain = checker.chains.get(actor)
+    if chain is None:
+        raise IllegalCommand(f"{actor} has committed no nonce chain in this combat (combatlog seal chain STREAM)",
+                             rule=RULE_CHAIN)
+    secret = store.get_secret(f"chain:{chain.head}")
+    if secret is None:
+        raise IllegalCommand(f"the nonce chain {actor} committed at seq {chain.committed_at} is not in this log's "
+                             "secrets (it was committed from another database)", rule=RULE_CHAIN)
+    return secret.decode()
+
+
+def next_link(store: EventStore, checker: TrustChecker, actor: str) -> tuple[int, str]:
+    chain = checker.chains[actor] if actor in checker.chains else None
+    secret = chain_secret(store, checker, actor)
+    assert chain is not None
+    if chain.secret:
+        raise IllegalCommand(f"{actor} released his nonce chain at seq {chain.released_at}: his links contribute "
+                             "by themselves", rule=RULE_CHAIN)
+    if chain.index >= chain.length:
+        raise IllegalCommand(f"the nonce chain of {actor} is used up ({chain.length} links)", rule=RULE_CHAIN)
+    return chain.index + 1, chain_link(secret, chain.length, chain.index + 1)
+
+
+def chain_due(checker: TrustChecker, actor: str) -> bool:
+    """Should ``actor`` commit a nonce chain now (joint dice, pinned, none yet, no seed step open)?"""
+    genesis = checker.genesis
+    return (genesis is not None and genesis.dice == "joint" and actor in checker.players
+            and actor not in checker.chains and checker.step_open() is None
+            and genesis.options.get("nonce_chains", "on") != "off")
+
+
+def decide_chain(store: EventStore, folded: Folded, cmd: CommitChain, dice: DicePort, actor: str) -> list[Event]:
+    checker = scanned(store, folded.core)
+    genesis = folded.core.genesis
+    if genesis is None or genesis.dice != "joint" or not checker.players:
+        raise IllegalCommand("nonce chains are for combats with pinned players and joint dice", rule=RULE_CHAIN)
+    if actor not in checker.players:
+        raise IllegalCommand(f"{actor} is not a pinned player of this combat", rule=RULE_CHAIN)
+    if actor in checker.chains:
+        raise IllegalCommand(f"{actor} already committed a nonce chain (seq {checker.chains[actor].committed_at}); "
+                             "one per combat", rule=RULE_CHAIN)
+    open_step = checker.step_open()
+    if open_step is not None:
+        raise IllegalCommand(f"seed step {open_step.name} is open: a chain is committed between seed steps",
+                             rule=RULE_CHAIN)
+    length = cmd.length or CHAIN_LENGTH
+    if not 1 <= length <= MAX_CHAIN_LENGTH:
+        raise InvalidCommand(f"--length {length}: 1-{MAX_CHAIN_LENGTH}")
+    secret = new_nonce()
+    head = chain_link(secret, length, 0)
+    store.put_secret(f"chain:{head}", secret.encode())
+    return [ChainCommitted(player=actor, head=head, length=length)]
+
+
+def link_problem(checker: TrustChecker, actor: str, step: str) -> str:
+    """Why ``actor`` cannot contribute a link to ``step`` now ('' when he can)."""
+    chain = checker.chains.get(actor)
+    if chain is None:
+        return f"{actor} has committed no nonce chain"
+    if chain.secret:
+        return f"{actor} released his nonce chain: his links contribute by themselves"
+    info = checker.steps.get(step)
+    if info is None:
+        missing = [p for p in checker.players if p not in checker.chains]
+        if missing:
+            return f"{', '.join(missing)} committed no nonce chain, so step {step} needs seal commit and reveal"
+        other = checker.step_open()
+        if other is not None:
+            return f"seed step {other.name} is open (one seed step at a time)"
+        return ""
+    if not info.chained:
+        return f"step {step} is not seeded by links (seal commit and reveal)"
+    if info.completed_at:
+        return f"step {step} is complete"
+    if actor not in info.required:
+        return f"{actor} is not among the players of step {step}"
+    if actor in info.reveals or actor in info.commits:
+        return f"{actor} already contributed to step {step}"
+    return ""
+
+
+def decide_link(store: EventStore, folded: Folded, cmd: RevealLink, dice: DicePort, actor: str) -> list[Event]:
+    if not _STEP.match(cmd.step):
+        raise InvalidCommand(f"step {cmd.step!r}: 1-200 letters, digits and _.:/#@+- (e.g. r3/assign)")
+    checker = scanned(store, folded.core)
+    problem = link_problem(checker, actor, cmd.step)
+    if problem:
+        raise IllegalCommand(problem, rule=RULE_CHAIN)
+    index, link = next_link(store, checker, actor)
+    return [LinkRevealed(step=cmd.step, player=actor, index=index, link=link)]
+
+
+def decide_release(store: EventStore, folded: Folded, cmd: ReleaseChain, dice: DicePort, actor: str) -> list[Event]:
+    checker = scanned(store, folded.core)
+    secret = chain_secret(store, checker, actor)
+    chain = checker.chains[actor]
+    if chain.secret:
+        raise IllegalCommand(f"{actor} already released his chain (seq {chain.released_at})", rule=RULE_CHAIN)
+    return [ChainReleased(player=actor, secret=secret)]
+
+
+def foreknown(store: EventStore, folded: Folded, player: str) -> StepInfo | None:
+    """The open chained seed step whose seed ``player`` could compute now (``TrustChecker.foreknown_by``)."""
+    return scanned(store, folded.core).foreknown_by(player)
 
 
 DECIDERS: dict[type, Any] = {
@@ -244,6 +374,9 @@ DECIDERS: dict[type, Any] = {
     RevealOrders: decide_reveal,
     Acknowledge: decide_ack,
     MarkDecision: decide_decision,
+    CommitChain: decide_chain,
+    RevealLink: decide_link,
+    ReleaseChain: decide_release,
 }
 
 
@@ -257,8 +390,9 @@ def status(store: EventStore, folded: Folded) -> dict[str, Any]:
             "seeds_dice": info.seeds,
             "committed": {p: s for p, (s, _c) in info.commits.items()},
             "revealed": {p: s for p, (s, _n) in info.reveals.items()},
-            "waiting_commits": info.missing_commits(),
-            "waiting_reveals": [] if info.missing_commits() else info.missing_reveals(),
+            "chained": info.chained,
+            "waiting_commits": [] if info.chained else info.missing_commits(),
+            "waiting_reveals": info.missing_reveals() if info.chained or not info.missing_commits() else [],
             "completed_at": info.completed_at or None,
         })
     seed = checker.seed_step
@@ -269,6 +403,8 @@ def status(store: EventStore, folded: Folded) -> dict[str, Any]:
                        "decision_points": [d.seq for d in checker.decisions.get(seed.name, [])]} if seed else None,
         "steps": steps,
         "acknowledged": checker.acknowledged(),
+        "chains": {p: {"committed_at": c.committed_at, "length": c.length, "used": c.index,
+                       "released_at": c.released_at or None} for p, c in checker.chains.items()},
         "head_seq": folded.core.head_seq,
     }
 

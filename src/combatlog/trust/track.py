@@ -13,6 +13,11 @@ it and raises ``TrustViolation`` naming the rule:
   (the reveal that completed it) and its faces are recomputed from that seed;
   after a decision point on that seed, strict mode refuses the die and
   friendly mode flags it;
+- nonce chains (docs/trust.md, "Nonce chains"): a player commits once to the head of a
+  hash chain; in a *chained* seed step (opened when every pinned player had a chain)
+  each contribution is the player's next link, revealed on its own or as the nonce of
+  sealed orders, checked link by link, never reused; a released chain contributes
+  by itself to every later step;
 - acknowledgements: a player countersigns an earlier event by its seq and hash.
 """
 
@@ -25,15 +30,19 @@ import msgspec
 from combatlog.dice.derive import derive_faces
 from combatlog.events.base import Event
 from combatlog.events.core import (
-    Acknowledged, CombatStarted, DecisionMarked, DiceRolled, OrdersCommitted, OrdersRevealed, Player,
+    Acknowledged, ChainCommitted, ChainReleased, CombatStarted, DecisionMarked, DiceRolled, LinkRevealed,
+    OrdersCommitted, OrdersRevealed, Player,
 )
 from combatlog.events.envelope import Envelope
-from combatlog.trust.crypto import check_orders_value, commitment, is_hex64, joint_seed
+from combatlog.trust.crypto import (
+    MAX_CHAIN_LENGTH, chain_link, chain_step, chain_walk, check_orders_value, commitment, is_hex64, joint_seed,
+)
 
 RULE_SIG = "trust: signatures"
 RULE_SEAL = "trust: sealed orders"
 RULE_JOINT = "trust: joint dice"
 RULE_ACK = "trust: acknowledgement"
+RULE_CHAIN = "trust: nonce chains"
 MODES = ("strict", "friendly")
 _STEP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/#@+-]{0,199}$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -50,16 +59,28 @@ class StepInfo(msgspec.Struct, kw_only=True):
     required: tuple[str, ...]
     opened_at: int
     seeds: bool  # True when every pinned player must commit: its reveals make a joint dice seed
+    chained: bool = False  # a seed step opened when every pinned player had a nonce chain: contributions are links
     commits: dict[str, tuple[int, str]] = {}  # player -> (seq, commitment)
-    reveals: dict[str, tuple[int, str]] = {}  # player -> (seq, nonce)
+    reveals: dict[str, tuple[int, str]] = {}  # player -> (seq, nonce or link)
     completed_at: int = 0
     seed: bytes = b""
 
     def missing_commits(self) -> list[str]:
-        return [p for p in self.required if p not in self.commits]
+        """Who has neither committed nor contributed a link (in a classic step: not committed)."""
+        return [p for p in self.required if p not in self.commits and p not in self.reveals]
 
     def missing_reveals(self) -> list[str]:
         return [p for p in self.required if p not in self.reveals]
+
+
+class Chain(msgspec.Struct, kw_only=True):
+    head: str
+    length: int
+    committed_at: int
+    index: int = 0  # the last link used (0: none yet)
+    link: str = ""  # the last link used (the head before any)
+    secret: str = ""  # published by a release
+    released_at: int = 0
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -78,6 +99,7 @@ class TrustChecker:
         self.steps: dict[str, StepInfo] = {}
         self.seed_step: StepInfo | None = None  # the newest completed seed step
         self.decisions: dict[str, list[Decision]] = {}  # seed step -> decision points after it completed
+        self.chains: dict[str, Chain] = {}  # player -> his nonce chain
         self.hashes: dict[int, str] = {}  # seq -> hash (kept when players are pinned, for acknowledgements)
         self.last_signed: dict[str, int] = {}
         self.acked: dict[str, int] = {}
@@ -118,12 +140,21 @@ class TrustChecker:
                 self._reveal(env, event)
             case Acknowledged():
                 self._ack(env, event)
+            case ChainCommitted():
+                self._chain(env, event)
+            case LinkRevealed():
+                self._link(env, event)
+            case ChainReleased():
+                self._release(env, event)
             case DecisionMarked():
                 if self.pinned and event.player not in self.players:
                     raise TrustViolation(f"seq {seq}: a decision point by {event.player!r}, who is not a pinned player",
                                          RULE_JOINT)
                 if self.seed_step is not None:
                     self.decisions.setdefault(self.seed_step.name, []).append(Decision(seq, event.player, event.what))
+                foreknown = self.foreknown_by(event.player)
+                if foreknown is not None:  # he knew the open step's seed already: every other link is public
+                    self.decisions.setdefault(foreknown.name, []).append(Decision(seq, event.player, event.what))
             case DiceRolled(scheme="joint"):
                 self._joint_die(env, event)
             case DiceRolled(scheme="local" | "manual"):
@@ -228,13 +259,7 @@ class TrustChecker:
                                  f"{', '.join(unknown)}", RULE_SEAL)
         info = self.steps.get(ev.step)
         if info is None:
-            seeds = self._seeds(ev.required)
-            other = self.step_open() if seeds else None
-            if other is not None:
-                raise TrustViolation(
-                    f"seq {seq}: step {ev.step} opens while step {other.name} (opened at seq {other.opened_at}) "
-                    "is not complete; one seed step at a time, so nobody can choose between seeds", RULE_SEAL)
-            info = self.steps[ev.step] = StepInfo(name=ev.step, required=ev.required, opened_at=seq, seeds=seeds)
+            info = self._open(ev.step, ev.required, seq, self._seeds(ev.required))
         elif info.required != ev.required:
             raise TrustViolation(f"seq {seq}: this commit to {ev.step} requires {', '.join(ev.required)}, its "
                                  f"first commit {', '.join(info.required)}", RULE_SEAL)
@@ -244,6 +269,11 @@ class TrustChecker:
         if ev.player in info.commits:
             raise TrustViolation(f"seq {seq}: {ev.player} already committed to step {ev.step} at seq "
                                  f"{info.commits[ev.player][0]} (a commitment cannot be changed)", RULE_SEAL)
+        if ev.player in info.reveals:
+            raise TrustViolation(f"seq {seq}: {ev.player} already contributed to step {ev.step} at seq "
+                                 f"{info.reveals[ev.player][0]}", RULE_SEAL)
+        if info.completed_at:
+            raise TrustViolation(f"seq {seq}: step {ev.step} is already complete", RULE_SEAL)
         info.commits[ev.player] = (seq, ev.commitment)
 
     def _reveal(self, env: Envelope, ev: OrdersRevealed) -> None:
@@ -267,6 +297,8 @@ class TrustChecker:
                                  f"{info.reveals[ev.player][0]}", RULE_SEAL)
         if not is_hex64(ev.nonce):
             raise TrustViolation(f"seq {seq}: the nonce is not 64 lowercase hex digits", RULE_SEAL)
+        if info.chained:  # the nonce is the player's next link (fixed by his chain, so it cannot be chosen)
+            self._next_link(seq, ev.player, self.chains[ev.player].index + 1, ev.nonce, ev.step)
         try:
             check_orders_value(ev.orders)
         except Exception as exc:
@@ -276,12 +308,144 @@ class TrustChecker:
             raise TrustViolation(f"seq {seq}: the orders {ev.player} reveals for step {ev.step} do not match "
                                  f"the commitment at seq {commit_seq} (changed after committing)", RULE_SEAL)
         info.reveals[ev.player] = (seq, ev.nonce)
-        if not info.missing_reveals():
-            info.completed_at = seq
-            if info.seeds:
-                nonces = {p: n for p, (_s, n) in info.reveals.items()}
-                info.seed = joint_seed(self.genesis_hash, info.name, nonces)
-                self.seed_step = info
+        self._complete(info, seq)
+
+    def _complete(self, info: StepInfo, seq: int) -> None:
+        if info.completed_at or info.missing_reveals():
+            return
+        info.completed_at = seq
+        if info.seeds:
+            nonces = {p: n for p, (_s, n) in info.reveals.items()}
+            info.seed = joint_seed(self.genesis_hash, info.name, nonces)
+            self.seed_step = info
+
+    def _open(self, name: str, required: tuple[str, ...], seq: int, seeds: bool) -> StepInfo:
+        other = self.step_open() if seeds else None
+        if other is not None:
+            raise TrustViolation(
+                f"seq {seq}: step {name} opens while step {other.name} (opened at seq {other.opened_at}) "
+                "is not complete; one seed step at a time, so nobody can choose between seeds", RULE_SEAL)
+        chained = seeds and self.pinned and all(p in self.chains for p in self.players)
+        info = self.steps[name] = StepInfo(name=name, required=required, opened_at=seq, seeds=seeds, chained=chained)
+        if chained:
+            self._auto(info, seq)
+        return info
+
+    # -- nonce chains ------------------------------------------------------------------------
+    def _chain(self, env: Envelope, ev: ChainCommitted) -> None:
+        seq = env.seq
+        self._need_history(seq)
+        if not self.pinned or self.genesis is None or self.genesis.dice != "joint":
+            raise TrustViolation(f"seq {seq}: a nonce chain needs pinned players and joint dice", RULE_CHAIN)
+        if ev.player != env.actor:
+            raise TrustViolation(f"seq {seq}: {env.actor} commits a nonce chain in the name of {ev.player}",
+                                 RULE_CHAIN)
+        if ev.player in self.chains:
+            raise TrustViolation(f"seq {seq}: {ev.player} already committed a nonce chain at seq "
+                                 f"{self.chains[ev.player].committed_at} (one chain per player and combat)",
+                                 RULE_CHAIN)
+        if not is_hex64(ev.head) or not 1 <= ev.length <= MAX_CHAIN_LENGTH:
+            raise TrustViolation(f"seq {seq}: a chain head is 64 hex digits and its length 1-{MAX_CHAIN_LENGTH}",
+                                 RULE_CHAIN)
+        other = self.step_open()
+        if other is not None:
+            raise TrustViolation(f"seq {seq}: {ev.player} commits a nonce chain while seed step {other.name} is "
+                                 "open; chains are committed between seed steps, so no step changes its kind "
+                                 "half-way", RULE_CHAIN)
+        self.chains[ev.player] = Chain(head=ev.head, length=ev.length, committed_at=seq, link=ev.head)
+
+    def _next_link(self, seq: int, player: str, index: int, link: str, step: str) -> None:
+        chain = self.chains[player]
+        if index != chain.index + 1:
+            raise TrustViolation(f"seq {seq}: {player} reveals link {index} for step {step}, but his next link is "
+                                 f"{chain.index + 1} (links are used in order, once)", RULE_CHAIN)
+        if index > chain.length:
+            raise TrustViolation(f"seq {seq}: the chain of {player} has only {chain.length} links", RULE_CHAIN)
+        if not is_hex64(link) or chain_step(link) != chain.link:
+            raise TrustViolation(f"seq {seq}: the contribution of {player} to step {step} is not link {index} of "
+                                 f"his chain (it does not hash to link {index - 1}, committed at seq "
+                                 f"{chain.committed_at})", RULE_CHAIN)
+        chain.index, chain.link = index, link
+
+    def _auto(self, info: StepInfo, seq: int) -> None:
+        """Released chains contribute their next link to a chained step by themselves."""
+        for p in info.required:
+            chain = self.chains.get(p)
+            if chain is None or not chain.secret or p in info.reveals or p in info.commits:
+                continue
+            if chain.index >= chain.length:
+                raise TrustViolation(f"seq {seq}: the released chain of {p} has no link left for step {info.name}",
+                                     RULE_CHAIN)
+            link = chain_link(chain.secret, chain.length, chain.index + 1)
+            chain.index, chain.link = chain.index + 1, link
+            info.reveals[p] = (seq, link)
+
+    def _link(self, env: Envelope, ev: LinkRevealed) -> None:
+        seq = env.seq
+        self._need_history(seq)
+        if ev.player != env.actor:
+            raise TrustViolation(f"seq {seq}: {env.actor} reveals a link in the name of {ev.player}", RULE_CHAIN)
+        if not _STEP.match(ev.step):
+            raise TrustViolation(f"seq {seq}: step name {ev.step!r} is not a label (letters, digits, _.:/#@+-)",
+                                 RULE_CHAIN)
+        chain = self.chains.get(ev.player)
+        if chain is None:
+            raise TrustViolation(f"seq {seq}: {ev.player} reveals a link but committed no nonce chain", RULE_CHAIN)
+        if chain.secret:
+            raise TrustViolation(f"seq {seq}: {ev.player} released his chain at seq {chain.released_at}: his links "
+                                 "contribute by themselves", RULE_CHAIN)
+        info = self.steps.get(ev.step)
+        if info is None:
+            missing = [p for p in self.players if p not in self.chains]
+            if missing:
+                raise TrustViolation(f"seq {seq}: step {ev.step} cannot be seeded by links: {', '.join(missing)} "
+                                     "committed no nonce chain (seal commit and reveal instead)", RULE_CHAIN)
+            info = self._open(ev.step, tuple(self.players), seq, True)
+        if not info.chained:
+            raise TrustViolation(f"seq {seq}: step {ev.step} was opened before every player had a nonce chain (or "
+                                 "does not seed the dice): contribute with seal commit and reveal", RULE_CHAIN)
+        if info.completed_at:
+            raise TrustViolation(f"seq {seq}: step {ev.step} is already complete", RULE_CHAIN)
+        if ev.player not in info.required:
+            raise TrustViolation(f"seq {seq}: {ev.player} is not among the players of step {ev.step}", RULE_CHAIN)
+        if ev.player in info.commits or ev.player in info.reveals:
+            raise TrustViolation(f"seq {seq}: {ev.player} already contributed to step {ev.step}", RULE_CHAIN)
+        self._next_link(seq, ev.player, ev.index, ev.link, ev.step)
+        info.reveals[ev.player] = (seq, ev.link)
+        self._complete(info, seq)
+
+    def _release(self, env: Envelope, ev: ChainReleased) -> None:
+        seq = env.seq
+        self._need_history(seq)
+        if ev.player != env.actor:
+            raise TrustViolation(f"seq {seq}: {env.actor} releases a chain in the name of {ev.player}", RULE_CHAIN)
+        chain = self.chains.get(ev.player)
+        if chain is None or chain.secret:
+            raise TrustViolation(f"seq {seq}: {ev.player} has no unreleased nonce chain", RULE_CHAIN)
+        if not is_hex64(ev.secret) or chain_walk(ev.secret, chain.length) != chain.head:
+            raise TrustViolation(f"seq {seq}: the secret {ev.player} releases does not hash to the head of his chain "
+                                 f"(seq {chain.committed_at})", RULE_CHAIN)
+        keep = [p for p in self.players if p != ev.player and not (p in self.chains and self.chains[p].secret)]
+        if not keep:
+            raise TrustViolation(f"seq {seq}: {ev.player} is the last player whose links are secret; releasing "
+                                 "would make every seed public in advance", RULE_CHAIN)
+        for info in self.steps.values():
+            if not info.completed_at and ev.player in info.commits and ev.player not in info.reveals:
+                raise TrustViolation(f"seq {seq}: {ev.player} releases his chain before revealing what he sealed for "
+                                     f"step {info.name} (the release would publish its nonce)", RULE_CHAIN)
+        chain.secret, chain.released_at = ev.secret, seq
+        info = self.step_open()
+        if info is not None and info.chained:
+            self._auto(info, seq)
+            self._complete(info, seq)
+
+    def foreknown_by(self, player: str) -> StepInfo | None:
+        """The open chained step whose seed ``player`` can already compute (every other contribution is
+        public, and his own is fixed by his chain), if any."""
+        info = self.step_open()
+        if info is None or not info.chained or player not in info.required or player in info.reveals:
+            return None
+        return info if all(p in info.reveals for p in info.required if p != player) else None
 
     def _need_history(self, seq: int) -> None:
         if self.partial:
@@ -354,7 +518,9 @@ class TrustChecker:
             if info.completed_at:
                 continue
             missing = info.missing_commits()
-            if missing:
+            if info.chained:
+                out.append(f"seed step {info.name}: waiting for links or reveals from {', '.join(info.missing_reveals())}")
+            elif missing:
                 out.append(f"sealed step {info.name}: waiting for commits from {', '.join(missing)}")
             else:
                 out.append(f"sealed step {info.name}: waiting for reveals from {', '.join(info.missing_reveals())}")
@@ -363,5 +529,12 @@ class TrustChecker:
             out.append(f"decision point at #{d.seq} ({d.player}) on the seed of step {self.seed_step.name}: "
                        + ("the next joint die needs a fresh commit-reveal" if self.mode == "strict"
                           else "friendly mode, later joint dice are flagged"))
+        released = [p for p, c in self.chains.items() if c.secret]
+        if released:
+            out.append(f"released nonce chains: {', '.join(released)} (their links contribute by themselves)")
+            secret = [p for p in self.players if not (p in self.chains and self.chains[p].secret)]
+            if len(secret) == 1:
+                out.append(f"only {secret[0]}'s links are still secret: {secret[0]} can compute every later seed in "
+                           "advance")
         out += self.flagged
         return out

@@ -13,6 +13,7 @@ from combatlog.cli.common import (
     app_state, dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command,
     state_completer, stream_argument,
 )
+from combatlog.cli.ride import after_decision, after_referee, before_referee
 from combatlog.errors import InvalidCommand
 
 app = typer.Typer(help="Magic Realm combat: lure, assign, deploy, act, target, play, resolve, fatigue.",
@@ -90,6 +91,7 @@ def lure(
 
     run_command(ctx, stream, Lure(character=character, denizens=tuple(denizens or ()),
                                   hirelings=_pairs(by, "--by")), as_json=as_json)
+    after_decision(ctx, stream, as_json)
 
 
 @app.command()
@@ -101,6 +103,8 @@ def assign(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[s
     """
     from combatlog.rulesets.magic_realm.commands import Assign
 
+    if not dice and not face:
+        before_referee(ctx, stream, as_json)
     run_command(ctx, stream, Assign(), dice=dice, faces=face, as_json=as_json)
 
 
@@ -124,6 +128,7 @@ def deploy(
 
     run_command(ctx, stream, Deploy(character=character, hirelings=_pairs(hireling, "--hireling"), charge=charge,
                                     chit=chit), as_json=as_json)
+    after_decision(ctx, stream, as_json)
 
 
 @app.command()
@@ -149,6 +154,7 @@ def action(
 
     run_command(ctx, stream, Act(character=character, kind=kind, chit=chit, items=tuple(item), spell=spell,
                                  horse=horse), as_json=as_json)
+    after_decision(ctx, stream, as_json)
 
 
 @app.command()
@@ -160,7 +166,10 @@ def melee(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[st
     """
     from combatlog.rulesets.magic_realm.commands import StartMelee
 
+    if not dice and not face:
+        before_referee(ctx, stream, as_json)
     run_command(ctx, stream, StartMelee(), dice=dice, faces=face, as_json=as_json)
+    after_referee(ctx, stream, as_json)
 
 
 @app.command()
@@ -188,6 +197,7 @@ def target(
     run_command(ctx, stream, Target(character=character, target=victim, hirelings=_pairs(hireling, "--hireling"),
                                     positions=_pairs(position, "--position", numeric=True),
                                     spell_targets=tuple(spell_target)), as_json=as_json)
+    after_decision(ctx, stream, as_json)
 
 
 @app.command()
@@ -244,6 +254,7 @@ def play(
     _meta, folded = read_state(ctx, stream)
     orders = {"plays": {character: play_orders(command)}}
     seal_orders(ctx, stream, step_name(folded.state), orders, anyway=anyway, as_json=as_json)
+    after_decision(ctx, stream, as_json)
 
 
 @app.command()
@@ -261,24 +272,39 @@ def reveal(ctx: typer.Context, stream: str = stream_argument(),
 
 @app.command()
 def seed(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
-    """Commit a nonce (empty orders) to the step the joint dice need next: r<N>/assign before the random
+    """Your contribution to the seed step the joint dice need next: r<N>/assign before the random
     assignment, r<N>/attention before the Attention chits (r<N>/assign#2 ... when needed again),
-    r<N>/plays for a player with no character in the Melee Step. Reveal it with mr reveal.
+    r<N>/plays (empty plays) for a player with no character in the Melee Step.
+
+    When every player has a nonce chain (docs/trust.md, "Nonce chains") this reveals your next link (or
+    seals empty plays with it) in one message; otherwise it commits a nonce, revealed later with mr reveal.
 
     Example: combatlog mr seed cave --as bob
     """
-    from combatlog.rulesets.magic_realm.sealed import seed_step_name, step_name
-    from combatlog.trust.commands import CommitOrders
+    from combatlog.cli.ride import ensure_chain
+    from combatlog.rulesets.magic_realm.sealed import open_seed_step, parse_step, seed_step_name, step_name
+    from combatlog.trust.commands import CommitOrders, RevealLink
 
+    ensure_chain(ctx, stream, as_json)
     _meta, folded = read_state(ctx, stream)
     st = folded.state
-    phase = {"lure": "assign", "actions": "attention", "plays": "plays"}.get(st.step)
+    phase = {"lure": "assign", "deploy": "attention", "actions": "attention", "targets": "plays",
+             "plays": "plays"}.get(st.step)
     if phase is None:
         raise InvalidCommand(f"no Magic Realm dice seed is due at this step ({st.step}); a seed is sealed before "
                              "mr assign, mr melee, or as empty plays")
-    step = step_name(st) if phase == "plays" else seed_step_name(st, phase)
-    run_command(ctx, stream, CommitOrders(step=step, orders={"plays": {}} if phase == "plays" else {}),
-                as_json=as_json)
+    if phase == "plays":
+        run_command(ctx, stream, CommitOrders(step=step_name(st), orders={"plays": {}}), as_json=as_json)
+        return
+    chained = open_seed_step(st)
+    if chained is not None and (parse_step(chained.step) or (0, ""))[1] != "plays":
+        step = chained.step
+    else:
+        step = seed_step_name(st, phase)
+    if st.chains.all_chained and (chained is not None or not any(not s.complete for s in st.sealed.values())):
+        run_command(ctx, stream, RevealLink(step=step), as_json=as_json)
+        return
+    run_command(ctx, stream, CommitOrders(step=step, orders={}), as_json=as_json)
 
 
 @app.command()
@@ -291,6 +317,8 @@ def resolve(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[
     """
     from combatlog.rulesets.magic_realm.commands import Resolve
 
+    if not dice and not face:
+        before_referee(ctx, stream, as_json, plays=True)
     run_command(ctx, stream, Resolve(), dice=dice, faces=face, as_json=as_json)
 
 
@@ -313,6 +341,7 @@ def fatigue(
 
     run_command(ctx, stream, Fatigue(character=character, fatigue=tuple(chit), change=change, wounds=tuple(wound)),
                 as_json=as_json)
+    after_decision(ctx, stream, as_json)
 
 
 @app.command()

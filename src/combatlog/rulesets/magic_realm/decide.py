@@ -21,7 +21,7 @@ from combatlog.rulesets.magic_realm.magic import peaceful
 from combatlog.rulesets.magic_realm.plays import check_actions, check_fatigue, check_play, check_targets
 from combatlog.rulesets.magic_realm.rounds import assign_randomly, resolve, start_melee
 from combatlog.rulesets.magic_realm.sealed import RULE as SEALED_RULE
-from combatlog.rulesets.magic_realm.sealed import fresh_seed_events, sealed_for
+from combatlog.rulesets.magic_realm.sealed import SEED_RULE, fresh_seed_events, sealed_for, step_name
 from combatlog.rulesets.magic_realm.state import MRState
 from combatlog.rulesets.magic_realm.turns import STEP_RULES  # noqa: F401  (ruleset.py reads it from here)
 from combatlog.rulesets.magic_realm.turns import deciders, need_step, need_turn, unassigned_denizens
@@ -105,6 +105,15 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
                                 part_side=command.part_side)]
         case c.Resolve():
             need_step(state, "resolve", "resolving the Melee Step")
+            plays_step = step_name(state)
+            if getattr(dice, "scheme", "") == "joint" and state.players and not (
+                    state.seed == plays_step or state.seed.startswith(plays_step + "#")):
+                # The resolution dice must come from the seed the secret plays completed: an older seed was
+                # known while the plays were chosen (docs/trust.md, "Magic Realm plays").
+                info = state.sealed.get(plays_step)
+                waiting = ", ".join(p for p, _what in info.waiting()) if info is not None else "everyone"
+                raise IllegalCommand(f"the joint dice of the resolution derive from the seed of {plays_step}, which "
+                                     f"is waiting for {waiting} (mr reveal, or mr seed)", rule=SEED_RULE)
             resolve(Work(state, 0, _roller(dice)))
             return [e.MeleeResolved(round=state.round)]
         case c.Fatigue():

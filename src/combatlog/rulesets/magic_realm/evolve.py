@@ -6,7 +6,9 @@ import msgspec
 
 from combatlog.events.base import Event
 from combatlog.events.core import DiceRolled
-from combatlog.events.core import DecisionMarked, OrdersCommitted, OrdersRevealed
+from combatlog.events.core import (
+    ChainCommitted, ChainReleased, DecisionMarked, LinkRevealed, OrdersCommitted, OrdersRevealed,
+)
 from combatlog.rulesets.magic_realm import events as e
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.bounty import treachery_loss
@@ -19,7 +21,7 @@ from combatlog.rulesets.magic_realm.sealed import fold_sealed, note_choice, reco
 from combatlog.rulesets.magic_realm.state import Action, MRState, SpellCast
 from combatlog.rulesets.magic_realm.work import Work
 
-SEALED_EVENTS = (OrdersCommitted, OrdersRevealed, DecisionMarked)
+SEALED_EVENTS = (OrdersCommitted, OrdersRevealed, DecisionMarked, ChainCommitted, LinkRevealed, ChainReleased)
 
 replace = msgspec.structs.replace
 

@@ -18,7 +18,7 @@ from combatlog.rulesets.magic_realm.decide import STEP_RULES
 from combatlog.rulesets.magic_realm.fatigue import options, owed
 from combatlog.rulesets.magic_realm.rounds import deciders, unassigned_denizens
 from combatlog.rulesets.magic_realm.sealed import (
-    RULE, SEED_RULE, seed_hint, seed_step_name, sealed_for, sealed_required, step_name,
+    RULE, SEED_RULE, closing_link, seed_hint, seed_step_name, sealed_for, sealed_required, step_name,
 )
 from combatlog.rulesets.magic_realm.state import MRState
 from combatlog.trust.api import MyMove, command_line
@@ -42,8 +42,10 @@ def my_moves(state: MRState, player: str, stream: str, referee: bool) -> list[My
     else:
         for cid in mine:
             out.append(_step_move(state, cid, stream, cmd, rule))
-    out += _seed_moves(state, player, stream, cmd)
-    if referee and not deciders(state, state.step) and state.step in TABLE_STEPS and not _seed_needed(state):
+    out += _seed_moves(state, player, stream, cmd, referee)
+    if referee and not deciders(state, state.step) and state.step in TABLE_STEPS and (
+            not _seed_needed(state) or closing_link(state, player)):
+        # With nonce chains the referee's command reveals his link first when it is the last one missing.
         word, what, table_rule, _phase = TABLE_STEPS[state.step]
         out.append(MyMove(what=f"{what} (a step of the referee's)", rule=table_rule, command=cmd("mr", word, stream)))
     return out
@@ -120,6 +122,8 @@ def _plays(state: MRState, player: str, stream: str, mine: list[str], cmd) -> li
     waiting = info.waiting() if info is not None else [(p, "commit") for p in
                                                         (sealed_required(state, step) or state.players)]
     todo = dict(waiting).get(player)
+    if todo == "link":  # a chained step: a player's contribution to the plays is his sealed plays (or empty ones)
+        todo = "commit"
     sealed = [cid for cid in mine if sealed_for(state, cid)]
     if todo == "reveal":
         out.append(MyMove(what=f"reveal your sealed plays (every side has sealed) [step {step}]", rule=RULE,
@@ -163,7 +167,7 @@ def _seed_needed(state: MRState) -> bool:
     return bool(kind and seed_hint(state, kind, TABLE_STEPS[state.step][3]))
 
 
-def _seed_moves(state: MRState, player: str, stream: str, cmd) -> list[MyMove]:  # type: ignore[no-untyped-def]
+def _seed_moves(state: MRState, player: str, stream: str, cmd, referee: bool = False) -> list[MyMove]:  # type: ignore[no-untyped-def]
     """A seed step (``r<N>/assign``, ``r<N>/attention``) the joint dice need before the referee's next
     step, when this player must commit or reveal to it."""
     if not state.joint or player not in state.players or state.step not in ("lure", "actions"):
@@ -172,7 +176,8 @@ def _seed_moves(state: MRState, player: str, stream: str, cmd) -> list[MyMove]: 
         return []
     step = seed_step_name(state, TABLE_STEPS[state.step][3])
     info = state.sealed.get(step)
-    todo = dict(info.waiting()).get(player) if info is not None else "commit"
+    todo = dict(info.waiting()).get(player) if info is not None else (
+        "link" if state.chains.all_chained and player not in state.chains.released else "commit")
     if todo == "commit":
         dice = {"lure": "random assignment", "actions": "Attention chits"}[state.step]
         return [MyMove(what=f"commit a nonce for the joint dice of the {dice} [step {step}]",
@@ -180,4 +185,8 @@ def _seed_moves(state: MRState, player: str, stream: str, cmd) -> list[MyMove]: 
     if todo == "reveal":
         return [MyMove(what=f"reveal your nonce (every player has committed) [step {step}]", rule=SEED_RULE,
                        command=cmd("mr", "reveal", stream), step=step)]
+    if todo == "link" and not closing_link(state, player) and not (referee and info is not None):
+        # The referee reveals his link last, with the step that draws from it (first mover reveals last).
+        return [MyMove(what=f"reveal your next chain link (one message) [step {step}]", rule=SEED_RULE,
+                       command=cmd("mr", "seed", stream), step=step)]
     return []

@@ -10,6 +10,7 @@ import msgspec
 from combatlog.dice.port import DicePort
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted, OrdersRevealed
+from combatlog.trust.api import Chains
 from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.magic_realm import events as e
 from combatlog.rulesets.magic_realm import rules as q
@@ -46,8 +47,9 @@ class MagicRealm(Ruleset[MRState]):
         assigned = dict(genesis.setup.get("assigned") or {})
         # Pinned players seal their plays; joint dice come from seed steps (sealed.py).
         joint = genesis.options.get("joint_dice", "strict") if genesis.dice == "joint" else ""
-        state = msgspec.structs.replace(state, assigned=assigned, players=tuple(p.name for p in genesis.players),
-                                        joint=joint)
+        players = tuple(p.name for p in genesis.players)
+        state = msgspec.structs.replace(state, assigned=assigned, players=players, joint=joint,
+                                        chains=Chains(players=players))
         w = Work(state, 1)
         w.step("MR 001 Encounter Step", "round 1 begins")
         advance(w)
@@ -130,7 +132,18 @@ class MagicRealm(Ruleset[MRState]):
             # Nobody's character decides these steps: the referee takes them (gm; in a combat that pins
             # players but no gm, the player who created it: docs/trust.md, "Whose move").
             text, r = referee_steps[state.step]
-            return [Pending(who="gm", what=text, rule=r)]
+            from combatlog.rulesets.magic_realm.sealed import SEED_RULE
+
+            # A seed step still open: who owes his part of it (with chains, the last link is the referee's,
+            # revealed by his command; docs/trust.md, "Nonce chains").
+            info = next((i for i in state.sealed.values() if not i.complete and state.players
+                         and set(state.players) <= set(i.required)), None)
+            waiting = info.waiting() if info is not None else []
+            words = {"link": "reveal your next chain link: mr seed", "commit": "commit a nonce: mr seed",
+                     "reveal": "reveal your nonce: mr reveal"}
+            seeds = [Pending(who=p, what=f"joint dice seed {info.step}: {words[what]}", rule=SEED_RULE)
+                     for p, what in waiting if not (info.chained and len(waiting) == 1)] if info is not None else []
+            return [Pending(who="gm", what=text, rule=r), *seeds]
         return []
 
     def my_moves(self, state: MRState, player: str, stream: str, referee: bool) -> list[Any]:

@@ -27,7 +27,7 @@ import msgspec
 
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
-from combatlog.events.core import DecisionMarked, OrdersCommitted, OrdersRevealed
+from combatlog.events.core import ChainCommitted, ChainReleased, DecisionMarked, LinkRevealed, OrdersCommitted, OrdersRevealed
 from combatlog.rulesets.magic_realm import commands as c
 from combatlog.rulesets.base import Pending
 from combatlog.rulesets.magic_realm import rules as q
@@ -35,7 +35,7 @@ from combatlog.rulesets.magic_realm.plays import check_play
 from combatlog.rulesets.magic_realm.state import MRState, Plays
 from combatlog.rulesets.magic_realm.turns import deciders, need_step
 from combatlog.rulesets.magic_realm.work import Work
-from combatlog.trust.api import RefusedAtReveal, decision_point, track_sealed
+from combatlog.trust.api import RefusedAtReveal, SealedStep, decision_point, track_chains, track_sealed
 
 RULE = "MR 8.4.5 / trust: sealed orders"
 SEED_RULE = 'trust: joint dice, docs/trust.md "Magic Realm plays"'
@@ -135,6 +135,12 @@ def check_orders(state: MRState, step: str, player: str, orders: dict[str, Any])
         return
     if state.ended:
         raise IllegalCommand(f"the combat has ended ({state.end_reason})", rule="MR 001 Disengagement")
+    early = state.step == "targets" and rnd == state.round and orders == {"plays": {}} and not any(
+        state.characters[cid].player == player for cid in q.participants(state))
+    if early:
+        # A player with no character in this Melee Step has no plays to choose: his (empty) commit may come
+        # during target selection, with the Attention chits, so the step waits for no message of his.
+        return
     need_step(state, "plays", "sealing attacks and maneuvers")
     if rnd != state.round:
         raise IllegalCommand(f"this is round {state.round}: its plays are sealed in step {step_name(state)}",
@@ -168,11 +174,12 @@ def check_orders(state: MRState, step: str, player: str, orders: dict[str, Any])
 
 
 def fold_sealed(w: Work, event: Event) -> None:
-    """Track the sealed steps; a completed seed step becomes the current seed; revealed plays of
-    this round become the side's plays; a decision point is noted."""
+    """Track the sealed steps and nonce chains; a completed seed step becomes the current seed (with the
+    choices made while its seed was foreknown); revealed plays of this round become the side's plays; a
+    decision point is noted."""
     st = w.view()
-    steps = track_sealed(st.sealed, event)
-    w.set(sealed=steps)
+    steps = track_sealed(st.sealed, event, st.chains)
+    w.set(sealed=steps, chains=track_chains(st.chains, event))
     parsed = parse_step(getattr(event, "step", "") or "")
     match event:
         case OrdersCommitted():
@@ -180,17 +187,33 @@ def fold_sealed(w: Work, event: Event) -> None:
                 w.step(RULE, f"{event.player} seals the plays for {event.step}: only a hash is in the log")
             elif parsed:
                 w.step(SEED_RULE, f"{event.player} commits a nonce to {event.step} (joint dice seed)")
-        case OrdersRevealed():
-            info = steps[event.step] if event.step in steps else None
-            if info is not None and info.complete and st.players and set(st.players) <= set(info.required):
-                w.set(seed=event.step, seed_choices=())
-                if st.joint:
-                    w.step(SEED_RULE, f"step {event.step} is complete: the joint dice now derive from its seed")
-            if parsed and parsed[1] == "plays" and parsed[0] == st.round and st.step == "plays":
-                apply_revealed(w, event.player, event.orders)
+        case LinkRevealed():
+            w.step(SEED_RULE, f"{event.player} reveals link {event.index} of his nonce chain for {event.step} "
+                   "(joint dice seed)")
+        case ChainCommitted():
+            w.step(SEED_RULE, f"{event.player} commits to a chain of {event.length} nonces (joint dice seeds)")
+        case ChainReleased():
+            w.step(SEED_RULE, f"{event.player} releases his nonce chain: his links now contribute by themselves")
         case DecisionMarked():
             w.step(SEED_RULE, f"decision point: {event.player} chose after the seed of {st.seed or '-'} was known "
                    f"({event.what})")
+    for name, info in steps.items():
+        before = st.sealed.get(name)
+        if info.complete and not (before is not None and before.complete) and st.players \
+                and set(st.players) <= set(info.required):
+            foreknown = tuple((k, p, what) for s, k, p, what in w.get("foreknown") if s == name)
+            w.set(seed=name, seed_choices=foreknown,
+                  foreknown=tuple(x for x in w.get("foreknown") if x[0] != name))
+            if st.joint:
+                w.step(SEED_RULE, f"step {name} is complete: the joint dice now derive from its seed")
+    if isinstance(event, OrdersRevealed) and parsed and parsed[1] == "plays" and parsed[0] == st.round \
+            and st.step == "plays":
+        apply_revealed(w, event.player, event.orders)
+    if isinstance(event, LinkRevealed) and parsed and parsed[1] == "plays" and parsed[0] == st.round \
+            and st.step == "plays" and any(st.characters[cid].player == event.player for cid in deciders(st, "plays")):
+        # Decision: a bare link from a player with characters in the Melee Step seals no plays: they play
+        # nothing this round (as orders that leave them out), and the round goes on.
+        apply_revealed(w, event.player, {"plays": {}})
 
 
 def apply_revealed(w: Work, player: str, orders: Any) -> None:
@@ -250,10 +273,31 @@ def reveal_early(w: Work) -> None:
 
 
 def note_choice(w: Work, kind: str, cid: str, what: str) -> None:
-    """Record a choice made while the joint seed was known (for a later decision point)."""
+    """Record a choice made while the joint seed was known (for a later decision point), and one made while
+    every other contribution to the open chained seed step was public: the chooser could compute that
+    step's seed from his own chain (docs/trust.md, "Nonce chains", foreknowledge)."""
     st = w.view()
+    player = st.characters[cid].player
     if st.joint and st.seed:
-        w.set(seed_choices=w.get("seed_choices") + ((kind, st.characters[cid].player, what),))
+        w.set(seed_choices=w.get("seed_choices") + ((kind, player, what),))
+    step = foreknown_step(st, player)
+    if st.joint and step:
+        w.set(foreknown=w.get("foreknown") + ((step, kind, player, what),))
+
+
+def open_seed_step(state: MRState) -> SealedStep | None:
+    for info in state.sealed.values():
+        if info.chained and not info.complete:
+            return info
+    return None
+
+
+def foreknown_step(state: MRState, player: str) -> str:
+    """The open chained seed step whose seed ``player`` can compute now ('' if none)."""
+    info = open_seed_step(state)
+    if info is None or player not in info.required or info.contributed(player):
+        return ""
+    return info.step if all(info.contributed(p) for p in info.required if p != player) else ""
 
 
 def fresh_seed_events(state: MRState, dice: Any, kind: str, labels: list[str], phase: str) -> list[Event]:
@@ -263,7 +307,9 @@ def fresh_seed_events(state: MRState, dice: Any, kind: str, labels: list[str], p
     if getattr(dice, "scheme", "") != "joint" or not labels:
         return []
     fresh = seed_step_name(state, phase)
-    how = f"every player runs: combatlog mr seed STREAM (step {fresh}), then: combatlog mr reveal STREAM"
+    how = (f"every player runs: combatlog mr seed STREAM (step {fresh}: his next chain link, one message)"
+           if state.chains.all_chained else
+           f"every player runs: combatlog mr seed STREAM (step {fresh}), then: combatlog mr reveal STREAM")
     if not state.seed:
         raise IllegalCommand(f"joint dice need a seed first: {how}", rule=SEED_RULE)
     choices = [(p, what) for k, p, what in state.seed_choices if k == kind]
@@ -300,6 +346,8 @@ def plays_pending(state: MRState, plain: list[str]) -> list[Any]:
         chars = [cid for cid in deciders(state, "plays") if state.characters[cid].player == p]
         if what == "reveal":
             text = "reveal the sealed plays (every side has sealed): mr reveal"
+        elif not chars and what == "link":
+            text = "commit empty plays (a chain link for the round's joint dice): mr seed"
         elif chars:
             text = f"seal the plays of {', '.join(chars)} (secret): mr play STREAM CHARACTER ... --seal"
         else:
@@ -309,3 +357,101 @@ def plays_pending(state: MRState, plain: list[str]) -> list[Any]:
         out.append(Pending(who=f"{state.characters[cid].player} ({cid})", rule="MR 8.4.5",
                            what="play attack, maneuver, armor (his player is not pinned: not sealed): mr play"))
     return out
+
+
+# -- nonce chains: which contribution rides along with a command (docs/trust.md, "Nonce chains") -------------
+
+_DICE_PHASE = {"lure": "assign", "deploy": "attention", "actions": "attention"}
+
+
+def _owners(state: MRState, cids: list[str]) -> set[str]:
+    return {state.characters[cid].player for cid in cids}
+
+
+def _pending_before_dice(state: MRState) -> set[str]:
+    """Players who still decide something before the next dice step (the random assignment after luring,
+    the Attention chits after deployment and actions)."""
+    if state.step == "lure":
+        return _owners(state, deciders(state, "lure"))
+    if state.step == "deploy":
+        acting = [cid for cid in q.in_clearing(state) if cid not in state.charges]
+        return _owners(state, deciders(state, "deploy")) | _owners(state, acting)
+    if state.step == "actions":
+        return _owners(state, deciders(state, "actions"))
+    return set()
+
+
+def ride_step(state: MRState, player: str) -> str:
+    """The seed step to which ``player``'s next link should be revealed now, with the decision he just
+    made ('' when none is due, or when revealing it now would let the last decider know the seed).
+
+    Rule 3 (foreknowledge): a decision made while every other contribution is public is a decision point;
+    so a player reveals his link only if someone who decides nothing more before the dice (the referee,
+    or a player who is done) is still to contribute and will close the step, or if he is the last to decide.
+    Otherwise he is the first mover and reveals last (``mr seed``), after the others' decisions."""
+    chains = state.chains
+    if not state.joint or player not in state.players or not chains.all_chained or player in chains.released:
+        return ""
+    info = open_seed_step(state)
+    if info is not None:
+        parsed = parse_step(info.step)
+        if parsed is None or parsed[1] == "plays" or info.contributed(player) or player in info.committed:
+            return ""
+        step, required = info.step, info.required
+    else:
+        phase = _DICE_PHASE.get(state.step)
+        if phase is None or any(not s.complete for s in state.sealed.values()):
+            return ""
+        step, required = seed_step_name(state, phase), state.players
+    remaining = [p for p in required if p != player and p not in chains.released
+                 and not (info is not None and info.contributed(p))]
+    if not remaining:
+        return step
+    pending = _pending_before_dice(state)
+    return step if any(p not in pending for p in remaining) else ""
+
+
+def closing_link(state: MRState, player: str) -> str:
+    """The open chained seed step in which ``player`` is the only one still to contribute, by a link ('' if
+    none): the referee's command that draws from it reveals his link first."""
+    info = open_seed_step(state)
+    if info is None or player in info.committed or info.contributed(player):
+        return ""
+    parsed = parse_step(info.step)
+    if parsed is not None and parsed[1] == "plays" and any(
+            state.characters[cid].player == player for cid in q.participants(state)):
+        return ""
+    return info.step if all(info.contributed(p) for p in info.required if p != player) else ""
+
+
+def early_plays_due(state: MRState, player: str) -> str:
+    """The plays step a player with no character in the Melee Step commits to early (empty plays, his next
+    link as the nonce), with the Attention chits, so that it waits for no message of his ('' if not due)."""
+    if not state.joint or player not in state.players or not state.chains.all_chained \
+            or player in state.chains.released or state.step not in ("targets", "plays"):
+        return ""
+    if any(state.characters[cid].player == player for cid in q.participants(state)):
+        return ""
+    step = step_name(state)
+    info = state.sealed.get(step)
+    if info is not None and (player in info.committed or info.contributed(player)):
+        return ""
+    if info is None and any(not s.complete for s in state.sealed.values()):
+        return ""
+    return step
+
+
+def release_due(state: MRState, player: str) -> bool:
+    """A player whose characters are all out of the fight (dead, or gone with no hireling left) and who
+    owes nothing has nothing left to decide: he may release his chain (docs/trust.md, "Nonce chains")."""
+    chains = state.chains
+    if not state.joint or player not in chains.committed or player in chains.released or state.ended:
+        return False
+    mine = [cid for cid, ch in state.characters.items() if ch.player == player]
+    if not mine or any(cid in q.participants(state) for cid in mine):
+        return False
+    if any(state.characters[cid].player == player for cid in deciders(state, state.step)):
+        return False
+    secret = [p for p in state.players if p != player and p not in chains.released]
+    return bool(secret) and not any(player in s.committed and player not in s.orders and not s.complete
+                                    for s in state.sealed.values())

@@ -11,7 +11,7 @@ from fractions import Fraction
 import msgspec
 
 from combatlog.rulesets.magic_realm.data import DenizenDef, Face
-from combatlog.trust.api import SealedStep
+from combatlog.trust.api import Chains, SealedStep
 
 # The steps of a round (MR "A Round of Combat", seed 001; MR 8.4).
 STEPS = ("lure", "deploy", "actions", "targets", "plays", "fatigue")
@@ -296,6 +296,10 @@ class MRState(msgspec.Struct, frozen=True, kw_only=True):
     sealed: dict[str, SealedStep] = {}  # every sealed step of the combat (trust.api.track_sealed)
     seed: str = ""  # the newest completed seed step: the joint dice derive from its reveals
     seed_choices: tuple[tuple[str, str, str], ...] = ()  # (kind, player, what) chosen while ``seed`` was known
+    chains: Chains = Chains()  # who has a nonce chain, whose is released (docs/trust.md, "Nonce chains")
+    # (step, kind, player, what): chosen while every other contribution to the open chained seed step was
+    # public, so the chooser could compute its seed (a decision point on it once it completes)
+    foreknown: tuple[tuple[str, str, str, str], ...] = ()
 
 
 def frac(value: tuple[int, int]) -> Fraction:

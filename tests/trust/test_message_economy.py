@@ -1,0 +1,215 @@
+"""The message economy of joint dice (issue #11, item 2; docs/trust.md, "Nonce chains: joint dice
+without extra messages", "Message economy").
+
+A two-round Magic Realm fight among three machines: a pinned referee ``gm`` who runs the referee's
+steps (random assignment, Attention chits, resolution) and holds no character, alice (Black Knight)
+and bob (Amazon); joint dice, strict mode. The set-up is docs/examples/magic_realm/giant-and-goblins.json
+without the Giant and the Lancers (so that neither character can be killed by chance in round 1): two
+Axe Goblins. In round 1 alice's Black Knight runs away (MR 001 Actions), so in round 2 she has no
+character in the fight and nothing to decide.
+
+The bundle passes from machine to machine (``export --for NEXT`` / ``import``): whoever holds the log
+does everything ``status --mine`` asks of him, then mails it to the next player the combat waits for.
+Every bundle is counted for its sender and round. The same fight is played twice: with nonce chains
+(the Magic Realm commands' default) and with the classic commit and reveal for every seed step
+(``COMBATLOG_NONCE_CHAINS=off`` on every machine), which is how combats were played before and must
+still work and verify.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from combatlog.rulesets import available
+from tests.trust.pbem import Seat
+
+pytestmark = pytest.mark.skipif("magic_realm" not in available(), reason="the Magic Realm ruleset is not installed")
+
+G = "cave"
+SETUP = {
+    "clearing": {"name": "Cave 4", "type": "cave"},
+    "first_round_of_day": False,
+    "characters": [{"id": "bk", "character": "Black Knight", "player": "alice", "level": 4},
+                   {"id": "amazon", "character": "Amazon", "player": "bob", "level": 4}],
+    "denizens": [{"id": "goblin-1", "monster": "Axe Goblin"}, {"id": "goblin-2", "monster": "Axe Goblin"}],
+}
+# Legal plays (tests/trust/test_mr_sealed.py): chits as the set-up numbers them at level 4.
+PLAYS = {"amazon": ["--attack", "thrust", "--fight", "F6", "--maneuver", "dodge", "--move", "M1", "--shield", "smash"]}
+
+
+def _table(root: Path, chains: bool) -> dict[str, Seat]:
+    seats = {name: Seat(name, root) for name in ("gm", "alice", "bob")}
+    for seat in seats.values():
+        if not chains:
+            seat.cli.env["COMBATLOG_NONCE_CHAINS"] = "off"
+        seat("keys", "new", seat.name)
+    gm = seats["gm"]
+    for name in ("alice", "bob"):
+        pub = root / f"{name}.pub"
+        seats[name]("keys", "export", name, "-o", str(pub))
+        gm("keys", "import", str(pub))
+    setup = root / "setup.json"
+    setup.write_text(json.dumps(SETUP))
+    gm("new", G, "--ruleset", "magic_realm", "--setup", str(setup), "--dice", "joint",
+       "--player", "gm", "--player", "alice", "--player", "bob")
+    return seats
+
+
+def _has(seat: Seat) -> bool:
+    rows = seat("list", "--json").json()
+    return any(r["name"] == G for r in rows)  # type: ignore[union-attr,index]
+
+
+def _command(seat: Seat, move: dict[str, Any], round_no: int) -> list[str] | None:
+    """The command a player types for one of his moves (placeholders filled in as this fight goes)."""
+    words = shlex.split(move["command"])[1:]
+    if not words:
+        return None
+    if words[:2] == ["mr", "action"] and words[3] == "bk" and round_no == 1:
+        return [*words[:4], "run", "--chit", "M3", *words[5:]]  # the Black Knight runs away in round 1
+    if words[:2] == ["mr", "target"]:
+        return [w if w != "TARGET" else move["options"][0] for w in words]
+    if words[:2] == ["mr", "play"]:
+        cid = words[3]
+        return [*words[:4], *PLAYS[cid], "--seal", "--as", words[-1]]
+    if words[:2] == ["mr", "fatigue"] and "CHIT" in words:
+        return _fatigue(seat, words, move)
+    if any(w.isupper() and len(w) > 2 for w in words):
+        raise AssertionError(f"no policy for {move}")
+    return words
+
+
+def _fatigue(seat: Seat, words: list[str], move: dict[str, Any]) -> list[str]:
+    """MR tables, Fatigue Step: the first way to pay that ``status`` offers, and the wounds on the
+    character's last active chits not paid with."""
+    cid = words[3]
+    pay = [w.split(" ")[0] for w in move["options"][0].removeprefix("fatigue ").split(";")[0].split(" + ")] \
+        if move["options"] and "--chit" in words and words[words.index("--chit") + 1] == "CHIT" else []
+    pay = [p for p in pay if p != "nothing"]
+    chits = seat("mr", "chits", G, "--json").json()[cid]["active"]  # type: ignore[index]
+    spare = [c.split(" ")[0] for c in chits if c.split(" ")[0] not in pay][::-1]
+    out: list[str] = []
+    skip = False
+    for i, w in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        if w == "--chit" and words[i + 1] == "CHIT":
+            out += [x for chit in pay for x in ("--chit", chit)]
+            skip = True
+        elif w == "--wound" and words[i + 1] == "CHIT":
+            out += ["--wound", spare.pop(0)]
+            skip = True
+        else:
+            out.append(w)
+    return out
+
+
+DECISIONS = {"lure", "deploy", "action", "target", "play", "fatigue"}  # a player's decision steps (MR 001, 8.4)
+REFEREE = {"assign", "melee", "resolve"}  # the referee's steps: dice, nobody decides (docs/trust.md, "Whose move")
+
+
+class Fight:
+    """One fight played to the end of round 2; ``sent[(player, round)]`` bundles sent, ``steps[(player,
+    round)]`` the decision (or referee) steps in which that player typed a command."""
+
+    def __init__(self, root: Path, chains: bool) -> None:
+        self.root, self.seats = root, _table(root, chains)
+        self.sent: Counter[tuple[str, int]] = Counter()
+        self.steps: dict[tuple[str, int], set[str]] = {}
+        self.forwards: Counter[tuple[str, int]] = Counter()  # bundles sent by a holder who did nothing
+        self.trace: list[str] = []
+        self.mailed = 0
+
+    def mail(self, sender: Seat, receiver: Seat, round_no: int) -> None:
+        self.mailed += 1
+        path = self.root / f"{self.mailed:03d}-{sender.name}-to-{receiver.name}.jsonl"
+        if _has(receiver):
+            sender("export", G, "--for", receiver.name, "-o", str(path))
+        else:
+            sender("export", G, "-o", str(path))  # the whole combat to a player who has nothing yet
+        receiver("import", str(path))
+        self.sent[(sender.name, round_no)] += 1
+        self.trace.append(f"r{round_no} {sender.name} -> {receiver.name}")
+
+    def play(self) -> Fight:
+        gm, alice, bob = self.seats["gm"], self.seats["alice"], self.seats["bob"]
+        # Set-up (round 0): the combat goes round the table once; each player checks it and joins (ack),
+        # which commits his nonce chain when chains are on.
+        for sender, receiver in ((gm, alice), (alice, bob)):
+            self.mail(sender, receiver, 0)
+            receiver("ack", G)
+        holder, acted = bob, 0
+        for _turn in range(120):
+            status = holder("status", G, "--mine", "--json").json()
+            assert isinstance(status, dict)
+            if status["finished"] or status["round"] > 2:
+                break
+            moves = [m for m in status["pending"] if m["command"] and "ack" not in m["command"].split()[:2]]
+            if moves:
+                words = _command(holder, moves[0], status["round"])
+                assert words is not None
+                holder(*words)
+                acted = status["round"]
+                kind = words[1] if words[0] == "mr" else words[0]
+                if kind in DECISIONS | REFEREE:
+                    self.steps.setdefault((holder.name, acted), set()).add(kind)
+                self.trace.append(f"r{acted} {holder.name}: {' '.join(words[:-2])}")
+                continue
+            waiting = [w.split(" (")[0] for w in status["waiting_for"]]
+            assert waiting, f"nobody to wait for: {status}\n" + "\n".join(self.trace)
+            if not acted:
+                self.forwards[(holder.name, status["round"])] += 1
+            self.mail(holder, self.seats[waiting[0]], acted or status["round"])
+            holder, acted = self.seats[waiting[0]], 0
+        else:
+            raise AssertionError("the fight did not reach round 3:\n" + "\n".join(self.trace))
+        for seat in self.seats.values():  # everyone gets the end of round 2 (not counted in the rounds)
+            if seat is not holder:
+                self.mail(holder, seat, 3)
+        return self
+
+    def table(self, title: str) -> str:
+        lines = [title, "| player | set-up | round 1 | round 2 | end | total |", "|---|---|---|---|---|---|"]
+        for p in ("gm", "alice", "bob"):
+            n = [self.sent[(p, r)] for r in range(4)]
+            d = [len(self.steps.get((p, r), ())) for r in (1, 2)]
+            lines.append(f"| {p} | {n[0]} | {n[1]} ({d[0]}) | {n[2]} ({d[1]}) | {n[3]} | {sum(n)} |")
+        return "\n".join(lines)
+
+
+def test_joint_dice_ride_along_one_bundle_per_decision_step(tmp_path: Path) -> None:
+    (tmp_path / "chains").mkdir()
+    (tmp_path / "classic").mkdir()
+    new = Fight(tmp_path / "chains", chains=True).play()
+    old = Fight(tmp_path / "classic", chains=False).play()
+    print("\n" + new.table("nonce chains (bundles sent)") + "\n" + old.table("classic commit-reveal (bundles sent)"))
+    print("\n".join(new.trace))
+    # The target (issue #11, item 2): at most one bundle per player per decision step where he has a decision
+    # (the referee's steps count as his), and none from a player with nothing to decide.
+    for (player, round_no), n in new.sent.items():
+        if round_no in (1, 2):
+            assert n <= len(new.steps.get((player, round_no), ())), (player, round_no, new.table("chains"))
+    assert not new.forwards, new.forwards
+    # alice's Black Knight ran away in round 1 (MR 001 Actions): in round 2 she decides nothing and sends nothing.
+    assert new.steps.get(("alice", 2)) is None and new.sent[("alice", 2)] == 0
+    assert sum(n for (_p, r), n in new.sent.items() if r in (1, 2)) < sum(
+        n for (_p, r), n in old.sent.items() if r in (1, 2))
+    # Both fights end verified, the same on all three machines; the chained one never needed a commit and reveal
+    # for a seed-only step, the classic one never used a link.
+    for fight in (new, old):
+        reports = [seat.verify(G) for seat in fight.seats.values()]
+        assert len({r["head_hash"] for r in reports}) == 1
+        assert all(r["signatures"] == r["head_seq"] for r in reports)
+    log_new = new.seats["gm"]("log", G, "--json").out
+    log_old = old.seats["gm"]("log", G, "--json").out
+    assert "core.link_revealed" in log_new and "core.chain_released" in log_new
+    commits = [e["data"]["step"] for e in json.loads(log_new) if e["type"] == "core.orders_committed"]
+    assert commits and all(step.endswith("/plays") for step in commits)  # seed-only steps took links alone
+    assert "core.link_revealed" not in log_old and "core.chain_committed" not in log_old
