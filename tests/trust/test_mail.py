@@ -180,3 +180,23 @@ def test_an_incremental_fork_bundle_rests_on_the_recipients_copy_of_the_parent(d
     bob("ack", "whatif")
     alice("import", str(_file(bob, "whatif", "alice", tmp_path)))
     assert "Nothing new since #7" in alice("mail", "whatif", "--for", "bob").out
+
+
+def test_a_magic_realm_mail_offers_the_command_status_mine_gives_and_none_for_another_player(tmp_path: Path) -> None:
+    """Where the ruleset knows who plays what (Magic Realm), "What you must decide now" is `status --mine`:
+    the same complete command line (the character named); another player's move is shown, not offered."""
+    import json
+
+    setup = tmp_path / "cave.json"
+    setup.write_text(json.dumps({
+        "first_round_of_day": False,
+        "characters": [{"id": "bk", "character": "Black Knight", "player": "alice", "level": 4},
+                       {"id": "amazon", "character": "Amazon", "player": "bob", "level": 4}],
+        "denizens": [{"id": "goblin-1", "monster": "Axe Goblin"}]}))
+    alice, bob = pair(tmp_path, "cave", ruleset="magic_realm", dice="joint", setup=str(setup))
+    mine = bob("status", "cave", "--mine", "--json").json()["pending"]  # type: ignore[index]
+    text = " ".join(alice("mail", "cave", "--for", "bob").out.split())
+    assert mine and all(m["command"] in text for m in mine if m["command"])  # type: ignore[index]
+    assert "combatlog mr lure cave amazon --as bob" in text
+    others = text.split("The combat also waits for:")[1].split("The bundle")[0]
+    assert "bk" in others and "combatlog" not in others

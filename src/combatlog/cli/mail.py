@@ -39,7 +39,8 @@ def command(
     given = since is not None
     if since is None:
         since = since_for_player(store, meta, for_player)
-    text = mail_body(store, meta, for_player, since=since, fmt=fmt, extra=_trust_todos(store, meta, for_player),
+    mine, extra = _moves_of(store, meta, for_player)
+    text = mail_body(store, meta, for_player, since=since, fmt=fmt, extra=extra, mine=mine,
                      known=_known_command(ctx), acknowledged=not given)
     data = text.encode("utf-8")
     if output == "-":
@@ -47,6 +48,27 @@ def command(
     else:
         _write_whole(Path(output), lambda path: path.write_bytes(data))
         note(f"wrote a message for {for_player} to {output}: events after #{since} of {meta.name}")
+
+
+def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, list[Any]]:
+    """What the player must decide now, as ``status --mine`` gives it (complete command lines), and the
+    acknowledgement they owe, where the ruleset knows who plays what (Magic Realm, OSRIC) and players
+    are pinned. Otherwise: the ruleset's own pending entries (None) and the trust layer's sealed steps."""
+    from combatlog.exchange.mail import Todo
+    from combatlog.projections.fold import state_at
+    from combatlog.trust.players import genesis_of
+
+    genesis = genesis_of(store, meta)
+    todos = _trust_todos(store, meta, player)
+    folded = state_at(store, meta)
+    if genesis is None or not genesis.players or getattr(folded.ruleset, "my_moves", None) is None:
+        return None, todos  # the ruleset does not know who plays what: its own pending entries say it
+    from combatlog.trust.mine import my_moves
+
+    _referee, moves = my_moves(store, meta, folded, player)
+    mine = [Todo(player, m.what, m.rule, tuple(m.options), [m.command] if m.command else [], yours=True)
+            for m in moves]
+    return mine, [t for t in todos if "countersign" in t.what]
 
 
 def _trust_todos(store: Any, meta: Any, player: str) -> list[Any]:

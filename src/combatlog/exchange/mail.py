@@ -114,12 +114,15 @@ def is_yours(who: str, player: str) -> bool:
 
 
 def mail_body(store: EventStore, meta: StreamMeta, player: str, *, since: int, fmt: str = "text",
-              extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None, acknowledged: bool = True) -> str:
+              extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None, acknowledged: bool = True,
+              mine: Iterable[Todo] | None = None) -> str:
     """The message for ``player``: everything after ``since``, their view, their decisions, the bundle.
 
     ``extra`` adds what the trust layer knows they owe (sealed steps, an acknowledgement); ``known``
     says whether a command line names a real command (the CLI's own tree), so no hint misleads.
     ``acknowledged`` says that ``since`` is the last seq the player signed or acknowledged (not one given).
+    ``mine``, when given, is what the player must decide now with complete command lines (``status --mine``):
+    it replaces the ruleset's pending entries that name the player.
     """
     if fmt not in FORMATS:
         raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
@@ -160,12 +163,16 @@ def mail_body(store: EventStore, meta: StreamMeta, player: str, *, since: int, f
     doc.pre(ruleset.render(state, player))
     todos = [Todo(p.who, p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),
                   is_yours(p.who, player)) for p in ruleset.pending(state)]
+    if mine is not None:
+        todos = list(mine) + [t for t in todos if not t.yours]
     todos += list(extra)
     for todo in todos:
         if known is not None:
             todo.commands = [c for c in todo.commands if known(c)]
-        if not todo.yours and todo.who in ("gm", "referee") and player not in ("gm", "referee"):
-            todo.commands = []  # another's call: shown, not offered
+        if not todo.yours and (mine is not None or (todo.who in ("gm", "referee") and player not in ("gm", "referee"))):
+            # another's call: shown, not offered (where the ruleset knows who plays what, a command with
+            # --as YOU for another player's character would mislead; freeform has no owners to tell)
+            todo.commands = []
     mine = [t for t in todos if t.yours]
     others = [t for t in todos if not t.yours]
     doc.heading("What you must decide now")
