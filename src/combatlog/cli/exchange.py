@@ -221,6 +221,9 @@ def _import_text(outcomes: list[Any]) -> None:
                 echo(f"{prefix}{report.name}: {first}")
                 for line in rest:
                     echo(f"{prefix}{line}")
+                echo(f"{prefix}verified the bundle: head seq {report.verify.head_seq}, "
+                     f"{report.verify.head_hash[:16]}...; this log now ends at #{report.merge.head_seq}")
+                continue
             if report.superseded:
                 echo(f"{prefix}{report.name}: the bundle continues a branch superseded here: {report.superseded} "
                      "events kept as evidence (combatlog superseded " + report.name + ")")
