@@ -96,6 +96,7 @@ SCRIPT = """(function () {
       setTimeout(connect, 5000);
     };
   }
+  say("Live: connecting to the event stream.");
   connect();
 })();"""
 
