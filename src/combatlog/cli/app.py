@@ -98,6 +98,7 @@ EXTRA_MODULES = [
     ("combatlog.cli.replica:push", "push"),
     ("combatlog.cli.replica:pull", "pull"),
     ("combatlog.cli.replica:sync", "sync"),
+    ("combatlog.cli.follow", "follow"),
 ]
 
 

@@ -37,8 +37,13 @@ def log(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = jso
         print_json(rows)
         return
     for r in rows:
-        sig = f"  [signed: {', '.join(r['signed_by'])}]" if r["signed_by"] else ""
-        echo_view(one_line(f"#{r['seq']:<5} {r['actor']:<10} {r['summary']}{sig}"))
+        echo_view(log_line(r))
+
+
+def log_line(r: dict[str, Any]) -> str:
+    """One row of ``log`` (also what ``follow`` prints for each new event)."""
+    sig = f"  [signed: {', '.join(r['signed_by'])}]" if r["signed_by"] else ""
+    return one_line(f"#{r['seq']:<5} {r['actor']:<10} {r['summary']}{sig}")
 
 
 def show(

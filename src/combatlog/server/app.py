@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from combatlog.server.errors import ApiError
 from combatlog.server.feed import PollingNotifier
+from combatlog.server.page import Page
 from combatlog.server.routes import Api, Config
 from combatlog.server.worker import Worker
 
@@ -52,6 +53,7 @@ def build_app(config: Config) -> Starlette:
         Route("/v1/combats/{combat}/events", api.events, methods=["GET"]),
         Route("/v1/combats/{combat}/events", api.append, methods=["POST"]),
         Route("/v1/combats/{combat}/stream", api.stream, methods=["GET"]),
+        Route("/c/{combat}", Page(api).view, methods=["GET"]),  # the live page (server/page.py)
     ]
     handlers: dict[Any, Any] = {ApiError: _api_error, HTTPException: _http_error, Exception: _internal_error}
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
