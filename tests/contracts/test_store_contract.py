@@ -147,3 +147,17 @@ def test_secrets_are_kept(store_factory: Factory) -> None:
     assert store.get_secret("seed:x") is None
     store.put_secret("seed:x", b"\x00\x01")
     assert store.get_secret("seed:x") == b"\x00\x01"
+
+
+def test_secrets_given_with_an_append_land_with_it_and_only_with_it(store_factory: Factory) -> None:
+    """The handler keeps the command a merge may re-run (commands/kept.py) in the append's own transaction."""
+    store = store_factory()
+    first = rows("s1", 1, 2)
+    store.create_stream(meta("s1"), first, command_id="c0")
+    with pytest.raises(ConcurrencyConflict):
+        store.append("s1", rows("s1", 3, 1, first[-1].hash), expected_version=1, command_id="c1",
+                     secrets={"command:s1:c1": b"lost"})
+    assert store.get_secret("command:s1:c1") is None  # the refused append kept nothing
+    store.append("s1", rows("s1", 3, 1, first[-1].hash), expected_version=2, command_id="c1",
+                 secrets={"command:s1:c1": b"kept"})
+    assert store.get_secret("command:s1:c1") == b"kept"

@@ -17,7 +17,7 @@ import msgspec
 
 from combatlog import ENGINE_VERSION
 from combatlog.commands.core import AddNote, CommitSeed, CoreCommand, RevealSeed, RollDice
-from combatlog.commands.kept import keep
+from combatlog.commands.kept import kept_command, kept_name
 from combatlog.dice.derive import seed_commitment
 from combatlog.dice.port import DicePort
 from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
@@ -215,17 +215,18 @@ def execute(
     _pre_append(wiring, store, folded, envelopes)
     # 5. rehearse: fold the events as a replay will read them, then the ruleset's invariants
     recorded, steps = _rehearse(folded, envelopes)
-    # 6. append atomically against the version folded
-    result = store.append(meta.id, _rows(envelopes), expected_version=head_seq, command_id=cid)
+    # 6. append atomically against the version folded; where players are pinned, the command is kept here in
+    #    the same transaction, because a merge may have to re-run it (exchange/merge.py, commands/kept.py)
+    genesis = folded.core.genesis
+    kept = {kept_name(meta.id, cid): kept_command(command, actor=actor, scheme=scheme, manual_faces=manual_faces)} \
+        if genesis is not None and genesis.players else None
+    result = store.append(meta.id, _rows(envelopes), expected_version=head_seq, command_id=cid,
+                          **({"secrets": kept} if kept else {}))
     if result.duplicate:  # the same command id landed meanwhile
         _same_author(store, meta, result.first_seq, cid, actor)
         return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, duplicate=True)
     if result.last_seq // SNAPSHOT_EVERY > head_seq // SNAPSHOT_EVERY:
         save_snapshot(store, meta, folded)
-    # 7. where players are pinned, keep the command here: a merge may have to re-run it (exchange/merge.py)
-    genesis = folded.core.genesis
-    if genesis is not None and genesis.players:
-        keep(store, meta.id, cid, command, actor=actor, scheme=scheme, manual_faces=manual_faces)
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq,
                    events=recorded, steps=steps, folded=folded)
 

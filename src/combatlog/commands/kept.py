@@ -30,21 +30,22 @@ class KeptCommand(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     manual_faces: dict[str, tuple[int, ...]] = {}
 
 
-def _name(stream_id: str, command_id: str) -> str:
+def kept_name(stream_id: str, command_id: str) -> str:
+    """The secret's name a command is kept under."""
     return f"command:{stream_id}:{command_id}"
 
 
-def keep(store: EventStore, stream_id: str, command_id: str, command: Any, *, actor: str, scheme: str | None,
-         manual_faces: Mapping[str, tuple[int, ...]] | None) -> None:
+def kept_command(command: Any, *, actor: str, scheme: str | None,
+                 manual_faces: Mapping[str, tuple[int, ...]] | None) -> bytes:
+    """The bytes a command is kept as (the handler writes them with the append, in one transaction)."""
     kind = f"{type(command).__module__}:{type(command).__qualname__}"
-    kept = KeptCommand(kind=kind, body=msgspec.json.encode(command), actor=actor, scheme=scheme,
-                       manual_faces={k: tuple(v) for k, v in (manual_faces or {}).items()})
-    store.put_secret(_name(stream_id, command_id), msgspec.json.encode(kept))
+    return msgspec.json.encode(KeptCommand(kind=kind, body=msgspec.json.encode(command), actor=actor, scheme=scheme,
+                                           manual_faces={k: tuple(v) for k, v in (manual_faces or {}).items()}))
 
 
 def recall(store: EventStore, stream_id: str, command_id: str) -> tuple[Any, KeptCommand] | None:
     """The command kept for ``command_id`` and how it ran, or None when this machine did not run it."""
-    raw = store.get_secret(_name(stream_id, command_id))
+    raw = store.get_secret(kept_name(stream_id, command_id))
     if raw is None:
         return None
     try:

@@ -37,7 +37,7 @@ merge reports them as awaited, and their re-applied events arrive by mail like a
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import msgspec
 
@@ -47,7 +47,7 @@ from combatlog.events.base import tag_of
 from combatlog.events.core import CombatStarted, OrdersCommitted
 from combatlog.events.envelope import Envelope, decode_envelope
 from combatlog.projections.fold import lineage, state_at
-from combatlog.store.base import EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
+from combatlog.store.base import AppendResult, EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
 from combatlog.store.memory import MemoryStore
 from combatlog.wiring import Wiring
 
@@ -304,6 +304,13 @@ class _Overlay(MemoryStore):
 
     def get_secret(self, name: str) -> bytes | None:
         return self._real.get_secret(name)
+
+    def append(self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str,
+               secrets: Mapping[str, bytes] | None = None) -> AppendResult:
+        result = super().append(stream_id, rows, expected_version=expected_version, command_id=command_id)
+        for name, value in (secrets or {}).items():  # the re-run command stays kept on this machine
+            self._real.put_secret(name, value)
+        return result
 
 
 def _overlay(store: EventStore, meta: StreamMeta, fork_seq: int, kept_rows: list[NewRow]) -> _Overlay:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,10 @@ class ReplicaStore(SQLiteStore):
         self.changed.add(meta.id)
         return result
 
-    def append(self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str) -> AppendResult:
-        result = super().append(stream_id, rows, expected_version=expected_version, command_id=command_id)
+    def append(self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str,
+               secrets: Mapping[str, bytes] | None = None) -> AppendResult:
+        result = super().append(stream_id, rows, expected_version=expected_version, command_id=command_id,
+                                secrets=secrets)
         self.changed.add(stream_id)
         return result
 

@@ -8,6 +8,7 @@ Snapshots and referee secrets are local caches and keys, never exported.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
 import msgspec
@@ -98,8 +99,12 @@ class EventStore(Protocol):
     def create_stream(self, meta: StreamMeta, rows: list[NewRow], *, command_id: str) -> AppendResult: ...
 
     def append(
-        self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str
-    ) -> AppendResult: ...
+        self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str,
+        secrets: Mapping[str, bytes] | None = None,
+    ) -> AppendResult:
+        """Append ``rows`` atomically if the head is ``expected_version``; ``secrets`` (local, never exported:
+        the command a merge may re-run) are written in the same transaction, so they cost no second sync."""
+        ...
 
     def import_batches(self, batches: list[ImportBatch]) -> None:
         """Create and append several streams' rows in one transaction: all or nothing."""

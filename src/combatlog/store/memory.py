@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import threading
+from collections.abc import Mapping
 
 from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound
 from combatlog.store.base import (
@@ -40,8 +41,16 @@ class MemoryStore:
             return self._append_locked(meta.id, rows, command_id)
 
     def append(
-        self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str
+        self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str,
+        secrets: Mapping[str, bytes] | None = None,
     ) -> AppendResult:
+        result = self._append(stream_id, rows, expected_version=expected_version, command_id=command_id)
+        if secrets and not result.duplicate:
+            for name, value in secrets.items():
+                self.put_secret(name, value)
+        return result
+
+    def _append(self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str) -> AppendResult:
         with self._lock:
             if stream_id not in self._streams:
                 raise NotFound(f"no stream {stream_id}")

@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -169,21 +169,27 @@ class PostgresStore:
         return self._write(work)
 
     def append(
-        self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str
+        self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str,
+        secrets: Mapping[str, bytes] | None = None,
     ) -> AppendResult:
-        """One statement, one round trip: ``combatlog_append`` (pg_schema.py) does the whole protocol."""
+        """One statement, one round trip: ``combatlog_append`` (pg_schema.py) does the whole protocol
+        (with ``secrets``, one more statement in the same transaction, only when the append succeeded)."""
         _nonempty(rows)
         args = (stream_id, expected_version, command_id, [r.seq for r in rows], [r.type for r in rows],
                 [r.hash for r in rows], [r.body for r in rows])
         hold = self.hold_before_commit
+        kept = list((secrets or {}).items())
 
         def work(cur: Any) -> tuple[str, int | None, int | None, int | None]:
             row = cur.execute(_APPEND, args).fetchone()
+            if kept and row[0] == "ok":
+                cur.executemany("INSERT INTO secrets (name, value) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE "
+                                "SET value = EXCLUDED.value", kept)
             if hold is not None:
                 hold(cur)
             return row  # type: ignore[no-any-return]
 
-        status, actual, first, last = self._write(work, transaction=hold is not None)
+        status, actual, first, last = self._write(work, transaction=hold is not None or bool(kept))
         if status == "missing":
             raise NotFound(f"no stream {stream_id}")
         if status == "conflict":

@@ -11,6 +11,7 @@ builds and migrates the schema, and is imported only when a migration runs
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 
 from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound, StoreError
@@ -115,7 +116,8 @@ class SQLiteStore:
             raise
 
     def append(
-        self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str
+        self, stream_id: str, rows: list[NewRow], *, expected_version: int, command_id: str,
+        secrets: Mapping[str, bytes] | None = None,
     ) -> AppendResult:
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
@@ -129,6 +131,8 @@ class SQLiteStore:
                 c.execute("ROLLBACK")
                 raise ConcurrencyConflict(stream_id, expected_version, actual)
             result = self._insert_locked(stream_id, rows, command_id)
+            if secrets:
+                c.executemany("INSERT OR REPLACE INTO secrets (name, value) VALUES (?, ?)", list(secrets.items()))
             c.execute("COMMIT")
             return result
         except BaseException:
