@@ -40,7 +40,7 @@ class Config:
     burst: int = 60
     stream_seconds: float = 60.0  # the longest an event stream stays open
     max_streams: int = 100
-    poll_seconds: float = 0.5
+    poll_seconds: float | None = None  # event streams re-read heads this often; None: 0.5 s, 5 s beside LISTEN
     proof_dir: Path = field(default_factory=lambda: Path("."))  # where a refused equivocation's proof would go
 
 
