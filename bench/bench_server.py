@@ -70,6 +70,8 @@ def client_main(argv: list[str]) -> int:
     ap.add_argument("--deadline", type=float, default=CLIENT_DEADLINE_S)
     args = ap.parse_args(argv)
 
+    import http.client
+
     from combatlog.commands.core import AddNote
     from combatlog.commands.handler import execute
     from combatlog.errors import Unavailable
@@ -100,7 +102,7 @@ def client_main(argv: list[str]) -> int:
         while True:
             try:
                 return step()
-            except Unavailable:
+            except (Unavailable, http.client.HTTPException):  # refused, reset, or cut off mid-answer
                 if time.monotonic() > end:
                     raise
                 time.sleep(0.1)
