@@ -170,3 +170,26 @@ def test_racing_appends_through_a_and_b_one_wins_each_head(tmp_path: Path, two) 
         seats[winner]("pull", "duel")
         assert alice.verify("duel")["head_hash"] == bob.verify("duel")["head_hash"]
         assert alice.head("duel") == head + 2
+
+
+def test_an_export_holds_what_its_header_announces_while_another_process_appends(pg_url: str) -> None:
+    """Found by the two-process load run: a GET of events read the head, another process appended, and
+    the rows read next went past it (a bundle holding more than its header said, refused by the client)."""
+    from combatlog.commands.core import AddNote
+    from combatlog.commands.handler import create_combat, execute
+    from combatlog.exchange.bundle import export_lines, read_bytes
+    from combatlog.store import open_store
+
+    ours, other = open_store(pg_url), open_store(pg_url)
+    try:
+        meta = create_combat(ours, "duel", "freeform", actor="gm").stream
+        execute(ours, meta.id, AddNote(text="one"), actor="gm")
+        lines = export_lines(ours, meta, 1)
+        header = next(lines)  # the head is read: #2
+        execute(other, meta.id, AddNote(text="two"), actor="gm")  # the other process appends #3
+        body = b"".join(line + b"\n" for line in (header, *lines))
+        parsed, events = read_bytes(body, "the export")
+        assert parsed.head_seq == 2 and len(events) == 1
+    finally:
+        ours.close()
+        other.close()
