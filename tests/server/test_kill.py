@@ -97,10 +97,12 @@ def _kill_mid_load(db: str, root: Path) -> None:
         server.stop()
 
 
+@pytest.mark.slow
 def test_sigkill_mid_load_on_sqlite(tmp_path: Path) -> None:
     _kill_mid_load(str(tmp_path / "server.db"), tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_sigkill_mid_load_on_postgresql(tmp_path: Path, pg_server) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     _kill_mid_load(pg_server.url(schema=pg_server.new_schema("kill")), tmp_path)
