@@ -20,6 +20,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(VENV)/bin/python bench/bench.py
 	$(VENV)/bin/python bench/bench_postgres.py
+	$(VENV)/bin/python bench/bench_server.py
 
 docs: $(STAMP)
 	$(VENV)/bin/python -m combatlog.tools.gendocs

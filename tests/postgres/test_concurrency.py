@@ -169,7 +169,7 @@ def test_a_retry_racing_its_first_attempt_is_recognised(pg_url: str) -> None:
 def test_four_writer_processes_and_a_follower_see_one_gap_free_order(pg_url: str, tmp_path: Path) -> None:
     store = PostgresStore(pg_url)
     arena = create_combat(store, "arena", "freeform", actor="gm").stream
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     done = tmp_path / "done"
     follower = subprocess.Popen([sys.executable, str(WORKERS), "follower", pg_url, str(done),
                                  str(tmp_path / "follower.json")], env=env)

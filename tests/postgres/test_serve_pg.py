@@ -19,7 +19,11 @@ def test_the_server_runs_over_postgresql(pg_server: TempPostgres, tmp_path: Path
     try:
         alice, bob = table(tmp_path, live.url, ("alice", "bob"))
         cid = combat_id(alice)
-        assert (tmp_path / "combatlog-server.db").exists()  # the server's own tables, beside the PostgreSQL log
+        assert not (tmp_path / "combatlog-server.db").exists()  # the server's own tables are in PostgreSQL
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT id FROM server_combats").fetchall() == [(cid,)]
         bob("pull", "duel")
         alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
         bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")

@@ -22,8 +22,9 @@ def command(
     open_: bool = typer.Option(False, "--open", help="Anyone with a key may create combats (every write is "
                                                      "still signed and verified)."),
     state: Optional[str] = typer.Option(None, "--state", metavar="FILE",
-                                        help="The server's own tables (invite tokens, seen nonces). Default: the "
-                                             "SQLite log itself; combatlog-server.db for a postgresql:// log."),
+                                        help="The server's own tables (invite tokens, seen nonces): a SQLite "
+                                             "file or a postgresql:// URL. Default: the log's own database (for "
+                                             "PostgreSQL, shared by every server process on it)."),
     max_body: int = typer.Option(8 << 20, "--max-body", min=1024, help="The largest request body, in bytes."),
     rate: float = typer.Option(10.0, "--rate", min=0.01, help="Requests per second per address and per key, "
                                                               "after the burst."),
@@ -31,6 +32,10 @@ def command(
     stream_seconds: float = typer.Option(60.0, "--stream-seconds", min=0.1,
                                          help="The longest an event stream stays open (clients reconnect)."),
     max_streams: int = typer.Option(100, "--max-streams", min=1, help="Event streams open at once."),
+    poll_seconds: Optional[float] = typer.Option(None, "--poll-seconds", min=0.05,
+                                                 help="How often an event stream re-reads its combat's head. "
+                                                      "Default: 0.5 s; 5 s on PostgreSQL, where LISTEN/NOTIFY "
+                                                      "wakes the streams at once."),
 ) -> None:
     """Serve combats over HTTP: players push and pull signed bundles; the server verifies every one.
 
@@ -47,7 +52,8 @@ def command(
     db = app_state(ctx).db or default_url()
     keys = load_allow_keys(allow_keys) if allow_keys is not None else None
     config = Config(db=db, state=state or default_state(db), allow_keys=keys, max_body=max_body, rate=rate,
-                    burst=burst, stream_seconds=stream_seconds, max_streams=max_streams)
+                    burst=burst, stream_seconds=stream_seconds, max_streams=max_streams,
+                    poll_seconds=poll_seconds)
     who = "any key may create combats" if keys is None else f"{len(keys)} keys may create combats"
     note(f"combatlog serve: {db} on http://{host}:{port}/v1/ ({who}); Ctrl-C stops it")
     serve(config, host, port)

@@ -157,7 +157,10 @@ def export_lines(store: EventStore, meta: StreamMeta, since: int = 0) -> Iterabl
     yield canonical(msgspec.structs.replace(header, check=_header_check(header)))
     for seg, low, high in lineage(store, meta):
         lo = max(low, since + 1)
-        if high is not None and lo > high:
+        # up to the head the header announces: another writer (a second server process on the same
+        # PostgreSQL database) may append between the reads, and the bundle must stay as announced
+        high = head.core.head_seq if high is None else min(high, head.core.head_seq)
+        if lo > high:
             continue
         for row in store.read_stream(seg.id, lo, high):
             yield row.body

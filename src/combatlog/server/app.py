@@ -14,19 +14,17 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from combatlog.server.errors import ApiError
-from combatlog.server.feed import PollingNotifier
+from combatlog.server.feed import ListenNotifier, PollingNotifier
 from combatlog.server.page import Page
 from combatlog.server.routes import Api, Config
-from combatlog.server.worker import Worker
+from combatlog.server.worker import Worker, is_postgres
 
 log = logging.getLogger("combatlog.server")
 
 
 def default_state(db: str) -> str:
-    """The registry's file: the SQLite event store's own file, or one beside the working folder for
-    a PostgreSQL store (docs/server.md)."""
-    if db.startswith(("postgresql://", "postgres://")):
-        return "combatlog-server.db"
+    """Where the registry is: the event store's own database, a SQLite file or PostgreSQL (there it
+    is shared by every server process on the database; docs/server.md)."""
     if db in ("memory:", ":memory:"):
         return ":memory:"
     return db
@@ -38,11 +36,20 @@ def build_app(config: Config) -> Starlette:
     async def head(stream: str) -> int:
         return (await worker.run(worker.store.head, stream)).seq
 
-    api = Api(config, worker, PollingNotifier(head, config.poll_seconds))
+    notifier: PollingNotifier
+    if is_postgres(config.db):  # appends by any process on the database wake the event streams at once
+        notifier = ListenNotifier(config.db, head, config.poll_seconds or 5.0)
+    else:
+        notifier = PollingNotifier(head, config.poll_seconds or 0.5)
+    api = Api(config, worker, notifier)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
+        if isinstance(notifier, ListenNotifier):
+            await notifier.start()
         yield
+        if isinstance(notifier, ListenNotifier):
+            await notifier.stop()
         worker.close()
 
     routes = [

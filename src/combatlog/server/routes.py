@@ -40,7 +40,7 @@ class Config:
     burst: int = 60
     stream_seconds: float = 60.0  # the longest an event stream stays open
     max_streams: int = 100
-    poll_seconds: float = 0.5
+    poll_seconds: float | None = None  # event streams re-read heads this often; None: 0.5 s, 5 s beside LISTEN
     proof_dir: Path = field(default_factory=lambda: Path("."))  # where a refused equivocation's proof would go
 
 
@@ -262,6 +262,7 @@ class Api:
         except (ConcurrencyConflict, Diverged) as exc:
             now = store.head(combat_id)
             raise ApiError(409, "conflict", str(exc), head_seq=now.seq, head_hash=now.hash) from None
+        _snapshot_past(store, combat_id, header.since)
         return self._appended(access, sum(report.appended.values()))
 
     def _appended(self, access: Access, count: int) -> dict[str, Any]:
@@ -344,6 +345,17 @@ class Api:
                     return
         finally:
             self.streams.pop(number, None)
+
+
+def _snapshot_past(store: Any, combat_id: str, before: int) -> None:
+    """A snapshot each time an append crosses a multiple of SNAPSHOT_EVERY, as ``execute`` keeps one
+    (import does not): without it every verify and export on the server folds the combat from #1, so
+    each request costs more as the combat grows (measured: docs/benchmarks.md). A cache only."""
+    from combatlog.projections.fold import SNAPSHOT_EVERY, save_snapshot, state_at
+
+    meta = store.get_stream(combat_id)
+    if meta is not None and store.head(combat_id).seq // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
+        save_snapshot(store, meta, state_at(store, meta))
 
 
 def _combat_id(request: Request) -> str:

@@ -168,6 +168,26 @@ MIGRATIONS: dict[int, list[str]] = {
             RAISE EXCEPTION 'combatlog: % on % refused: the log is append-only', TG_OP, TG_TABLE_NAME;
         END $$""",
     ],
+    # 4: push notification for the serve processes (docs/server.md, "Several server processes"). After each
+    # statement that inserts events, one NOTIFY per stream on the channel below, payload "SCHEMA STREAM SEQ"
+    # (the table's schema, so several logs in one database are told apart; the stream's highest seq in the
+    # statement). NOTIFY is transactional: listeners hear it only when the append commits, never for one
+    # rolled back, and notifications of one transaction arrive in commit order.
+    4: [
+        """CREATE FUNCTION combatlog_notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            r record;
+        BEGIN
+            FOR r IN SELECT n.stream, max(n.seq) AS head FROM combatlog_new_events n GROUP BY n.stream LOOP
+                PERFORM pg_notify('combatlog_events', TG_TABLE_SCHEMA || ' ' || r.stream || ' ' || r.head);
+            END LOOP;
+            RETURN NULL;
+        END $$""",
+        """CREATE TRIGGER events_notify AFTER INSERT ON events REFERENCING NEW TABLE AS combatlog_new_events
+            FOR EACH STATEMENT EXECUTE FUNCTION combatlog_notify_events()""",
+    ],
 }
+
+NOTIFY_CHANNEL = "combatlog_events"
 
 SCHEMA_VERSION = max(MIGRATIONS)
