@@ -44,8 +44,10 @@ class Forum:
         self.count = 0
 
     def round_of(self, seat: Seat) -> int:
+        """The round being decided on ``seat``'s log; 3 once the fight is over (MR 001: it can end early,
+        e.g. after rounds with no harm or with one side gone)."""
         status = seat("status", G, "--mine", "--json").json()
-        return int(status["round"])  # type: ignore[index]
+        return 3 if status["finished"] else int(status["round"])  # type: ignore[index]
 
     def post(self, sender: Seat, round_no: int, rebased: bool) -> None:
         """One bundle to the group: everything from the oldest event any other player may lack."""
