@@ -34,6 +34,7 @@ from combatlog.store.memory import MemoryStore
 from combatlog.trust.commands import CommitOrders, RevealOrders
 from tests.trust.converge import Machine, gossip, send, table
 from tests.trust.pbem import key_home
+from tests.trust.test_osric_sealed import SETUP as OSRIC_SEALED_SETUP
 
 pytestmark = pytest.mark.skipif(not {"magic_realm", "osric"} <= set(available()), reason="rulesets not installed")
 
@@ -106,18 +107,7 @@ def mr_game(tmp: Path, upto: str, sequencer: bool) -> dict[str, Machine]:
     return ms
 
 
-OSRIC_SETUP = {
-    "title": "Sealed skirmish",
-    "players": {"party": ["alice"], "orcs": ["bob"]},
-    "engaged": [["Brom", "orc1"], ["Halvaine", "orc2"]],
-    "combatants": [
-        {"name": "Brom", "side": "party", "class": "fighter", "level": 1, "hp": 10, "armour": "mail",
-         "shield": "medium", "weapons": ["long sword"]},
-        {"name": "Halvaine", "side": "party", "class": "magic-user", "level": 1, "hp": 4, "weapons": ["dagger"]},
-        {"name": "orc1", "side": "orcs", "hd": "1", "hp": 5, "ac": 6, "weapons": ["spear"]},
-        {"name": "orc2", "side": "orcs", "hd": "1", "hp": 5, "ac": 6, "weapons": ["spear"]},
-    ],
-}
+OSRIC_SETUP = OSRIC_SEALED_SETUP  # tests/trust/test_osric_sealed.py: alice the party, bob the orcs
 
 
 def osric_game(tmp: Path, upto: str, sequencer: bool) -> dict[str, Machine]:
@@ -377,3 +367,37 @@ def test_without_a_sequencer_the_rotation_decides_and_nothing_is_lost(tmp_path: 
     for m in ms.values():
         kept = m.store.superseded(resolve_stream(m.store, S).id)
         assert any(b"a-lure" in r.body for r in kept)
+
+
+def test_a_bundle_continuing_a_superseded_branch_is_kept_as_evidence_and_a_forged_one_refused(tmp_path: Path) -> None:
+    """bob's lure lost a merge at gm; bob's next bundle, made before he heard of it, continues his old branch.
+    gm keeps it as evidence and applies nothing. The same bundle with an altered signature (outside the hash,
+    so its chain still checks) is refused: evidence is checked before it is kept."""
+    import json
+
+    from combatlog.commands.core import AddNote
+    from combatlog.errors import VerificationFailed
+    from combatlog.exchange.bundle import export_lines
+    from combatlog.rulesets.magic_realm import commands as c
+
+    ms = {name: _clone(m) for name, m in _prefix("mr-lures", False, tmp_path).items()}
+    _pad_until(ms, "alice")
+    ms["A"].do("alice", c.Lure(character="bk", denizens=("giant",)), S)
+    ms["B"].do("bob", c.Lure(character="amazon", denizens=("goblin-1",)), S)
+    send(ms["A"], ms["G"], S)
+    send(ms["B"], ms["G"], S)  # alice goes first at this place: bob's lure superseded at gm
+    since = ms["B"].head(S)[0]
+    ms["B"].do("bob", AddNote(text="bob, still on his own branch"), S)
+    meta = resolve_stream(ms["B"].store, S)
+    lines = list(export_lines(ms["B"].store, meta, since))
+    g = ms["G"]
+    before = (g.head(S), len(g.store.superseded(resolve_stream(g.store, S).id)))
+    env = json.loads(lines[1])
+    sig = env["sigs"][0]["sig"]
+    env["sigs"][0]["sig"] = ("A" if sig[0] != "A" else "B") + sig[1:]
+    forged = [lines[0], json.dumps(env, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()]
+    with pytest.raises(VerificationFailed, match="signature"):
+        g.receive(b"".join(line + b"\n" for line in forged), "forged evidence")
+    assert (g.head(S), len(g.store.superseded(resolve_stream(g.store, S).id))) == before
+    report = g.receive(b"".join(line + b"\n" for line in lines), "bob's late bundle")
+    assert report.up_to_date and report.superseded == 1 and g.head(S) == before[0]
