@@ -60,6 +60,15 @@ def is_canonical(line: bytes) -> bool:
 
 MAX_DEPTH = 32  # nesting of lists and objects in any value a log holds (orders, set-ups, payloads)
 MAX_EVENT_BYTES = 1 << 20  # one event's canonical bytes
+MAX_LINE_BYTES = MAX_EVENT_BYTES + 64 * 1024  # the payload, its envelope and a few signatures
+
+
+def line_size_problem(body: bytes) -> str:
+    """Why an event line is too large to store ("" when it is not): every path that stores one asks."""
+    if len(body) > MAX_LINE_BYTES:
+        return (f"an event line of {len(body)} bytes: an event is at most {MAX_EVENT_BYTES} bytes "
+                f"({MAX_LINE_BYTES} with its envelope and signatures)")
+    return ""
 
 
 def unsafe_json(value: Any) -> bool:

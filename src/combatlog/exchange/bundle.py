@@ -20,7 +20,7 @@ import msgspec
 
 from combatlog import ENGINE_VERSION
 from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
-from combatlog.events.canonical import canonical, is_canonical, sha256_hex
+from combatlog.events.canonical import canonical, is_canonical, line_size_problem, sha256_hex
 from combatlog.exchange.merge import MergeReport, SignerFor, check_against_superseded, keep_lost_branch, merge
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport
 from combatlog.events.core import CombatStarted, Forked
@@ -481,6 +481,9 @@ def _check_lost_branch(store: EventStore, meta: StreamMeta, header: Header, line
     prev, seq = header.base_hash, header.since
     for i, line in enumerate(lines, start=2):
         at = f"{where}:{i}"
+        too_large = line_size_problem(line)
+        if too_large:  # evidence obeys the event size limit as the log does
+            raise VerificationFailed(too_large, where=at)
         if not is_canonical(line):
             raise VerificationFailed("not the canonical JSON of an event", where=at)
         try:

@@ -21,9 +21,7 @@ from combatlog.dice.derive import derive_faces, seed_commitment
 from combatlog.dice.notation import parse_dice
 from combatlog.dice.port import LABEL_PATTERN, SCHEMES
 from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
-from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, is_canonical
-
-MAX_LINE_BYTES = MAX_EVENT_BYTES + 64 * 1024  # the payload, its envelope and a few signatures
+from combatlog.events.canonical import MAX_DEPTH, MAX_LINE_BYTES, is_canonical, line_size_problem  # noqa: F401
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, parse_recorded_at
 from combatlog.projections.fold import Folded, empty
@@ -113,8 +111,9 @@ class ChainVerifier:
         return self.segments[-1]
 
     def feed(self, body: bytes, where: str) -> Recorded:
-        if len(body) > MAX_LINE_BYTES:
-            self.fail(where, f"a line of {len(body)} bytes: an event is at most {MAX_EVENT_BYTES} bytes")
+        too_large = line_size_problem(body)
+        if too_large:
+            self.fail(where, too_large)
         if not is_canonical(body):
             self.fail(where, "not the canonical JSON of an event (the line was altered or is not an event; "
                              f"values nest at most {MAX_DEPTH} levels, numbers are whole within +-2**53)")
