@@ -38,7 +38,7 @@ import msgspec
 
 from combatlog.errors import CombatlogError, Diverged, NotFound, VerificationFailed
 from combatlog.events.canonical import is_canonical, line_size_problem
-from combatlog.events.envelope import decode_envelope
+from combatlog.events.envelope import decode_envelope, future_problem, latest_allowed, parse_recorded_at
 from combatlog.exchange.bundle import Header, ImportReport, Progress, Waiting, base_stream, import_bundle, read_bytes
 from combatlog.exchange.merge import SignerFor
 from combatlog.exchange.sources import Incoming
@@ -210,6 +210,7 @@ def _check_shape(store: EventStore, header: Header, lines: list[bytes], where: s
     seq = header.since
     ids = {seg.id for seg in header.segments}
     actor = ""
+    not_after = latest_allowed()
     for i, line in enumerate(lines, start=2):
         at = f"{where}:{i}"
         too_large = line_size_problem(line)
@@ -226,6 +227,9 @@ def _check_shape(store: EventStore, header: Header, lines: list[bytes], where: s
         if env.seq != seq or env.prev != prev or env.computed_hash() != env.hash or env.stream not in ids:
             raise VerificationFailed(f"seq {env.seq}: the event does not hash or chain as its place in the bundle "
                                      "needs (altered)", where=at)
+        when = parse_recorded_at(env.recorded_at)
+        if when is not None and when > not_after:
+            raise VerificationFailed(f"seq {env.seq}: " + future_problem(when, env.recorded_at, not_after), where=at)
         if checker is not None:
             try:
                 checker._signatures(env)

@@ -23,7 +23,7 @@ from combatlog.dice.port import LABEL_PATTERN, SCHEMES
 from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
 from combatlog.events.canonical import MAX_DEPTH, MAX_LINE_BYTES, is_canonical, line_size_problem  # noqa: F401
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
-from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, parse_recorded_at
+from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, future_problem, latest_allowed, parse_recorded_at
 from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
@@ -82,6 +82,7 @@ class ChainVerifier:
         self.prev = self.folded.core.head_hash or GENESIS_PREV
         self._last_time_text = self.folded.core.head_time
         self._last_time = parse_recorded_at(self._last_time_text) if self._last_time_text else None
+        self._not_after = latest_allowed()  # this machine's clock plus the allowed skew
         self.first_seq = self.expected_seq
         self.count = 0
         self.strict_rules = strict_rules
@@ -136,6 +137,8 @@ class ChainVerifier:
         if when is None:
             self.fail(where, f"seq {env.seq}: recorded_at {env.recorded_at!r} is not an RFC 3339 UTC time "
                              "(YYYY-MM-DDTHH:MM:SS[.ffffff]Z)")
+        if when > self._not_after:  # type: ignore[operator]
+            self.fail(where, f"seq {env.seq}: " + future_problem(when, env.recorded_at, self._not_after))  # type: ignore[arg-type]
         if self._last_time is not None and when < self._last_time:  # type: ignore[operator]
             self.fail(where, f"seq {env.seq}: recorded at {env.recorded_at}, before the event it follows "
                              f"({self._last_time_text}): times never go backwards along the chain")
