@@ -191,7 +191,10 @@ def read_limited(path: Path, limit: int = MAX_FILE_BYTES, what: str = "a combat 
         if size > limit:
             raise VerificationFailed(f"{size} bytes: {what} is at most {limit} bytes", where=str(path))
         with open(path, "rb") as f:
-            data = f.read(limit + 1)  # the file may have grown since stat()
+            # the file may have grown since stat(); read() allocates what it is asked for up front
+            data = f.read(min(size, limit) + 1)
+            if len(data) > size and len(data) <= limit:
+                data += f.read(limit + 1 - len(data))
     except OSError as exc:
         raise NotFound(f"cannot read {path}: {exc.strerror}") from None
     if len(data) > limit:
