@@ -166,7 +166,7 @@ def import_(
     Example: combatlog import duel-3.jsonl mail.eml --inbox ~/combat-mail
     """
     from combatlog.exchange.inbox import receive
-    from combatlog.exchange.sources import STDIN, inbox_files, read_input
+    from combatlog.exchange.sources import STDIN, Budget, inbox_files, read_input
     from combatlog.trust.pins import check_pinned_keys
 
     inputs = list(files or [])
@@ -177,7 +177,8 @@ def import_(
     if not inputs:
         raise InvalidCommand("nothing to import: give a file, - for standard input, or --inbox DIR"
                              if inbox is None else f"--inbox {inbox}: the folder is empty")
-    incoming = [found for item in inputs for found in read_input(item, _stdin)]
+    budget = Budget()  # one for the whole import: what its bundles hold together is bounded
+    incoming = [found for item in inputs for found in read_input(item, _stdin, budget)]
     st = app_state(ctx)
     store = st.store()
     key_warnings = [w for item in incoming if item.data is not None  # impersonation is refused here, whole

@@ -20,7 +20,7 @@ import msgspec
 
 from combatlog import ENGINE_VERSION
 from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
-from combatlog.events.canonical import canonical, is_canonical, sha256_hex
+from combatlog.events.canonical import canonical, is_canonical, line_size_problem, sha256_hex
 from combatlog.exchange.merge import MergeReport, SignerFor, check_against_superseded, keep_lost_branch, merge
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport
 from combatlog.events.core import CombatStarted, Forked
@@ -191,7 +191,10 @@ def read_limited(path: Path, limit: int = MAX_FILE_BYTES, what: str = "a combat 
         if size > limit:
             raise VerificationFailed(f"{size} bytes: {what} is at most {limit} bytes", where=str(path))
         with open(path, "rb") as f:
-            data = f.read(limit + 1)  # the file may have grown since stat()
+            # the file may have grown since stat(); read() allocates what it is asked for up front
+            data = f.read(min(size, limit) + 1)
+            if len(data) > size and len(data) <= limit:
+                data += f.read(limit + 1 - len(data))
     except OSError as exc:
         raise NotFound(f"cannot read {path}: {exc.strerror}") from None
     if len(data) > limit:
@@ -481,6 +484,9 @@ def _check_lost_branch(store: EventStore, meta: StreamMeta, header: Header, line
     prev, seq = header.base_hash, header.since
     for i, line in enumerate(lines, start=2):
         at = f"{where}:{i}"
+        too_large = line_size_problem(line)
+        if too_large:  # evidence obeys the event size limit as the log does
+            raise VerificationFailed(too_large, where=at)
         if not is_canonical(line):
             raise VerificationFailed("not the canonical JSON of an event", where=at)
         try:
