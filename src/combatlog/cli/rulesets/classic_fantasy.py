@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from combatlog.cli.common import (
-    dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
+    dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
     stream_argument,
 )
 from combatlog.errors import InvalidCommand

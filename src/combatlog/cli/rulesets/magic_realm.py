@@ -10,7 +10,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    app_state, dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command,
+    app_state, dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command,
     state_completer, stream_argument,
 )
 from combatlog.cli.ride import after_decision, after_referee, before_referee
