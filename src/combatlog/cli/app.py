@@ -63,8 +63,32 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _keep_argument_help() -> None:
+    """Show every argument's help text, once. typer (<0.25) sets ``TyperArgument.help`` and then calls
+    click's ``Argument.__init__``, which in click 8.5 takes a ``help`` of its own and resets it to None
+    (every argument listed with no description); set it again after. click 8.5 also lists described
+    arguments in a "Positional arguments" section of its own, beside typer's "Arguments": keep typer's."""
+    from typer.core import TyperArgument, TyperCommand, TyperGroup
+
+    if getattr(TyperArgument, "_combatlog_keeps_help", False):
+        return
+    init = TyperArgument.__init__
+
+    def keep_help(self, *args, help=None, **kwargs):  # type: ignore[no-untyped-def]
+        init(self, *args, help=help, **kwargs)
+        self.help = help
+
+    TyperArgument.__init__ = keep_help  # type: ignore[method-assign]
+    TyperArgument._combatlog_keeps_help = True  # type: ignore[attr-defined]
+    for command_class in (TyperCommand, TyperGroup):
+        command_class.format_arguments = lambda self, ctx, formatter: None  # type: ignore[attr-defined]
+
+
+_keep_argument_help()
+
 app = typer.Typer(
     cls=LazyRootGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every sub-command's context
     name="combatlog",
     help="An event-sourced combat log for tabletop games: append decisions and dice, replay, "
          "audit, fork, and exchange verifiable logs by email.",

@@ -208,7 +208,12 @@ def _stream_of_this_ruleset(ctx: click.Context, value: str) -> str:
     return value
 
 
-def stream_argument(help_text: str = "The combat: its name, id or a unique id prefix.") -> Any:
+STREAM_HELP = "The combat: its name, id or a unique id prefix (combatlog list shows them)."
+
+
+def stream_argument(help_text: str = STREAM_HELP) -> Any:
+    """The STREAM argument every command shares: one help text, completion, and (under a ruleset's
+    group) the check that the combat is of that ruleset."""
     return typer.Argument(..., help=help_text, autocompletion=complete_stream, show_default=False,
                           callback=_stream_of_this_ruleset)
 

@@ -229,7 +229,7 @@ def recoil_policy(
 def remove(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    figure: str = typer.Argument(..., autocompletion=_figures),
+    figure: str = typer.Argument(..., autocompletion=_figures, help="The figure that leaves the fight."),
     reason: str = typer.Option("fled", "--reason"),
     as_json: bool = json_option(),
 ) -> None:

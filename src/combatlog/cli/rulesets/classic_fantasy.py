@@ -249,7 +249,7 @@ def effects(
 def luck(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(..., autocompletion=_combatants),
+    who: str = typer.Argument(..., autocompletion=_combatants, help="The combatant (a name in the combat)."),
     roll: str = typer.Argument(..., help="attack or defence (the open exchange, or the blow just resolved); a roll "
                                          "of the blow just resolved: damage, location, endurance, bleed, stun, "
                                          "knockback, trip, disarm, blind, obstacle...; action-point (Desperate "
@@ -277,7 +277,7 @@ def luck(
 def act(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(..., autocompletion=_combatants),
+    who: str = typer.Argument(..., autocompletion=_combatants, help="The combatant (a name in the combat)."),
     action: str = typer.Argument(..., help="move, hustle, delay, dither, brace, ready, aim, regain_footing, "
                                            "struggle, outmaneuver, first_aid, take_cover, change_range, mount, "
                                            "cast_magic, hold_magic, trip_entangled, interrupt, counter_spell, "
