@@ -218,6 +218,26 @@ def stream_argument(help_text: str = STREAM_HELP) -> Any:
                           callback=_stream_of_this_ruleset)
 
 
+def at_option(help_text: str) -> Any:
+    """``--at SEQ``: the one name for "the log as of seq N" (show, sheet, fork, replay, ack)."""
+    return typer.Option(None, "--at", metavar="SEQ", help=help_text)
+
+
+def old_name(name: str) -> Any:
+    """An option's old name, kept working for one release and hidden from help (docs/CHANGELOG.md lists
+    them); the command merges it into the new one with ``renamed``."""
+    return typer.Option(None, name, hidden=True)
+
+
+def renamed(new_value: Any, old_value: Any, new: str, old: str) -> Any:
+    """The value of an option given under its new name or its old one; both at once is refused."""
+    if old_value is None:
+        return new_value
+    if new_value is not None and new_value != old_value:
+        raise InvalidCommand(f"give {new} once ({old} is its old name)")
+    return old_value
+
+
 JSON_HELP = "Print JSON (the stable contract) instead of text."
 
 

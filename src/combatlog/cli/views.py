@@ -14,7 +14,8 @@ import typer
 
 from combatlog.cli.common import (
     one_line,
-    AppState, app_state, echo, echo_view, json_option, print_json, read_state, steps_json, stream_argument,
+    AppState, app_state, at_option, echo, echo_view, json_option, old_name, print_json, read_state, renamed,
+    steps_json, stream_argument,
 )
 
 
@@ -49,7 +50,7 @@ def log_line(r: dict[str, Any]) -> str:
 def show(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    at: Optional[int] = typer.Option(None, "--at", help="State after this seq."),
+    at: Optional[int] = at_option("State after this seq."),
     round_no: Optional[int] = typer.Option(None, "--round", help="State at the end of this round."),
     as_json: bool = json_option(),
 ) -> None:
@@ -185,16 +186,18 @@ def explain(
 def replay(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    to: Optional[int] = typer.Option(None, "--to", help="Stop after this seq."),
+    to: Optional[int] = at_option("Stop after this seq (and show the state there, as show --at)."),
     from_seq: Optional[int] = typer.Option(None, "--from", help="Start at this seq."),
     round_no: Optional[int] = typer.Option(None, "--round", help="Replay only this round's events."),
     step: bool = typer.Option(False, "--step", help="Pause after each event (on a terminal)."),
     as_json: bool = json_option(),
+    old_to: Optional[int] = old_name("--to"),
 ) -> None:
     """Re-run the log event by event, showing what each one derived, then the state reached.
 
     Example: combatlog replay duel --round 2 --step
     """
+    to = renamed(to, old_to, "--at", "--to")
     from combatlog.projections.streams import resolve_stream
     from combatlog.projections.fold import state_at
     from combatlog.projections.views import round_range, walk
@@ -207,7 +210,7 @@ def replay(
         if to is not None or from_seq is not None:
             from combatlog.errors import InvalidCommand
 
-            raise InvalidCommand("give --round alone, or --from/--to")
+            raise InvalidCommand("give --round alone, or --from/--at")
         lo, hi = round_range(store, meta, round_no)
     head = state_at(store, meta)
     viewer = viewer_of(st)
