@@ -306,10 +306,42 @@ def note(text: str) -> None:
     sys.stderr.write(printable(text) + "\n")
 
 
-def steps_json(steps: Any) -> list[dict[str, Any]]:
-    """Steps as JSON; a step that carries data (``Step.data``) has it under ``data``."""
-    return [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)}
-            | ({"data": s.data} if getattr(s, "data", None) is not None else {}) for s in steps]
+def steps_json(steps: Any, rolls: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Steps as JSON: each with its ``rule``, its ``text`` for people and its ``data`` for scripts (step_data)."""
+    return [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice), "data": step_data(s, rolls)}
+            for s in steps]
+
+
+def step_data(step: Any, rolls: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A step as data, always: the rule split into its ``citation`` (MR, OSRIC...) and ``reference`` (the
+    section), the ``dice`` behind it (label, faces and total where ``rolls`` has them: label -> roll of the
+    dice ledger), and what the ruleset itself decided as data (``Step.data``: a roll's need, a result...)."""
+    citation, _, reference = step.rule.partition(" ")
+    dice = [{"label": label} | ({"faces": rolls[label]["faces"], "total": rolls[label]["total"]}
+                                 if rolls and label in rolls else {}) for label in step.dice]
+    return {"citation": citation.rstrip(":"), "reference": reference, "dice": dice} | dict(getattr(step, "data", None) or {})
+
+
+def pending_json(p: Any, ruleset: str, stream: str) -> dict[str, Any]:
+    """A pending decision as JSON: the prose (``what``) and beside it its parts: the ``player`` (and the
+    ``character`` of "bob (Amazon)"), the command lines that answer it where they can be named (words in
+    capitals are to fill in), and its ``kind``, the command (``mr play``) or null when none is named."""
+    from combatlog.exchange.mail import commands_for
+
+    who = p.who
+    player, _, character = who.partition(" (")
+    commands = commands_for(ruleset, stream, p, player)
+    kind = " ".join(commands[0].split()[1:3]) if commands else None
+    return {"who": who, "what": p.what, "options": list(p.options), "rule": p.rule, "player": player,
+            "character": character[:-1] if character.endswith(")") else None, "kind": kind,
+            "command": commands[0] if commands else None, "commands": commands}
+
+
+def rolls_by_label(store: Any, meta: Any) -> dict[str, dict[str, Any]]:
+    """The combat's dice rolls by label (the dice ledger's rows), for ``steps_json``."""
+    from combatlog.projections.views import dice_ledger
+
+    return {r["label"]: r for r in dice_ledger(store, meta)["rolls"]}
 
 
 def outcome_json(outcome: Outcome) -> dict[str, Any]:

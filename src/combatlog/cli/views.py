@@ -15,7 +15,7 @@ import typer
 from combatlog.cli.common import (
     one_line,
     AppState, app_state, at_option, echo, echo_view, json_option, old_name, print_json, read_state, renamed,
-    steps_json, stream_argument,
+    pending_json, rolls_by_label, steps_json, stream_argument,
 )
 
 
@@ -93,8 +93,7 @@ def status(ctx: typer.Context, stream: str = stream_argument(),
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
                     "finished": ruleset.finished(state),
-                    "pending": [{"who": p.who, "what": p.what, "options": list(p.options), "rule": p.rule}
-                                for p in pending], "held": held})
+                    "pending": [pending_json(p, meta.ruleset, meta.name) for p in pending], "held": held})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     echo_view(f"{meta.name}: {where}, seq {folded.core.head_seq}")
@@ -143,13 +142,7 @@ def _status_mine(ctx: typer.Context, meta: Any, folded: Any, as_json: bool) -> N
             echo(one_line(f"    choices: {' | '.join(m.options)}"))
 
 
-def _steps_out(rows: list[Any], as_json: bool) -> None:
-    if as_json:
-        print_json([{"seq": r.seq, "type": r.type, "actor": r.actor, "round": r.round, "summary": r.summary,
-                     "concealed": r.concealed,
-                     "steps": steps_json(r.steps)}
-                    for r in rows])
-        return
+def _steps_out(rows: list[Any]) -> None:
     for r in rows:
         echo_view(one_line(f"#{r.seq:<5} [r{r.round}] {r.summary}"))
         for s in r.steps:
@@ -178,9 +171,9 @@ def explain(
     rows = [r for r in walk(store, meta, lo, hi, viewer_of(st), head) if r.steps or not as_json]
     if as_json:
         print_json({"stream": meta.name, "round": round_no,
-                    "steps": steps_json(s for r in rows for s in r.steps)})
+                    "steps": steps_json((s for r in rows for s in r.steps), rolls_by_label(store, meta))})
         return
-    _steps_out([r for r in rows if r.steps], False)
+    _steps_out([r for r in rows if r.steps])
 
 
 def replay(
@@ -217,17 +210,18 @@ def replay(
     rows = walk(store, meta, lo, hi, viewer, head)
     if as_json:
         out_rows = list(rows)
+        rolls = rolls_by_label(store, meta)
         end = state_at(store, meta, out_rows[-1].seq if out_rows else lo - 1)
         print_json({"stream": meta.name, "from": lo, "to": out_rows[-1].seq if out_rows else None,
                     "events": [{"seq": r.seq, "type": r.type, "actor": r.actor, "round": r.round,
                                 "summary": r.summary, "concealed": r.concealed,
-                                "steps": steps_json(r.steps)} for r in out_rows],
+                                "steps": steps_json(r.steps, rolls)} for r in out_rows],
                     "state": end.ruleset.describe(end.state, viewer)})
         return
     interactive = step and sys.stdin.isatty() and sys.stdout.isatty()
     last = lo - 1
     for r in rows:
-        _steps_out([r], False)
+        _steps_out([r])
         last = r.seq
         if interactive:
             if input("  [enter: next, q: stop] ").strip().lower() == "q":
