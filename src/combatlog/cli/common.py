@@ -301,6 +301,26 @@ def echo_view(text: str = "") -> None:
     sys.stdout.write((wrap(out, width) if width else out) + "\n")
 
 
+def view_text(text: str) -> str:
+    """What ``echo_view`` writes for ``text`` (escaped, wrapped on a terminal), without writing it."""
+    from combatlog.text import wrap
+
+    out = printable(text)
+    width = terminal_width()
+    return (wrap(out, width) if width else out) + "\n"
+
+
+def page_or_write(text: str, pager: bool = True) -> None:
+    """Long output for people: through click's pager when stdout is a terminal and ``text`` is longer than
+    the screen (``pager`` False: never, e.g. ``--no-pager``); written as it is in a pipe or a file."""
+    import shutil
+
+    if pager and sys.stdout.isatty() and text.count("\n") >= shutil.get_terminal_size().lines:
+        click.echo_via_pager(text)
+    else:
+        sys.stdout.write(text)
+
+
 def note(text: str) -> None:
     """Diagnostics and progress go to stderr, so stdout stays data."""
     sys.stderr.write(printable(text) + "\n")

@@ -15,7 +15,7 @@ import typer
 from combatlog.cli.common import (
     one_line,
     AppState, app_state, at_option, echo, echo_view, json_option, old_name, print_json, read_state, renamed,
-    pending_json, rolls_by_label, steps_json, stream_argument,
+    page_or_write, pending_json, rolls_by_label, steps_json, stream_argument, view_text,
 )
 
 
@@ -23,22 +23,33 @@ def viewer_of(st: AppState) -> str | None:
     return None if st.actor == "gm" else st.actor
 
 
-def log(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
-    """The timeline: every event with its seq, actor and a summary.
+def log(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    limit: Optional[int] = typer.Option(None, "--limit", metavar="N", min=1, help="Only the first N events."),
+    tail: Optional[int] = typer.Option(None, "--tail", metavar="N", min=1, help="Only the last N events."),
+    pager: bool = typer.Option(True, "--pager/--no-pager",
+                               help="On a terminal, page output longer than the screen (never in a pipe)."),
+    as_json: bool = json_option(),
+) -> None:
+    """The timeline: every event with its seq, actor and a summary (--json: the same events, as data).
 
-    Example: combatlog log duel
+    Example: combatlog log duel --tail 20
     """
+    from combatlog.errors import InvalidCommand
     from combatlog.projections.streams import resolve_stream
     from combatlog.projections.views import timeline
 
+    if limit is not None and tail is not None:
+        raise InvalidCommand("give --limit or --tail, not both")
     st = app_state(ctx)
     store = st.store()
     rows = timeline(store, resolve_stream(store, stream), viewer_of(st))
+    rows = rows[:limit] if limit is not None else rows[-tail:] if tail is not None else rows
     if as_json:
         print_json(rows)
         return
-    for r in rows:
-        echo_view(log_line(r))
+    page_or_write("".join(view_text(log_line(r)) for r in rows), pager)
 
 
 def log_line(r: dict[str, Any]) -> str:
