@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import pty
-import select
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +11,7 @@ import pytest
 
 from combatlog.errors import ExitStatus
 from tests.cli.inproc import InProcessCli
+from tests.cli.terminal import run_on_a_terminal
 from tests.conftest import CLI, REPO
 
 NOTES = 30  # with the genesis: events #1-#31
@@ -49,28 +48,6 @@ def test_bad_limits_are_refused(cli: InProcessCli, args: tuple[str, ...], status
     assert cli("log", "duel", *args, ok=False).code == status
 
 
-def _run_on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
-    """Run the CLI with stdin and stdout on a pseudo-terminal; return its status and what it showed."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([*CLI, *args], cwd=REPO, env=env, stdin=slave, stdout=slave, stderr=slave)
-    os.close(slave)
-    shown = b""
-    while True:
-        ready, _, _ = select.select([master], [], [], 120)
-        if not ready:
-            proc.kill()
-            raise AssertionError("the CLI showed nothing for 120 s")
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the terminal's other side closed
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(master)
-    return proc.wait(timeout=120), shown.decode(errors="replace")
-
-
 @pytest.fixture
 def terminal_env(cli: InProcessCli, tmp_path: Path) -> tuple[dict[str, str], Path]:
     """A 10-line terminal and a pager that records what it was given (in ``paged``)."""
@@ -85,7 +62,7 @@ def terminal_env(cli: InProcessCli, tmp_path: Path) -> tuple[dict[str, str], Pat
 
 def test_a_log_longer_than_the_terminal_goes_through_the_pager(terminal_env: tuple[dict[str, str], Path]) -> None:
     env, paged = terminal_env
-    code, _shown = _run_on_a_terminal(["log", "duel"], env)
+    code, _shown = run_on_a_terminal(["log", "duel"], env)
     assert code == 0
     assert _seqs(paged.read_text()) == list(range(1, NOTES + 2))
 
@@ -94,7 +71,7 @@ def test_a_log_longer_than_the_terminal_goes_through_the_pager(terminal_env: tup
                                   ["log", "duel", "--json"]])
 def test_no_pager_when_turned_off_short_or_json(terminal_env: tuple[dict[str, str], Path], args: list[str]) -> None:
     env, paged = terminal_env
-    code, shown = _run_on_a_terminal(args, env)
+    code, shown = run_on_a_terminal(args, env)
     assert code == 0 and not paged.exists()
     assert "#31" in shown or '"seq":31' in shown
 
