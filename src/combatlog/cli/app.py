@@ -140,7 +140,7 @@ def root(
     version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
                                  callback=_print_version, expose_value=False),
 ) -> None:
-    """Global options go before or after the command (--as after 'fork' names the new combat)."""
+    """Global options go before or after the command."""
     if not actor:
         from combatlog.trust.keys import only_secret_key
 
