@@ -65,7 +65,7 @@ step "Replay round 1 event by event, with the rule behind each step"
 combatlog replay duel --round 1
 
 step "What if round 2 had gone otherwise? Fork after round 1"
-combatlog fork duel --round 1 --as duel-whatif
+combatlog fork duel --round 1 --name duel-whatif
 combatlog freeform round duel-whatif
 combatlog freeform act duel-whatif Bo "flees" --roll 1d20 --dice local
 combatlog freeform leave duel-whatif Bo --reason fled

@@ -69,7 +69,7 @@ def test_a_bundle_out_of_order_is_held_durably_then_applied_when_its_predecessor
     alice, bob, files = game
     before = events_of(bob)
     early = bob("import", str(files["b2"]))
-    assert f"duel #4-#5: held until #2-#3 of duel arrive" in early.out
+    assert "duel #4-#5: held until #2-#3 of duel arrive" in early.out
     assert events_of(bob) == before and len(held_of(bob)) == 1  # nothing appended, one bundle kept
     status = bob("status", "duel", "--json").json()
     assert status["seq"] == 1 and status["held"][0]["events"] == "#4-#5"  # type: ignore[index]

@@ -11,20 +11,8 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import app_state, echo, json_option, log_exists, note, print_json, stream_argument
+from combatlog.cli.progress import progress
 from combatlog.errors import InvalidCommand, NotFound
-
-
-def _progress(label: str):  # type: ignore[no-untyped-def]
-    """A one-line progress counter on stderr, only on a terminal."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        of = f"/{total}" if total else ""
-        sys.stderr.write(f"\r{label}: {done}{of} events")
-        sys.stderr.flush()
-
-    return show
 
 
 def export(
@@ -65,10 +53,14 @@ def export(
             count = _to_stdout(lambda: _text_of(render_text, store, meta, since))
         else:
             count = _write_whole(Path(output), lambda path: export_text(store, meta, path, since=since))
-    elif to_stdout:
-        count = _to_stdout(lambda: _lines_of(export_lines(store, meta, since)))
     else:
-        count = _write_whole(Path(output), lambda path: export_file(store, meta, path, since=since))
+        lines = store.head(meta.id).seq - since + 1  # the header, then each event
+        with progress("exporting", as_json=as_json) as bar:
+            if to_stdout:
+                count = _to_stdout(lambda: _lines_of(bar.count(export_lines(store, meta, since), lines)))
+            else:
+                count = _write_whole(Path(output), lambda path: export_file(store, meta, path, since=since,
+                                                                            progress=bar.callback))
     head = store.head(meta.id).seq
     if as_json:
         print_json({"stream": meta.name, "file": output, "events": count, "since": since, "format": fmt,
@@ -185,8 +177,9 @@ def import_(
                     for w in check_pinned_keys(store, item.data, st.actor, trust_new_key=trust_new_key)]
     from combatlog.trust.players import signers_here
 
-    outcomes = receive(store, incoming, name=name or None, strict_rules=not allow_rules_mismatch,
-                       progress=_progress("verifying"), signer_for=signers_here())
+    with progress("verifying", as_json=as_json) as bar:
+        outcomes = receive(store, incoming, name=name or None, strict_rules=not allow_rules_mismatch,
+                           progress=bar.callback, signer_for=signers_here())
     refused = [o.error for o in outcomes if o.status == "refused"]
     for o in outcomes:  # every error names its bundle when there are several
         if o.error is not None and len(outcomes) > 1 and not o.error.where and o.where not in str(o.error):
@@ -296,7 +289,8 @@ def verify(
     has_log = bool(st.db) or _default_db_exists()
     if path.is_file():
         store = st.store() if has_log else None
-        report = verify_file(path, store, strict_rules=strict, progress=_progress("verifying"))
+        with progress("verifying", as_json=as_json) as bar:
+            report = verify_file(path, store, strict_rules=strict, progress=bar.callback)
     else:
         from combatlog.projections.streams import resolve_stream
         from combatlog.store import default_url
@@ -313,9 +307,8 @@ def verify(
             if looks_like_a_file:
                 raise NotFound(f"no such file: {target} (and no combat of that name in this log)") from None
             raise
-        report = verify_stream(store, meta, strict_rules=strict, progress=_progress("verifying"))
-    if sys.stderr.isatty():
-        note("")
+        with progress("verifying", as_json=as_json) as bar:
+            report = verify_stream(store, meta, strict_rules=strict, progress=bar.callback)
     if as_json:
         import msgspec
 

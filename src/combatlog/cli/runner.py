@@ -10,12 +10,14 @@ line anew (for a file meant to be played more than once).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
 
 from combatlog.cli.argv import hoist
 from combatlog.cli.common import app_state, echo
+from combatlog.cli.progress import progress, shown_here
 from combatlog.errors import CombatlogError, InvalidCommand, NotFound
 
 _DEPTH = {"n": 0}
@@ -55,8 +57,12 @@ def run(
     chain = secrets.token_hex(16) if fresh else f"combatlog-run/v2\n{st.actor}"
     group = ctx.find_root().command  # the root group that is running this command
     _DEPTH["n"] += 1
+    lines = text.splitlines()
+    # the commands' own output goes to stdout: a bar beside it on the same terminal would garble it
+    bar = progress("running", "lines", shown=shown_here() and not sys.stdout.isatty())
     try:
-        for lineno, line in enumerate(text.splitlines(), start=1):
+        for lineno, line in enumerate(lines, start=1):
+            bar.on_progress(lineno - 1, len(lines))
             where = f"{file}:{lineno}"
             try:
                 args = shlex.split(strip_comment(line))
@@ -84,6 +90,7 @@ def run(
             except click.ClickException as exc:
                 raise InvalidCommand(exc.format_message(), where=where) from None
     finally:
+        bar.close()
         _DEPTH["n"] -= 1
 
 

@@ -166,12 +166,18 @@ def export_lines(store: EventStore, meta: StreamMeta, since: int = 0) -> Iterabl
             yield row.body
 
 
-def export_file(store: EventStore, meta: StreamMeta, path: Path, since: int = 0) -> int:
+def export_file(store: EventStore, meta: StreamMeta, path: Path, since: int = 0,
+                progress: Callable[[int, int], None] | None = None) -> int:
+    """Write the bundle to ``path``; returns the number of events. ``progress(done, total)`` is told every
+    1,000 lines (the header counts as one)."""
     count = 0
+    total = store.head(meta.id).seq - since + 1 if progress is not None else 0
     with open(path, "wb") as out:
         for line in export_lines(store, meta, since):
             out.write(line + b"\n")
             count += 1
+            if progress is not None and (count % 1000 == 0 or count == total):
+                progress(count, total)
     return count - 1
 
 

@@ -102,13 +102,14 @@ def dice_ledger(store: EventStore, meta: StreamMeta) -> dict[str, Any]:
         s = stats.setdefault(ev.by or "?", {"rolls": 0, "dice": 0, "by_sides": {}})
         s["rolls"] += 1
         s["dice"] += ev.count
-        side = s["by_sides"].setdefault(str(ev.sides), {"dice": 0, "sum": 0, "max": 0, "min": 0})
+        side = s["by_sides"].setdefault(str(ev.sides), {"dice": 0, "sum": 0, "top_faces": 0, "ones": 0})
         side["dice"] += ev.count
         side["sum"] += sum(ev.faces)
-        side["max"] += sum(1 for f in ev.faces if f == ev.sides)
-        side["min"] += sum(1 for f in ev.faces if f == 1)
+        side["top_faces"] += sum(1 for f in ev.faces if f == ev.sides)  # dice showing their highest face
+        side["ones"] += sum(1 for f in ev.faces if f == 1)
     for s in stats.values():
         for sides, side in s["by_sides"].items():
+            side["max"], side["min"] = side["top_faces"], side["ones"]  # the old names, until the next release
             # mean in hundredths, as an int: the JSON contract carries no floats
             side["mean_x100"] = round(100 * side["sum"] / side["dice"]) if side["dice"] else 0
             side["expected_mean_x100"] = round(100 * (int(sides) + 1) / 2)
