@@ -117,12 +117,22 @@ def root(
                                  callback=_print_version, expose_value=False),
 ) -> None:
     """Global options go before or after the command (--as after 'fork' names the new combat)."""
+    _refuse_blank(ctx, "actor", "--as", "a player name, or leave --as out")
+    _refuse_blank(ctx, "command_id", "--command-id", "any non-blank text, or leave --command-id out")
     if not actor:
         from combatlog.trust.keys import only_secret_key
 
         actor = only_secret_key() or "gm"  # one key here: this machine is that player's
     ctx.obj = AppState(db=db, actor=actor, command_id=command_id)
     ctx.call_on_close(ctx.obj.close)
+
+
+def _refuse_blank(ctx: typer.Context, param: str, option: str, what: str) -> None:
+    """An option typed with a blank value is a mistake (a shell variable that was never set), not a
+    request for the default: refused before anything is recorded."""
+    value = ctx.params.get(param)
+    if value is not None and not value.strip():
+        raise click.BadParameter(f"blank: give {what}", ctx=ctx, param_hint=option)
 
 
 app.command("new")(streams.new)
