@@ -5,6 +5,7 @@ Errors are mapped to stderr and exit statuses here and nowhere else.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import importlib.util
 import os
@@ -227,6 +228,9 @@ def _bound_whole_numbers(click: object) -> None:
     types.IntParamType._combatlog_bounded = True
 
 
+_DISK_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
 def _closed_pipe() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())  # so the final flush at exit does not fail again
@@ -261,18 +265,32 @@ def main(argv: list[str] | None = None) -> None:
         code = 130
     except BrokenPipeError:  # `combatlog log x | head`: the reader has all it wanted
         code = _closed_pipe()
+    except OSError as exc:
+        if exc.errno not in _DISK_ERRORS:
+            code = _bug(exc)
+        else:
+            # `combatlog log x > /dev/full`: the output was redirected to a file that cannot take it
+            _closed_pipe()
+            sys.stderr.write(f"error[output]: cannot write standard output: {exc.strerror}\n")
+            code = ExitStatus.FAILURE
     except SystemExit as exc:
         # click answers a closed pipe (EPIPE) with exit status 1 after pacifying stdout; for us
         # a reader that stops early is not an error
         pacified = type(sys.stdout).__name__.endswith("PacifyFlushWrapper")
         code = _closed_pipe() if (exc.code == 1 and pacified) else (exc.code if isinstance(exc.code, int) else 1)
     except Exception as exc:  # a bug: say so plainly, keep the traceback one variable away
-        if os.environ.get("COMBATLOG_DEBUG"):
-            raise
-        sys.stderr.write(f"error[internal]: {type(exc).__name__}: {exc}\n"
-                         "This is a bug in combatlog; run again with COMBATLOG_DEBUG=1 for the traceback.\n")
-        code = ExitStatus.FAILURE
+        code = _bug(exc)
     sys.exit(int(code))
+
+
+def _bug(exc: Exception) -> int:
+    if os.environ.get("COMBATLOG_DEBUG"):
+        raise exc
+    sys.stderr.write(f"error[internal]: {type(exc).__name__}: {exc}\n"
+                     "This is a bug in combatlog; run again with COMBATLOG_DEBUG=1 for the traceback.\n")
+    from combatlog.errors import ExitStatus
+
+    return ExitStatus.FAILURE
 
 
 if __name__ == "__main__":
