@@ -88,18 +88,17 @@ class Freeform(Ruleset[FreeformState]):
                 if p.hp is None:
                     raise IllegalCommand(f"{who} has no hit points recorded", rule=TABLE)
                 check_text("the reason", reason)
-                missing = (p.max_hp or 0) - p.hp
-                if heal and missing <= 0:
-                    raise IllegalCommand(f"{who} is at {p.hp}/{p.max_hp} hp: nothing to heal (healing never "
-                                         "goes above the hit points a participant joined with)", rule=TABLE)
+                missing = max(0, (p.max_hp or 0) - p.hp)
                 labels = ()
                 if amount.strip().lstrip("+-").isdigit():
                     value = int(amount)
                     if value < 0:
                         raise InvalidCommand("give a positive amount; use --heal to restore hit points")
                     if heal and value > missing:
-                        raise IllegalCommand(f"{who} is at {p.hp}/{p.max_hp} hp: heal at most {missing} (healing "
-                                             "never goes above the hit points a participant joined with)", rule=TABLE)
+                        # a rolled heal cannot be refused after the roll: the fold caps it (_after_hp_change)
+                        most = f"heal at most {missing}" if missing else "nothing to heal"
+                        raise IllegalCommand(f"{who} is at {p.hp}/{p.max_hp} hp: {most} (healing never goes above "
+                                             "the hit points a participant joined with)", rule=TABLE)
                 else:
                     label = dice.rule_label(f"r{state.round}/{who}/{'heal' if heal else 'damage'}", label)
                     value = dice.roll(label, amount, purpose=reason or ("healing" if heal else "damage")).total
