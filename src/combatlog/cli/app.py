@@ -5,6 +5,7 @@ Errors are mapped to stderr and exit statuses here and nowhere else.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import importlib.util
 import os
@@ -141,12 +142,22 @@ def root(
                                  callback=_print_version, expose_value=False),
 ) -> None:
     """Global options go before or after the command."""
+    _refuse_blank(ctx, "actor", "--as", "a player name, or leave --as out")
+    _refuse_blank(ctx, "command_id", "--command-id", "any non-blank text, or leave --command-id out")
     if not actor:
         from combatlog.trust.keys import only_secret_key
 
         actor = only_secret_key() or "gm"  # one key here: this machine is that player's
     ctx.obj = AppState(db=db, actor=actor, command_id=command_id)
     ctx.call_on_close(ctx.obj.close)
+
+
+def _refuse_blank(ctx: typer.Context, param: str, option: str, what: str) -> None:
+    """An option typed with a blank value is a mistake (a shell variable that was never set), not a
+    request for the default: refused before anything is recorded."""
+    value = ctx.params.get(param)
+    if value is not None and not value.strip():
+        raise click.BadParameter(f"blank: give {what}", ctx=ctx, param_hint=option)
 
 
 app.command("new")(streams.new)
@@ -241,6 +252,9 @@ def _bound_whole_numbers(click: object) -> None:
     types.IntParamType._combatlog_bounded = True
 
 
+_DISK_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
 def _closed_pipe() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())  # so the final flush at exit does not fail again
@@ -298,21 +312,35 @@ def main(argv: list[str] | None = None) -> None:
         code = 130
     except BrokenPipeError:  # `combatlog log x | head`: the reader has all it wanted
         code = _closed_pipe()
+    except OSError as exc:
+        if exc.errno not in _DISK_ERRORS:
+            code = _bug(exc)
+        else:
+            # `combatlog log x > /dev/full`: the output was redirected to a file that cannot take it
+            _closed_pipe()
+            sys.stderr.write(f"error[output]: cannot write standard output: {exc.strerror}\n")
+            code = ExitStatus.FAILURE
     except SystemExit as exc:
         # click answers a closed pipe (EPIPE) with exit status 1 after pacifying stdout; for us
         # a reader that stops early is not an error
         pacified = type(sys.stdout).__name__.endswith("PacifyFlushWrapper")
         code = _closed_pipe() if (exc.code == 1 and pacified) else (exc.code if isinstance(exc.code, int) else 1)
     except Exception as exc:  # a bug: say so plainly, keep the traceback one variable away
-        if os.environ.get("COMBATLOG_DEBUG"):
-            raise
-        hint = "This is a bug in combatlog; run again with COMBATLOG_DEBUG=1 for the traceback."
-        if as_json:
-            _json_error({"code": "internal", "message": f"{type(exc).__name__}: {exc}. {hint}"})
-        else:
-            sys.stderr.write(f"error[internal]: {type(exc).__name__}: {exc}\n{hint}\n")
-        code = ExitStatus.FAILURE
+        code = _bug(exc, as_json)
     sys.exit(int(code))
+
+
+def _bug(exc: Exception, as_json: bool = False) -> int:
+    if os.environ.get("COMBATLOG_DEBUG"):
+        raise exc
+    hint = "This is a bug in combatlog; run again with COMBATLOG_DEBUG=1 for the traceback."
+    if as_json:
+        _json_error({"code": "internal", "message": f"{type(exc).__name__}: {exc}. {hint}"})
+    else:
+        sys.stderr.write(f"error[internal]: {type(exc).__name__}: {exc}\n{hint}\n")
+    from combatlog.errors import ExitStatus
+
+    return ExitStatus.FAILURE
 
 
 if __name__ == "__main__":

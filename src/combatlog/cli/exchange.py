@@ -12,7 +12,7 @@ import typer
 
 from combatlog.cli.common import app_state, echo, json_option, log_exists, note, print_json, stream_argument
 from combatlog.cli.progress import progress
-from combatlog.errors import InvalidCommand, NotFound
+from combatlog.errors import InvalidCommand, NotFound, VerificationFailed
 
 
 def export(
@@ -108,27 +108,10 @@ def _to_stdout(make: Callable[[], tuple[bytes, int]]) -> int:
 
 
 def _write_whole(output: Path, write: Callable[[Path], int]) -> int:
-    """Write ``output`` whole or not at all: into a file beside it, renamed over it once complete, so
-    that a refused export (a missing folder, a bad --since, a full disk) leaves no file and no
-    half-overwritten one. A device or pipe that already exists (-o /dev/stdout) is written directly."""
-    if output.is_dir():
-        raise InvalidCommand(f"-o {output}: is a folder; name a file in it, e.g. {output / 'combat.jsonl'}")
-    if output.exists() and not output.is_file():
-        return write(output)
-    if output.is_symlink():
-        output = output.resolve()
-    folder = output.parent
-    if not folder.is_dir():
-        raise NotFound(f"-o {output}: no folder {folder} (create it first)")
-    part = folder / f".{output.name}.{os.getpid()}.part"
-    try:
-        count = write(part)
-        os.replace(part, output)
-    except OSError as exc:
-        raise InvalidCommand(f"-o {output}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        part.unlink(missing_ok=True)
-    return count
+    """Write ``output`` whole or not at all (combatlog.outfile.write_whole)."""
+    from combatlog.outfile import write_whole
+
+    return write_whole(output, write)
 
 
 def import_(
@@ -260,7 +243,7 @@ def _import_json(outcomes: list[Any]) -> dict[str, Any]:
 
 def verify(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help="An export file, or a combat in this log."),
+    target: str = typer.Argument(..., help="An export file (- reads it from standard input), or a combat in this log."),
     allow_rules_mismatch: bool = typer.Option(False, "--allow-rules-mismatch",
                                               help="Report a different rules digest instead of failing."),
     as_json: bool = json_option(),
@@ -275,6 +258,16 @@ def verify(
     st = app_state(ctx)
     path = Path(target)
     strict = not allow_rules_mismatch
+    if target == "-":
+        with progress("verifying", as_json=as_json) as bar:
+            report = _verify_stdin(st, strict, bar.callback)
+        if as_json:
+            import msgspec
+
+            print_json(msgspec.to_builtins(report))
+        else:
+            echo(report_text(report))
+        return
     if path.is_file() and _is_evidence(path):
         from combatlog.trust.evidence import evidence_text, verify_evidence
 
@@ -315,6 +308,22 @@ def verify(
         print_json(msgspec.to_builtins(report))
         return
     echo(report_text(report))
+
+
+def _verify_stdin(st: Any, strict: bool, on_progress: Any = None) -> Any:
+    """``verify -``: an export piped in, read up to the size a file may have (an equivocation proof
+    is verified from a file)."""
+    from combatlog.exchange.bundle import MAX_FILE_BYTES, verify_file
+
+    data = _stdin().read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise VerificationFailed(f"more than {MAX_FILE_BYTES} bytes: a combat file is at most {MAX_FILE_BYTES} bytes",
+                                 where="standard input")
+    if not data:
+        raise VerificationFailed("nothing on standard input (pipe an export into `combatlog verify -`)",
+                                 where="standard input")
+    store = st.store() if (st.db or _default_db_exists()) else None
+    return verify_file(Path("standard input"), store, strict_rules=strict, progress=on_progress, data=data)
 
 
 def _is_evidence(path: Path) -> bool:

@@ -172,7 +172,7 @@ def explain(
     """
     from combatlog.projections.streams import resolve_stream
     from combatlog.projections.fold import state_at
-    from combatlog.projections.views import round_range, walk
+    from combatlog.projections.views import no_steps, round_range, walk
 
     st = app_state(ctx)
     store = st.store()
@@ -184,6 +184,8 @@ def explain(
         print_json({"stream": meta.name, "round": round_no,
                     "steps": steps_json((s for r in rows for s in r.steps), rolls_by_label(store, meta))})
         return
+    if not any(r.steps for r in rows):
+        echo_view(no_steps(meta.name, round_no, lo, hi or head.core.head_seq))
     _steps_out([r for r in rows if r.steps])
 
 
@@ -204,19 +206,19 @@ def replay(
     to = renamed(to, old_to, "--at", "--to")
     from combatlog.projections.streams import resolve_stream
     from combatlog.projections.fold import state_at
-    from combatlog.projections.views import round_range, walk
+    from combatlog.projections.views import round_range, seq_window, walk
 
     st = app_state(ctx)
     store = st.store()
     meta = resolve_stream(store, stream)
-    lo, hi = from_seq or 1, to
+    head = state_at(store, meta)
+    lo, hi = seq_window(meta.name, head.core.head_seq, from_seq, to)
     if round_no is not None:
         if to is not None or from_seq is not None:
             from combatlog.errors import InvalidCommand
 
             raise InvalidCommand("give --round alone, or --from/--at")
         lo, hi = round_range(store, meta, round_no)
-    head = state_at(store, meta)
     viewer = viewer_of(st)
     rows = walk(store, meta, lo, hi, viewer, head)
     if as_json:

@@ -208,10 +208,28 @@ def read_limited(path: Path, limit: int = MAX_FILE_BYTES, what: str = "a combat 
     return data
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def what_else(data: bytes, where: str) -> str:
+    """Why ``data`` is plainly not an export, before its shape is read ("" when it may be one): a
+    SQLite log given where an export was expected, or bytes that are not a JSON header line."""
+    if data.startswith(SQLITE_MAGIC):
+        db = "FILE" if " " in where else where  # standard input has no file name to give
+        return (f"this is a SQLite log, not an export: verify a combat stored in it with "
+                f"`combatlog --db {db} verify NAME` (`combatlog --db {db} list` names them)")
+    if not data.startswith(b"{") or b"\x00" in data[:4096]:
+        return "not a combatlog export (an export is JSON Lines text starting with its header line)"
+    return ""
+
+
 def read_bytes(data: bytes, where: str) -> tuple[Header, list[bytes]]:
     """The header and event lines of a bundle, its shape checked (the events are verified later)."""
     if len(data) > MAX_FILE_BYTES:
         raise VerificationFailed(f"{len(data)} bytes: a combat file is at most {MAX_FILE_BYTES} bytes", where=where)
+    not_export = what_else(data, where)
+    if not_export:
+        raise VerificationFailed(not_export, where=where)
     if not data.endswith(b"\n"):
         raise VerificationFailed("the file does not end with a newline (truncated?)", where=where)
     lines = data[:-1].split(b"\n")
@@ -322,9 +340,11 @@ def verify_lines(header: Header, lines: list[bytes], path: Path | str, *, base: 
 
 
 def verify_file(path: Path, store: EventStore | None = None, *, strict_rules: bool = True,
-                progress: Progress | None = None, wiring: Wiring | None = None) -> VerifyReport:
+                progress: Progress | None = None, wiring: Wiring | None = None,
+                data: bytes | None = None) -> VerifyReport:
+    """Verify an export file, or ``data`` already read (standard input) named by ``path``."""
     wiring = wiring or standard()
-    header, lines = read_file(path)
+    header, lines = read_file(path) if data is None else read_bytes(data, str(path))
     base, base_meta = _base_from_store(store, header, str(path)) if store is not None else (None, None)
     if header.since and base is None:
         raise InvalidCommand(f"{path} is an incremental bundle; verify it against a log with --db")
