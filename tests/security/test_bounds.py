@@ -20,7 +20,7 @@ import pytest
 from combatlog.events.canonical import canonical
 from combatlog.events.envelope import Envelope, Signature, decode_envelope, encode_envelope
 from combatlog.exchange import armour as arm
-from tests.security.forge import header_of, log_fingerprint, read, reforge, with_header, write
+from tests.security.forge import log_fingerprint, read, reforge, with_header, write
 from tests.security.test_inbox_attacks import held_of
 from tests.trust.pbem import Seat, key_home, pair
 

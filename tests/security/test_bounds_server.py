@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from tests.server.conftest import start_server  # noqa: F401  (the fixture)
 from tests.server.live import LiveServer
 from tests.server.players import combat_id, table
 
