@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from combatlog.pictures.scene import Scene
@@ -154,3 +156,13 @@ def legend(c: Canvas, y: float, title: str, entries: list[tuple[str, str, str, s
                        width=min(width, x + width - cx - chip - 6))
             cx += min(need, width)
         return y + 24
+
+
+_SNAKE = re.compile(r"(?<![\w/.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/])")
+
+
+def humane_text(text: str, keep: Iterable[str] = ()) -> str:
+    """Rules prose with the ruleset's identifiers in it (``option monster_death=zero``) as words; the
+    names in ``keep`` (chosen by players, ``orc_1``) stay as written."""
+    kept = set(keep)
+    return _SNAKE.sub(lambda m: m.group(0) if m.group(0) in kept else humane(m.group(0)), text)
