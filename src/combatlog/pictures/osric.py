@@ -127,7 +127,8 @@ def timeline(c: Canvas, y: float, segments: dict[int, list[dict[str, Any]]], nam
                     y += 4  # a little air between events
                 seen.add(e.get("seq"))
                 dice = f"  [dice: {', '.join(e['dice'])}]" if e.get("dice") else ""
-                text = ("after the other side (held): " if e.get("late") else "") + humane_text(e["text"], names)
+                late = "after the segment's other actions: " if e.get("late") and first else ""
+                text = late + humane_text(e["text"], names)
                 with c.group(f"seq {e.get('seq')}: {humane_text(e['text'], names)} ({e.get('rule', '')}){dice}",
                              cls="timeline-entry"):
                     if first:
