@@ -9,7 +9,7 @@ from typing import Any
 
 from combatlog.pictures.scene import Scene
 from combatlog.pictures.common import (
-    MARGIN, WIDTH, canvas_for, heading, humane, pending_list, sealed_strip, section, tag_row,
+    MARGIN, WIDTH, canvas_for, heading, humane, legend, pending_list, sealed_strip, section, tag_row,
 )
 from combatlog.pictures.svg import INK, MUTED, Canvas, text_width
 
@@ -52,7 +52,8 @@ def location(c: Canvas, x: float, y: float, w: float, h: float, loc: dict[str, A
     title = f"{who}'s {loc['name']} (d20 {loc.get('d20', '?')}): {loc['hp']} of {loc['max_hp']} hp, armor {armor}" \
         + (f", {wound} wound" if wound else ", unhurt")
     fill = WOUND_FILL.get(wound, "#ffffff")
-    with c.group(title, cls="location", data_location=loc["name"], data_hp=loc["hp"], data_wound=wound or "none"):
+    with c.group(title, cls="location", data_location=loc["name"], data_hp=loc["hp"], data_wound=wound or "none",
+                 data_code=f"wound {wound}" if wound else None):
         c.rect(x, y, w, h, fill=c.url("hatch") if fill == "hatch" else fill, stroke=INK,
                width=2 if wound in ("serious", "major") else 1, rx=4)
         size = 9 if w < 60 else 10
@@ -156,6 +157,17 @@ def card(c: Canvas, x: float, y: float, cb: dict[str, Any], turn: str, h: float)
                 ry += 21
 
 
+def wound_key(c: Canvas, y: float, people: list[dict[str, Any]]) -> float:
+    """The key to the wound fills drawn on the locations (CFI Ch.7: minor, serious, major wounds)."""
+    drawn = {loc.get("wound") for cb in people for loc in cb.get("locations") or []}
+    entries = [(f"wound {w}", fill, w, meaning) for w, fill, meaning in (
+        ("minor", "#fff3c4", "a minor wound: hit points lost, above 0"),
+        ("serious", c.url("hatch"), "a serious wound (hatched): at 0 or below"),
+        ("major", "#f4c7c3", "a major wound (crossed): at minus its full hit points or below"),
+    ) if w in drawn]
+    return legend(c, y, "Key to the locations", entries) + 10 if entries else y
+
+
 def draw(scene: Scene, prefix: str = "p") -> str:
     d = scene.data
     c = canvas_for(scene, "combatants", prefix)
@@ -190,6 +202,7 @@ def draw(scene: Scene, prefix: str = "p") -> str:
         for n, cb in enumerate(pair):
             card(c, MARGIN + n * (CARD_W + 20), y, cb, d.get("turn") or "", h)
         y += h + 14
+    y = wound_key(c, y, people)
     ex = d.get("exchange") or d.get("last_exchange")
     if ex:
         label = "Exchange in progress" if d.get("exchange") else "Last exchange"
