@@ -54,7 +54,8 @@ def contrast(a: str, b: str) -> float:
 def test_the_legibility_checks_catch_each_old_defect() -> None:
     # the old pictures' own strings (issue #21): a cut chit, a leaked effect id, a chip with no key
     svg = ('<svg xmlns="http://www.w3.org/2000/svg"><title>t</title><text>VII\u2026</text><text>special effects: '
-           'scar_foe</text><title>osric.condition_changed</title><g data-code="side orcs"><title>orc2</title></g></svg>')
+           'scar_foe</text><title>osric.condition_changed</title>'
+           '<g data-code="side orcs"><title>orc2</title></g></svg>')
     found = problems(svg)
     assert found["cut"] == ["VII\u2026"]
     assert found["internal ids"] == ["scar_foe", "osric.condition_changed"]

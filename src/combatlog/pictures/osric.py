@@ -93,7 +93,8 @@ def ribbon(c: Canvas, y: float, rnd: int, segments: dict[int, list[dict[str, Any
                 with c.group(f"{side} acts in segment {seg} (initiative)", cls="side-turn", data_code="side turn"):
                     c.rect(x + 4, y + 24 + k * 20, CELL - 12, 17, fill=side_fill(side, sides), stroke=INK,
                            dash="3 2", rx=2)
-                    c.text(x + (CELL - 4) / 2, y + 36 + k * 20, f"{side}{chr(39) if side.endswith('s') else chr(39) + 's'} turn", size=10, anchor="middle",
+                    whose = side + ("'" if side.endswith("s") else "'s")
+                    c.text(x + (CELL - 4) / 2, y + 36 + k * 20, f"{whose} turn", size=10, anchor="middle",
                            weight="bold", width=CELL - 16)
                 k += 1
             for name in who:
