@@ -10,18 +10,50 @@ import typer
 from combatlog.cli.common import app_state, echo, json_option, print_json, stream_argument
 
 
+class TerminalProgress:
+    """``on_progress(done, total)`` as one self-rewriting line on stderr, only when stderr is a terminal
+    (never under a pipe or in a file). Stand-in until the shared progress helper replaces it."""
+
+    def __init__(self, what: str) -> None:
+        import sys
+
+        self.what, self.stream = what, sys.stderr
+        self.live = self.stream.isatty()
+        self.shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = 100 * done // total if total else 100
+        if self.live and percent != self.shown:
+            self.shown = percent
+            self.stream.write(f"\r{self.what}: {done}/{total} events ({percent}%)")
+            self.stream.flush()
+
+    def __enter__(self) -> TerminalProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live and self.shown >= 0:
+            self.stream.write("\r\x1b[K")  # clear the line: the command's own output follows
+            self.stream.flush()
+
+
 def command(
     ctx: typer.Context,
     stream: str = stream_argument(),
     round_no: Optional[int] = typer.Option(None, "--round", help="Only this round (the header, dice of the round "
                                                                  "and forks are always there)."),
     output: Path = typer.Option(..., "-o", "--output", help="The HTML file to write ('-': standard output)."),
+    sheets: str = typer.Option("auto", "--sheets", metavar="WHICH",
+                               help="Which rounds get a sheet picture: auto (where the picture changed, at most "
+                                    "20 in a long combat, and the last round), all, none, or rounds like 1,4-6."),
     as_json: bool = json_option(),
 ) -> None:
     """Write one self-contained HTML file (no network, no script, inline CSS and SVG): ruleset, players
     and key fingerprints, dice scheme, head hash and the verifier's result, then round by round the sheet
     picture and every step with its rule and dice, signatures, acknowledgements, the dice ledger with each
-    die's verification state, and the forks. --as PLAYER writes only what PLAYER may see.
+    die's verification state, and the forks. --as PLAYER writes only what PLAYER may see. A long combat
+    stays small enough to mail: a sheet is drawn where something changed (--sheets for others, --round N
+    for one round in full). Progress is shown on a terminal.
 
     Example: combatlog report giant-goblins -o giant-goblins.html
     """
@@ -34,7 +66,8 @@ def command(
     st = app_state(ctx)
     store = st.store()
     meta = resolve_stream(store, stream)
-    text = report_html(store, meta, viewer_of(st), round_no)
+    with TerminalProgress("report") as progress:
+        text = report_html(store, meta, viewer_of(st), round_no, sheets=sheets, on_progress=progress)
     write_whole(output, text)
     if str(output) == "-":
         return

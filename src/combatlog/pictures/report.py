@@ -132,6 +132,29 @@ class RoundPart:
     events: list[EventRow] = field(default_factory=list)
 
 
+def who_line(row: ReplayStep, rec: Any) -> str:
+    """Who recorded an event and who signed it."""
+    sigs = rec.env.sigs
+    return row.actor + (", signed by " + ", ".join(s.signer for s in sigs) if sigs else ", unsigned")
+
+
+def event_row(row: ReplayStep, who: str | None, is_die: bool, rolled: dict[str, int],
+              shown: tuple[int, int]) -> EventRow:
+    """One event as the report and the live page list it, written compactly: a die's own step repeats its
+    summary and its ledger row, so the summary links to the row; a lone step goes on the event's line."""
+    steps = [StepRow(s.text, s.rule, dice_links(s.dice, rolled, shown)) for s in row.steps]
+    die = None
+    if is_die and not row.concealed and steps and steps[0].rule.startswith("core: dice"):
+        die, steps = die_anchor(row.seq), steps[1:]
+    inline = None
+    if len(steps) == 1:
+        inline, steps = steps[0], []
+        if inline.text == row.summary:
+            inline.text = ""
+    return EventRow(seq=row.seq, summary=row.summary, concealed=row.concealed, who=who, die=die,
+                    inline=inline, steps=steps)
+
+
 def sheet_rounds(spec: str, rounds: list[int]) -> set[int] | None:
     """``--sheets``: "auto" (None: where the picture changed), "all", "none" or rounds like ``1,4-6``."""
     from combatlog.errors import InvalidCommand
@@ -235,10 +258,9 @@ class Report:
             if rec.seq in starts:  # rounds are consecutive runs of seqs
                 part, previous_who = starts[rec.seq], None  # each round names who recorded its first event
             if part is not None:
-                who = row.actor + (", signed by " + ", ".join(s.signer for s in rec.env.sigs)
-                                   if rec.env.sigs else ", unsigned")
-                part.events.append(self._event_row(row, who if who != previous_who else None,
-                                                   type(ev) is DiceRolled))
+                who = who_line(row, rec)
+                part.events.append(event_row(row, who if who != previous_who else None, type(ev) is DiceRolled,
+                                             self.head.core.labels, self.window))
                 previous_who = who
             if rec.seq in ends:
                 last_drawn = self._picture(ends[rec.seq], folded, list(sealed.values()), last_drawn)
@@ -248,20 +270,6 @@ class Report:
                 self.on_progress(rec.seq, total)
         self.on_progress(total, total)
         return [parts[r] for r in self.rounds], rolls, acks
-
-    def _event_row(self, row: ReplayStep, who: str | None, is_die: bool) -> EventRow:
-        steps = [StepRow(s.text, s.rule, dice_links(s.dice, self.head.core.labels, self.window)) for s in row.steps]
-        die = None
-        if is_die and not row.concealed and steps and steps[0].rule.startswith("core: dice"):
-            # the die's own step repeats its summary and its ledger row: the summary links to the row
-            die, steps = die_anchor(row.seq), steps[1:]
-        inline = None
-        if len(steps) == 1:  # one step: on the event's line, its text only where it says more than the summary
-            inline, steps = steps[0], []
-            if inline.text == row.summary:
-                inline.text = ""
-        return EventRow(seq=row.seq, summary=row.summary, concealed=row.concealed, who=who, die=die,
-                        inline=inline, steps=steps)
 
     def _collapse_rules(self, part: RoundPart) -> None:
         """Name the rule that most of the round's steps cite once, above them, when it is at least half."""
