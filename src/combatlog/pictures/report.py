@@ -233,7 +233,7 @@ class Report:
 
         core = self.head.core
         total = core.head_seq
-        every = max(1, total // PROGRESS_STEPS)
+        every = max(1, -(-total // PROGRESS_STEPS))
         parts = {r: RoundPart(r, "Set-up" if r == 0 else f"Round {r}", core.round_first[r], core.round_last[r])
                  for r in self.rounds}
         starts, ends = {p.lo: p for p in parts.values()}, {p.hi: p for p in parts.values()}
