@@ -135,7 +135,7 @@ class RoundPart:
 def who_line(row: ReplayStep, rec: Any) -> str:
     """Who recorded an event and who signed it."""
     sigs = rec.env.sigs
-    return row.actor + (", signed by " + ", ".join(s.signer for s in sigs) if sigs else ", unsigned")
+    return "recorded by " + row.actor + (", signed by " + ", ".join(s.signer for s in sigs) if sigs else ", unsigned")
 
 
 def event_row(row: ReplayStep, who: str | None, is_die: bool, rolled: dict[str, int],
