@@ -77,13 +77,6 @@ dl.facts dd { margin: 0; }
 """
 
 
-def h(value: Any) -> str:
-    """A value from the log as HTML text or attribute value (for the few strings built outside a template)."""
-    import html
-
-    return html.escape(clean(value), quote=True)
-
-
 def die_anchor(seq: int) -> str:
     """The id of a die's ledger row: the seq of the event that rolled it (one die per event, and short:
     a long combat links every die three times)."""
@@ -174,10 +167,10 @@ def sheet_rounds(spec: str, rounds: list[int]) -> set[int] | None:
         a, b = int(lo), int(hi or lo)
         if b < a:
             raise InvalidCommand(f"--sheets: the range {a}-{b} runs backwards")
+        if not hi and a not in rounds:
+            known = f"{rounds[0]}-{rounds[-1]}" if rounds else "none"
+            raise InvalidCommand(f"--sheets: no round {a} in this report (rounds: {known})")
         chosen.update(r for r in rounds if a <= r <= b)
-        missing = [r for r in range(a, min(b, a + 1000) + 1) if r not in rounds]
-        if missing and not hi:
-            raise InvalidCommand(f"--sheets: no round {a} (rounds: {rounds[0]}-{rounds[-1]})")
     return chosen
 
 
@@ -200,6 +193,7 @@ class Report:
             if self.rounds else (1, 0)  # the seqs the report shows
         # "auto": at most one picture every `gap` rounds, so at most MAX_SHEETS (+ the last round)
         self.gap = max(1, -(-len(self.rounds) // MAX_SHEETS))
+        self.position = {r: i for i, r in enumerate(self.rounds)}
 
     # -- the header -----------------------------------------------------------------------------
     def verify(self) -> tuple[VerifyReport | None, str]:
@@ -244,7 +238,6 @@ class Report:
         sealed: dict[tuple[str, str], Sealed] = {}
         last_drawn: tuple[int, str] | None = None  # (round, what its picture showed)
         previous_who: str | None = None
-        self.on_progress(0, total)
         for row, rec, folded in walk_folded(self.store, self.meta, 1, None, self.viewer, self.head):
             ev = rec.event
             if type(ev) is OrdersCommitted:
@@ -300,7 +293,7 @@ class Report:
         elif last is not None and shows == last[1]:
             wanted, why = r == self.rounds[-1], "nothing drawn changed since"
         else:
-            wanted = last is None or r == self.rounds[-1] or self.rounds.index(r) - self.rounds.index(last[0]) >= self.gap
+            wanted = last is None or r == self.rounds[-1] or self.position[r] - self.position[last[0]] >= self.gap
             why = "the last one is at"
         if not wanted:
             part.no_picture = (why, last[0] if last is not None and why != "not asked for" else None)
@@ -313,6 +306,7 @@ class Report:
         from combatlog import __version__
         from combatlog.pictures.html import render, trusted
 
+        self.on_progress(0, self.head.core.head_seq)  # at once: the verifier's pass comes first
         report, failure = self.verify()
         parts, rolls, acks = self.walk()
         dice, legend = ledger(rolls, report)
@@ -329,10 +323,6 @@ class Report:
             forks=[(m, self.fork_reason(m).removeprefix(": ")) for m in children],
             sheets="auto" if self.asked is None else "asked", gap=self.gap,
         )
-
-
-def _title(r: int) -> str:
-    return "the set-up" if r == 0 else f"round {r}"
 
 
 def die_state(roll: dict[str, Any], report: VerifyReport | None, pending: set[str]) -> tuple[str, str, str]:
