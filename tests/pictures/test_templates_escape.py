@@ -134,3 +134,24 @@ def test_a_hostile_string_in_every_field_comes_out_escaped(template: str, ok: bo
     else:
         branch = {f for f in planted if f.startswith("report.")}
     assert planted - shown == (branch | unused) & planted, sorted(planted - shown)
+
+
+def test_the_templates_ship_and_jinja2_waits_for_report_or_serve() -> None:
+    """The templates are package data (an installed combatlog has them), and a command that draws no HTML
+    never imports jinja2 (CLI start-up)."""
+    import subprocess
+    import sys
+    import tomllib
+
+    from combatlog.pictures.html import TEMPLATES
+    from tests.conftest import REPO
+
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert "templates/*.html" in data["combatlog"] and "jinja2>=3.1" in " ".join(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"])
+    assert {p.suffix for p in TEMPLATES.iterdir()} == {".html"}
+    probe = ("import sys\nfrom combatlog.cli.app import main\n"
+             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+             "print('jinja2' in sys.modules, 'markupsafe' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert out.stdout.strip().splitlines()[-1] == "False False", out.stdout + out.stderr
