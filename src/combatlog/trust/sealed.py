@@ -361,6 +361,9 @@ def decide_release(store: EventStore, folded: Folded, cmd: ReleaseChain, dice: D
     chain = checker.chains[actor]
     if chain.secret:
         raise IllegalCommand(f"{actor} already released his chain (seq {chain.released_at})", rule=RULE_CHAIN)
+    problem = checker.release_problem(actor)
+    if problem:
+        raise IllegalCommand(problem, rule=RULE_CHAIN)
     return [ChainReleased(player=actor, secret=secret)]
 
 
