@@ -1,0 +1,154 @@
+"""Issue #19, points 3 and 4, performed end to end through the CLI on separate machines.
+
+Three machines (gm, alice, bob), each with its own log and key home, as in tests/trust/; files
+stand for mails. Each attack is one a hostile player can make with the normal CLI and a copy of
+her own machine (or, for the server, by pushing first); each must be refused with a clear error,
+and the refusing machine's log must be unchanged row for row (``log_fingerprint``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tests.security.forge import log_fingerprint
+from tests.trust.pbem import Seat
+
+NAMES = ("gm", "alice", "bob")  # the pinned order: at place n the player at index n mod 3 goes first
+
+
+def table(root: Path, *options: str, names: tuple[str, ...] = NAMES, dice: str = "joint",
+          remote: str = "") -> dict[str, Seat]:
+    """Seats with keys, every public key imported everywhere; the first creates ``duel`` pinning all."""
+    seats = {name: Seat(name, root) for name in names}
+    for seat in seats.values():
+        seat("keys", "new", seat.name)
+        seat("keys", "export", seat.name, "-o", str(root / f"{seat.name}.pub"))
+        if remote:
+            seat("remote", "add", "origin", remote)
+    for seat in seats.values():
+        for other in seats.values():
+            if other is not seat:
+                seat("keys", "import", str(root / f"{other.name}.pub"))
+    first = seats[names[0]]
+    args = ["new", "duel", "--ruleset", "freeform", "--dice", dice]
+    for name in names:
+        args += ["--player", name]
+    for opt in options:
+        args += ["--option", opt]
+    first(*args)
+    return seats
+
+
+def send(sender: Seat, receiver: Seat, root: Path, tag: str) -> Path:
+    """``export --for RECEIVER`` from the sender's log, imported by the receiver (a mail)."""
+    path = root / f"{sender.name}-{tag}-for-{receiver.name}.jsonl"
+    sender("export", "duel", "--for", receiver.name, "-o", str(path))
+    receiver("import", str(path))
+    return path
+
+
+def hp(seat: Seat, who: str) -> int:
+    state = seat("show", "duel", "--json").json()
+    return next(int(p["hp"]) for p in state["state"]["participants"]  # type: ignore[index]
+                if p["name"] == who)
+
+
+def refused(seat: Seat, *args: str, code: int, says: str) -> str:
+    """Run ``args`` on ``seat``: refused with ``code`` and ``says`` in the error, the log unchanged."""
+    before = log_fingerprint(seat.dir / "log.db")
+    result = seat(*args, ok=False)
+    assert result.code == code, (result.code, result.err, result.out)
+    assert says in result.err, result.err
+    assert "error[internal]" not in result.err
+    assert log_fingerprint(seat.dir / "log.db") == before
+    return result.err
+
+
+# -- point 3: no rewinding -----------------------------------------------------------------
+
+
+def test_a_branch_forking_before_what_its_author_acknowledged_is_refused_as_equivocation(tmp_path: Path) -> None:
+    """The issue's attack: alice acknowledges bob's blow, then mails one event forking before it, at a
+    place where the rotation puts her first (place 10 of [gm, alice, bob]: 10 mod 3 = 1, alice). Before
+    the fix bob's import kept her branch, Aldo was back to 12 hp and bob's blow was "refused on
+    re-apply"; now bob's and the gm's imports refuse it with a proof, and nothing changes."""
+    s = table(tmp_path)
+    gm, alice, bob = s["gm"], s["alice"], s["bob"]
+    send(gm, alice, tmp_path, "1")
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    send(alice, bob, tmp_path, "1")
+    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    while bob.head("duel") % 3:  # up to #9 (or the next multiple of 3)
+        bob("note", "duel", "the wind rises")
+    fork = bob.head("duel")
+    send(bob, alice, tmp_path, "2")
+    send(bob, gm, tmp_path, "1")
+    assert alice.head("duel") == fork
+    shutil.copytree(alice.dir, tmp_path / "alice-at-fork")  # alice keeps a copy of her machine
+
+    bob("freeform", "damage", "duel", "Aldo", "5", "--reason", "Bo's axe")  # bob's blow, #fork+1
+    send(bob, alice, tmp_path, "3")
+    alice("ack", "duel")  # alice signs the history with the blow in it
+    send(alice, bob, tmp_path, "2")
+    send(alice, gm, tmp_path, "1")
+    assert hp(bob, "Aldo") == 7 and bob.verify("duel")["acknowledged"]["alice"] == fork + 2
+
+    # alice goes back to her copy and mails one event on #fork: a heal nobody ever saw her sign against
+    shutil.rmtree(alice.dir)
+    shutil.copytree(tmp_path / "alice-at-fork", alice.dir)
+    alice("note", "duel", "Aldo ducks")
+    rewound = tmp_path / "alice-rewound.jsonl"
+    alice("export", "duel", "--since", str(fork), "-o", str(rewound))
+
+    for victim in (bob, gm):
+        err = refused(victim, "import", str(rewound), code=9, says="error[equivocation]: rewind by alice")
+        assert f"alice signed #{fork + 2} of this log's branch (core.acknowledged" in err
+        assert f"parts from it at #{fork}" in err
+        assert hp(victim, "Aldo") == 7
+        assert victim.verify("duel")["head_seq"] == fork + 2
+    proof = tmp_path / f"alice-rewound.jsonl.equivocation-{fork + 1}.jsonl"
+    checked = gm("verify", str(proof))
+    assert "proof holds: alice" in checked.out and "a rewind" in checked.out
+
+    # the proof cannot be turned against an honest player: cut alice's ack from it, and it fails
+    lines = proof.read_bytes().split(b"\n")[:-1]
+    import json
+
+    head = json.loads(lines[0])
+    cut = lines[:2 + head["branch"]] + lines[2 + head["branch"]:-1]
+    head["signed"] -= 1
+    from combatlog.events.canonical import canonical
+
+    forged = tmp_path / "cut.jsonl"
+    forged.write_bytes(b"\n".join([canonical(head), *cut[1:]]) + b"\n")
+    bad = gm("verify", str(forged), ok=False)
+    assert bad.code != 0 and "does not hold" in bad.err, bad.err
+
+
+def test_crossing_moves_still_merge_and_a_late_superseded_branch_is_not_a_rewind(tmp_path: Path) -> None:
+    """The honest counterpart: alice and bob answer the same mail; alice's machine meets bob's branch,
+    which goes first here, re-applies her move after it and signs on; her original mail then
+    reaches bob late. Her branch loses the merge (nothing of bob's is rewound), so it is no rewind:
+    it is kept as evidence, and everyone ends on one head."""
+    s = table(tmp_path, names=("gm", "bob", "alice"))
+    gm, alice, bob = s["gm"], s["alice"], s["bob"]
+    send(gm, alice, tmp_path, "1")
+    send(gm, bob, tmp_path, "1")
+    gm("note", "duel", "the gm sets the scene")  # #2
+    send(gm, alice, tmp_path, "2")
+    send(gm, bob, tmp_path, "2")
+    # both answer #2; at place 3 the order of [gm, bob, alice] is rotated by 3: gm, bob, alice: bob first
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    early = tmp_path / "alice-early.jsonl"
+    alice("export", "duel", "--since", "2", "-o", str(early))
+    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    merged = send(bob, alice, tmp_path, "1")
+    assert merged.exists()
+    alice("note", "duel", "Aldo circles")
+    send(alice, bob, tmp_path, "after")  # her re-applied join and a note, both signed on bob's branch
+    out = bob("import", str(early))  # then her first mail, late: it loses, so it rewinds nothing
+    assert "error" not in out.err and "already re-applied" in out.out, out.out
+    assert len(bob("superseded", "duel", "--json").json()["superseded"]) == 1  # type: ignore[index]
+    assert alice.verify("duel")["head_hash"] == bob.verify("duel")["head_hash"]
+    assert hp(bob, "Aldo") == 12 and hp(alice, "Bo") == 10
