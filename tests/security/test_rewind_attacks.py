@@ -9,9 +9,13 @@ and the refusing machine's log must be unchanged row for row (``log_fingerprint`
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from tests.security.forge import log_fingerprint
+from tests.server.live import LiveServer
 from tests.trust.pbem import Seat
 
 NAMES = ("gm", "alice", "bob")  # the pinned order: at place n the player at index n mod 3 goes first
@@ -152,3 +156,96 @@ def test_crossing_moves_still_merge_and_a_late_superseded_branch_is_not_a_rewind
     assert len(bob("superseded", "duel", "--json").json()["superseded"]) == 1  # type: ignore[index]
     assert alice.verify("duel")["head_hash"] == bob.verify("duel")["head_hash"]
     assert hp(bob, "Aldo") == 12 and hp(alice, "Bo") == 10
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    live = LiveServer(tmp_path, "--open")  # combatlog serve on 127.0.0.1, a free port
+    yield live
+    live.stop()
+
+
+def test_a_pull_does_not_overturn_what_the_pinned_sequencer_signed(tmp_path: Path, server: LiveServer) -> None:
+    """The combat is on a server and the sequencer is gm. bob's join reaches the gm by mail and the gm
+    acknowledges it; alice pushes her own #2 to the server first. Before the fix bob's (and the gm's)
+    pull kept "the branch the server ordered first", superseding the gm's signature; now the branch
+    the sequencer signed stands on that path too: the pull is refused and nothing changes."""
+    s = table(tmp_path, "sequencer=gm", remote=server.url)
+    gm, alice, bob = s["gm"], s["alice"], s["bob"]
+    gm("push", "duel")
+    alice("pull", "duel")
+    bob("pull", "duel")
+    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")  # #2, by mail only
+    send(bob, gm, tmp_path, "1")
+    gm("ack", "duel")  # #3: the sequencer saw bob's #2 first
+    send(gm, bob, tmp_path, "1")
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    alice("push", "duel")  # the server's #2 is alice's: first come, first served there
+    assert server.head(alice("list", "--json").json()[0]["id"])[0] == 2  # type: ignore[index]
+
+    for seat in (bob, gm):
+        err = refused(seat, "pull", "duel", code=4, says="which the sequencer gm signed (#3, core.acknowledged)")
+        assert "nothing is pulled and this log is unchanged" in err
+        assert seat.verify("duel")["head_seq"] == 3
+    refused(bob, "push", "duel", code=4, says="What the sequencer signed stands on every path")
+
+
+# -- point 4: nonce chains that cannot be ground ------------------------------------------------
+
+
+def test_no_release_while_another_player_holds_no_chain(tmp_path: Path) -> None:
+    """The issue's point 4, first half: bob releases his chain while alice has none. A player with no
+    chain counted as "still secret", so the release passed; alice could then commit a chain whose
+    secret she tried offline until her dice suited her (881 tries for a d20 of 20 and 2d6 of 12).
+    Now the release is refused when it is made, with the rule."""
+    s = table(tmp_path, names=("alice", "bob"))
+    alice, bob = s["alice"], s["bob"]
+    send(alice, bob, tmp_path, "1")
+    bob("seal", "chain", "duel")
+    err = refused(bob, "seal", "release", "duel", code=4,
+                  says="bob is the last player whose links are secret; alice holds no nonce chain yet")
+    assert "(trust: nonce chains)" in err or "nonce chains" in err
+    # once alice holds a chain of her own (committed before she saw bob's secret), bob may release
+    send(bob, alice, tmp_path, "1")
+    alice("seal", "chain", "duel")
+    send(alice, bob, tmp_path, "1")
+    bob("seal", "release", "duel")
+    assert "only alice's links are still secret" in " ".join(bob.verify("duel")["notes"])
+
+
+def test_a_forged_release_and_a_late_chain_are_refused_by_import_and_verify(tmp_path: Path) -> None:
+    """The same attack by a modified client: bob's machine appends a signed release the write path
+    would refuse, and mails it. alice's import refuses it (nothing appended), and verify of bob's own
+    log reports it. Behind it, alice's ground late chain could never count: verify refuses a chain
+    committed once every other player's links are public, whatever the order it arrives in."""
+    from combatlog.events.core import ChainReleased
+    from combatlog.store import open_store
+    from combatlog.trust.players import make_signer
+    from tests.trust.pbem import forge, key_home
+
+    s = table(tmp_path, names=("alice", "bob"))
+    alice, bob = s["alice"], s["bob"]
+    send(alice, bob, tmp_path, "1")
+    bob("seal", "chain", "duel")
+    with key_home(bob.home):
+        store = open_store(str(bob.dir / "log.db"))
+        head = bob("seal", "status", "duel", "--json").json()["chains"]["bob"]  # type: ignore[index]
+        assert head["released_at"] is None
+        secret = next(v for k, v in _secrets(bob.dir / "log.db") if k.startswith("chain:"))
+        forge(store, "duel", ChainReleased(player="bob", secret=secret), actor="bob", signer=make_signer("bob"))
+        store.close()
+    forged = tmp_path / "bob-forged.jsonl"
+    bob("export", "duel", "--since", "1", "-o", str(forged))
+    refused(alice, "import", str(forged), code=8, says="bob is the last player whose links are secret")
+    bad = bob("verify", "duel", ok=False)
+    assert bad.code == 8 and "alice holds no nonce chain yet" in bad.err, bad.err
+
+
+def _secrets(db: Path) -> list[tuple[str, str]]:
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        return [(str(k), bytes(v).decode()) for k, v in conn.execute("SELECT name, value FROM secrets")]
+    finally:
+        conn.close()
