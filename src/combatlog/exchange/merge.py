@@ -63,7 +63,6 @@ Signer = Callable[[Envelope], Envelope]
 # actor -> a signer when this machine may act for them (their key is here), else None
 SignerFor = Callable[[str], "Signer | None"]
 RULE_MERGE = "trust: concurrent decisions merge in the players' order"
-__all__ = ["rank"]  # the merge order lives in trust/rewind.py (verify of a rewind proof needs it too)
 
 
 class Decision(msgspec.Struct, kw_only=True):
@@ -216,7 +215,8 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
 def _no_rewind(store: EventStore, meta: StreamMeta, fork_seq: int, genesis: CombatStarted | None,
                kept: Sequence[Envelope], lost: Sequence[Envelope], *, theirs_rows: Sequence[NewRow],
                ours_rows: Sequence[object], keep_theirs: bool, where: str, proof: Path | None) -> None:
-    """Refuse, before anything changes, a merge that would rewind signed history (module point 5)."""
+    """Refuse, before anything changes, a merge that would rewind signed history (module point 5). The
+    merge order itself lives in ``trust/rewind.py``: verify of a rewind proof needs it too."""
     from combatlog.trust.evidence import rewind_error
 
     signed = rewinder(genesis, kept, lost)

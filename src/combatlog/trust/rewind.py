@@ -70,7 +70,3 @@ def rewinder(genesis: CombatStarted | None, winner: Sequence[Envelope],
         return None
     return mine[-1]
 
-
-def acknowledged_floor(acknowledged: dict[str, int]) -> int:
-    """The oldest head every pinned player has signed or acknowledged: no merge reaches below it."""
-    return min(acknowledged.values()) if acknowledged else 0
