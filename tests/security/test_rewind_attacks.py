@@ -94,8 +94,7 @@ def test_a_branch_forking_before_what_its_author_acknowledged_is_refused_as_equi
     bob("freeform", "damage", "duel", "Aldo", "5", "--reason", "Bo's axe")  # bob's blow, #fork+1
     send(bob, alice, tmp_path, "3")
     alice("ack", "duel")  # alice signs the history with the blow in it
-    send(alice, bob, tmp_path, "2")
-    send(alice, gm, tmp_path, "1")
+    send(alice, bob, tmp_path, "2")  # the gm has not heard of the blow yet: his log ends at #fork
     assert hp(bob, "Aldo") == 7 and bob.verify("duel")["acknowledged"]["alice"] == fork + 2
 
     # alice goes back to her copy and mails one event on #fork: a heal nobody ever saw her sign against
@@ -105,15 +104,22 @@ def test_a_branch_forking_before_what_its_author_acknowledged_is_refused_as_equi
     rewound = tmp_path / "alice-rewound.jsonl"
     alice("export", "duel", "--since", str(fork), "-o", str(rewound))
 
-    for victim in (bob, gm):
-        err = refused(victim, "import", str(rewound), code=9, says="error[equivocation]: rewind by alice")
-        assert f"alice signed #{fork + 2} of this log's branch (core.acknowledged" in err
-        assert f"parts from it at #{fork}" in err
-        assert hp(victim, "Aldo") == 7
-        assert victim.verify("duel")["head_seq"] == fork + 2
+    err = refused(bob, "import", str(rewound), code=9, says="error[equivocation]: rewind by alice")
+    assert f"alice signed #{fork + 2} of this log's branch (core.acknowledged" in err
+    assert f"parts from it at #{fork}" in err
+    assert hp(bob, "Aldo") == 7 and bob.verify("duel")["head_seq"] == fork + 2
     proof = tmp_path / f"alice-rewound.jsonl.equivocation-{fork + 1}.jsonl"
     checked = gm("verify", str(proof))
     assert "proof holds: alice" in checked.out and "a rewind" in checked.out
+
+    # the other way round: the gm, still at #fork, takes alice's rewound event first (to him it is
+    # just her move); bob's mail then shows him the blow and alice's ack of it: refused, with a proof
+    gm("import", str(rewound))
+    main = tmp_path / "bob-main.jsonl"
+    bob("export", "duel", "--since", str(fork), "-o", str(main))
+    err = refused(gm, "import", str(main), code=9, says="error[equivocation]: rewind by alice")
+    assert f"alice signed #{fork + 2} of the bundle's branch" in err
+    assert gm("verify", str(tmp_path / f"bob-main.jsonl.equivocation-{fork + 1}.jsonl")).code == 0
 
     # the proof cannot be turned against an honest player: cut alice's ack from it, and it fails
     lines = proof.read_bytes().split(b"\n")[:-1]
