@@ -255,3 +255,58 @@ def _secrets(db: Path) -> list[tuple[str, str]]:
         return [(str(k), bytes(v).decode()) for k, v in conn.execute("SELECT name, value FROM secrets")]
     finally:
         conn.close()
+
+
+def test_a_rewind_proof_holds_only_as_written(tmp_path: Path) -> None:
+    """The proof of a rewind (in-process, for speed): alice acknowledged #13 of the duel (see
+    ``signed_duel``), then signs a note on #11, where the rotation of [alice, bob] puts her first at #12.
+    The import refuses it and writes the proof; every way a forger could bend the proof (drop the
+    event she signed, swap the branches, alter a line, cut a count) makes ``verify_evidence`` refuse
+    it cleanly, never an internal error."""
+    import json
+
+    import pytest
+
+    from combatlog.errors import VerificationFailed
+    from combatlog.events.canonical import canonical
+    from combatlog.events.core import Noted
+    from combatlog.exchange.bundle import import_file
+    from combatlog.trust.evidence import Equivocation, verify_evidence
+    from tests.security.forge import read, write
+    from tests.trust.pbem import appended, export, key_home, signed_duel, truncated
+
+    with key_home(tmp_path / "keys"):
+        store, signers, _do = signed_duel(tmp_path)
+        lines = export(store, tmp_path / "all.jsonl")
+        assert json.loads(lines[13])["actor"] == "alice" and json.loads(lines[12])["actor"] == "bob"
+        fork = appended(truncated(lines, 11), Noted(text="Aldo ducks"), actor="alice", signer=signers["alice"])
+        bundle = write(tmp_path / "fork.jsonl", fork)
+        before = [r.hash for r in store.read_stream(store.list_streams()[0].id, 1)]
+        with pytest.raises(Equivocation) as err:
+            import_file(store, bundle)
+        assert "rewind by alice: alice signed #13" in str(err.value)
+        assert [r.hash for r in store.read_stream(store.list_streams()[0].id, 1)] == before
+    proof = tmp_path / "fork.jsonl.equivocation-12.jsonl"
+    report = verify_evidence(proof)
+    assert (report.proof, report.author, report.seq) == ("rewind", "alice", 12)
+
+    good = read(proof)
+    head = json.loads(good[0])
+    branch, signed = good[2:2 + head["branch"]], good[2 + head["branch"]:]
+
+    def header(**change: object) -> bytes:
+        return canonical({**head, **change})
+
+    bent = {  # the forged proof -> what the refusal says
+        "signed nothing of the other branch": [header(signed=head["signed"] - 1), good[1], *branch, *signed[:-1]],
+        "is not begun by alice": [header(branch=head["signed"], signed=head["branch"]), good[1], *signed, *branch],
+        "counts do not match": [header(branch=head["branch"] + 1), *good[1:]],
+        "does not hash or chain": [*good[:-1], good[-1].replace(b'"upto":12', b'"upto":11')],
+        "is not begun by bob": [header(author="bob"), *good[1:]],
+        "counts do not match ": [good[0], *good[2:]],
+        "canonical JSON": [good[0] + b" ", *good[1:]],
+    }
+    for says, forged in bent.items():
+        with pytest.raises(VerificationFailed) as refused_proof:
+            verify_evidence(write(tmp_path / "bent.jsonl", forged))
+        assert says.strip() in str(refused_proof.value), (says, str(refused_proof.value))
