@@ -25,8 +25,8 @@ neither is wrong: two players decided on the same head. ``import`` then merges:
 
 5. **No rewinding.** A branch whose author signed an event of the other branch after the parting
    (an ``ack`` included) and that would go first is his rewind of history he signed: refused as
-   equivocation with a proof (``trust/rewind.py``, ``trust/evidence.py``). And no merge supersedes
-   events below the oldest head every pinned player has signed or acknowledged.
+   equivocation with a proof (``trust/rewind.py``, ``trust/evidence.py``). So no merge supersedes
+   events below the oldest head every pinned player has signed or acknowledged (``_no_rewind``).
 
 6. **A sequencer, where the table has one.** Without one, a player who saw a decision could
    drop it and answer on the same head, claiming the two were concurrent (the merge cannot
@@ -147,7 +147,7 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
         or rank(genesis, fork_seq, their_envs) < rank(genesis, fork_seq, ours)
     kept, lost = (their_envs, ours) if keep_theirs else (ours, their_envs)
     _no_rewind(store, meta, fork_seq, genesis, kept, lost, theirs_rows=list(theirs), ours_rows=ours_rows,
-               keep_theirs=keep_theirs, where=where, proof=proof)
+               keep_theirs=keep_theirs, proof=proof)
     signed_on = [signed_by(b, sequencer) for b in (kept, lost)] if sequencer else [False, False]
     why = (f"the sequencer {sequencer} signed on it" if signed_on == [True, False]
            else "the server ordered it first" if prefer_theirs
@@ -214,7 +214,7 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
 
 def _no_rewind(store: EventStore, meta: StreamMeta, fork_seq: int, genesis: CombatStarted | None,
                kept: Sequence[Envelope], lost: Sequence[Envelope], *, theirs_rows: Sequence[NewRow],
-               ours_rows: Sequence[object], keep_theirs: bool, where: str, proof: Path | None) -> None:
+               ours_rows: Sequence[object], keep_theirs: bool, proof: Path | None) -> None:
     """Refuse, before anything changes, a merge that would rewind signed history (module point 5). The
     merge order itself lives in ``trust/rewind.py``: verify of a rewind proof needs it too."""
     from combatlog.trust.evidence import rewind_error
@@ -224,14 +224,9 @@ def _no_rewind(store: EventStore, meta: StreamMeta, fork_seq: int, genesis: Comb
         bodies = ([r.body for r in theirs_rows], [r.body for r in ours_rows])  # type: ignore[attr-defined]
         winner, loser = bodies if keep_theirs else bodies[::-1]
         raise rewind_error(store, meta, fork_seq, winner, loser, signed.seq, proof, loser_is_ours=keep_theirs)
-    if keep_theirs and genesis is not None and genesis.players \
-            and all(signed_by(lost, p.name) for p in genesis.players):
-        # every pinned player signed this log past the parting: the oldest head all acknowledged is above it
-        floor = min(max(e.seq for e in lost if e.actor == p.name) for p in genesis.players)
-        raise IllegalCommand(
-            f"{where}: the bundle's branch parts from this log at #{fork_seq}, below #{floor}, which every player "
-            f"has signed or acknowledged here; a merge never reaches below that point, so nothing is merged",
-            rule=RULE_REWIND)
+    # The depth bound follows: when every pinned player has signed the losing branch past the parting
+    # (the oldest head all acknowledged is above it), the winner's author is one of them, and the
+    # sequencer, having signed the loser too, settles nothing; so the merge is a rewind, refused above.
 
 
 def keep_lost_branch(store: EventStore, meta: StreamMeta, rows: Iterable[NewRow]) -> int:
