@@ -10,6 +10,7 @@ the test then counts what the server answered to each try, never how long anythi
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -121,4 +122,47 @@ def test_a_wait_longer_than_the_client_makes_fails_at_once(tmp_path: Path, start
         assert "longer than this client waits (30 s)" in refused.err
         assert server.request("GET", "/v1/health").json()["ok"] and server.head(combat_id(alice)) == (0, "")
     finally:
+        proxy.stop()
+
+
+def test_a_busy_event_stream_is_opened_again_after_retry_after(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    """503 busy (one event stream per address here) is retried by `follow` too. The test holds the one
+    slot; once the server has refused the follower (seen by the proxy: a condition, not a delay), it
+    closes its stream, which frees the slot on the server's disconnect event; the follower's retry, 5 s
+    later (the server's Retry-After), gets the stream."""
+    import http.client
+    import subprocess
+
+    from tests.conftest import CLI, REPO
+
+    server = start_server("--open", "--max-streams-per-address", "1")
+    proxy = RecordingProxy(server)
+    held = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    try:
+        alice, bob = table(tmp_path, proxy.url, ("alice", "bob"))
+        cid = combat_id(alice)
+        stream = f"/v1/combats/{cid}/stream"
+        target = f"{stream}?timeout=60"
+        held.request("GET", target, headers=signed(alice.home, "alice", "GET", target))
+        opened = held.getresponse()
+        assert opened.status == 200 and opened.readline().startswith(b": events of")  # the slot is taken
+        proc = subprocess.Popen([*CLI, "follow", "duel", "--timeout", "2", "--as", "bob"], cwd=REPO,
+                                env=bob.cli.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 90
+            while (503, "busy") not in proxy.answers("GET", stream):
+                assert proc.poll() is None and time.monotonic() < deadline, "the follower was never refused"
+                time.sleep(0.05)
+            opened.close()
+            held.close()  # the server frees the slot when it sees the disconnect
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 0, err
+        assert proxy.answers("GET", stream) == [(503, "busy"), (200, "")]
+        assert "origin is busy (HTTP 503 busy: this address" in err and "again in 5 s (try 2 of 4)" in err, err
+        assert bob.head("duel") == 1  # it pulled the combat and followed it
+    finally:
+        held.close()
         proxy.stop()
