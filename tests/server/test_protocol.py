@@ -46,3 +46,24 @@ def test_token_buckets_refill_at_their_rate_and_forget_the_oldest() -> None:
     limiter.take("b")
     limiter.take("c")  # "a" is forgotten: it comes back with a full bucket, never with less
     assert limiter.take("a") == 0.0
+
+
+def test_every_busy_answer_says_when_to_come_back() -> None:
+    """Clients retry 429/503 after Retry-After (remote/client.py): the server never sends one without it,
+    and keeps the wait a raise site names (the stream cap's 5 s, the nonce window's 300 s)."""
+    for status in (429, 503):
+        assert ApiError(status, "busy", "not now").headers == {"Retry-After": "1"}
+        assert ApiError(status, "busy", "not now", headers={"Retry-After": "5"}).headers["Retry-After"] == "5"
+    assert "Retry-After" not in ApiError(409, "conflict", "pull first").headers
+    shared = {"X": "y"}
+    ApiError(429, "rate_limited", "slow down", headers=shared)
+    assert shared == {"X": "y"}  # the caller's dict is not changed
+
+
+def test_retry_after_is_read_in_seconds_and_anything_else_is_ignored() -> None:
+    from combatlog.remote.client import retry_after
+
+    assert retry_after({"retry-after": "3"}) == 3 and retry_after({"Retry-After": " 30 "}) == 30
+    for value in ("", "-1", "1.5", "Wed, 21 Oct 2026 07:28:00 GMT", "9" * 12):
+        assert retry_after({"Retry-After": value}) is None, value  # the client backs off on its own
+    assert retry_after({}) is None

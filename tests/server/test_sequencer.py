@@ -73,24 +73,39 @@ def test_two_appends_on_one_head_one_is_refused_with_the_head(tmp_path: Path, se
     assert [(k["seq"], k["actor"]) for k in kept] == [(2, loser)]  # the loser's first #2, kept as evidence
 
 
-def test_push_when_behind_says_pull_and_sync_catches_up(tmp_path: Path, server: LiveServer) -> None:
+def test_push_when_behind_pulls_then_pushes(tmp_path: Path, server: LiveServer) -> None:
+    """docs/server.md, "The CLI as a replica": push pulls what the server holds first (issue #20: it used
+    to print "pull first" and exit 0 with nothing pushed)."""
     alice, bob = table(tmp_path, server.url, ("alice", "bob"))
+    cid = combat_id(alice)
     bob("pull", "duel")
     alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
     alice("push", "duel")
-    behind = bob("push", "duel")
-    assert "has events up to #2 that this log lacks: pull first" in behind.out
-    synced = bob("sync", "duel")
-    assert "pulled 1 events" in synced.out and bob.head("duel") == 2
-    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
-    assert "pushed 1 events" in bob("sync").out
-    # a player who appended on an old head: pull keeps the server's branch and re-applies hers after it
+    # behind with nothing of his own: push pulls (verified) and has nothing to send
+    caught_up = bob("push", "duel")
+    assert "pulled 1 events from origin, verified (head #2," in caught_up.out and bob.head("duel") == 2
+    assert "pull first" not in caught_up.out + caught_up.err
+    # behind with a decision of his own on the old head: pulled, merged (the server's branch kept), his
+    # join re-applied after the server's events and pushed, all in one push
     alice("freeform", "join", "duel", "Al", "--side", "red", "--hp", "3")
+    alice("freeform", "join", "duel", "Ali", "--side", "red", "--hp", "4")
+    alice("push", "duel")  # the server: #3, #4 (alice's)
+    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")  # bob's #3, on his head #2
+    pushed = bob("push", "duel")
+    assert "re-applied bob's ff.participant_joined (was #3) as #5" in pushed.out, pushed.out
+    assert "then pushed 1 events to origin (head #5)" in pushed.out, pushed.out
+    assert server.head(cid)[0] == 5 and bob.verify("duel")["head_hash"] == server.head(cid)[1]
+    alice("pull", "duel")
+    assert alice.verify("duel")["head_hash"] == server.head(cid)[1]
+    # a player who appended on an old head: pull keeps the server's branch and re-applies hers after it
+    alice("freeform", "join", "duel", "Alo", "--side", "red", "--hp", "3")
+    bob("freeform", "join", "duel", "Bob", "--side", "blue", "--hp", "5")
+    bob("push", "duel")
     merged = alice("pull", "duel")
-    assert "merged at #2" in merged.out and "(the server ordered it first)" in merged.out
-    assert "re-applied alice's ff.participant_joined (was #3) as #4" in merged.out
-    assert "(head #4," in merged.out and alice.head("duel") == 4
-    assert "pushed 1 events" in alice("sync").out and server.head(combat_id(alice))[0] == 4
+    assert "merged at #5" in merged.out and "(the server ordered it first)" in merged.out
+    assert "re-applied alice's ff.participant_joined (was #6) as #7" in merged.out
+    assert "(head #7," in merged.out and alice.head("duel") == 7
+    assert "pushed 1 events" in alice("sync").out and server.head(cid)[0] == 7
 
 
 def test_push_without_a_key_here_says_so_before_asking(tmp_path: Path, server: LiveServer) -> None:

@@ -182,3 +182,16 @@ def test_a_redirect_is_not_followed(tmp_path: Path, cheat: Cheat, players) -> No
     _, bob = players
     cheat.combat = {**cheat.combat, "redirect": "http://127.0.0.1:9/steal"}
     _refused(bob, "evil refused reading combat", "HTTP 302")
+
+
+def test_push_behind_a_cheating_server_exits_non_zero_and_changes_nothing(tmp_path: Path, cheat: Cheat, players) -> None:  # type: ignore[no-untyped-def]
+    """push when the server is ahead pulls first (docs/server.md); what it pulls is verified as pull does,
+    so an altered event stops the push with the reason, not a quiet exit 0 (issue #20)."""
+    _, bob = players
+    lines = _lines(tmp_path / "since1.jsonl")
+    lines[2] = lines[2].replace(b'"hp":7', b'"hp":70')
+    cheat.serve = lambda request, since: _joined(lines)
+    before = bob.verify("duel")
+    pushed = bob("push", "duel", ok=False)
+    assert pushed.code != 0 and "hash" in pushed.err, pushed.err
+    assert bob.verify("duel") == before

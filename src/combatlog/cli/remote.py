@@ -8,7 +8,8 @@ import typer
 
 from combatlog.cli.common import app_state, echo, json_option, note, print_json, stream_argument
 
-app = typer.Typer(help="Combat servers (combatlog serve): add, list, remove, create a combat there.",
+app = typer.Typer(help="Combat servers (combatlog serve): add, list, show an invite, remove, create a "
+                  "combat there.",
                   no_args_is_help=True)
 
 
@@ -61,6 +62,36 @@ def list_remotes(as_json: bool = json_option()) -> None:
         extra = [f"{len(r.tokens)} combats created"] if r.tokens else []
         extra += ["invite token"] if r.token else []
         echo(f"{r.name}\t{r.url}" + (f"\t({', '.join(extra)})" if extra else ""))
+
+
+@app.command("show")
+def show(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The remote's name (see: combatlog remote list)."),
+    stream: str = stream_argument("The combat: its name or id (here, or on the server)."),
+    as_json: bool = json_option(),
+) -> None:
+    """A combat's invite token and the URL of its live page, to give to those who may watch it.
+
+    The token is kept in this key home's remotes.json: the one the server gave when you created the
+    combat, or an invitation you added (shown only when the server says it opens this combat). Anyone
+    holding it can read the whole combat: give it only to those who may.
+
+    Example: combatlog remote show origin duel
+    """
+    from combatlog.remote.client import Client
+    from combatlog.remote.config import choose
+    from combatlog.remote.invite import show as show_invite
+
+    st = app_state(ctx)
+    invite = show_invite(st.store(), Client(choose(name), st.actor), stream)
+    if as_json:
+        import dataclasses
+
+        print_json(dataclasses.asdict(invite))
+        return
+    for line in invite.lines():
+        echo(line)
 
 
 @app.command("remove")

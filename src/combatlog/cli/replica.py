@@ -50,8 +50,10 @@ def push(
 ) -> None:
     """Send the server what it lacks of a combat (creating it there if it has none of it).
 
-    The server takes appends first come, first served: when another player's events got there first,
-    push pulls them (verified) and reports where your own events and the server's differ.
+    When the server holds events this log lacks (another player's got there first: it takes appends
+    first come, first served), push pulls them (verified), re-applies your own decisions after them
+    (merge: the server's branch kept) and pushes those; what cannot be merged is an error. A busy
+    server (429, 503) is asked again after its Retry-After, a few times.
 
     Example: combatlog push duel --remote origin
     """

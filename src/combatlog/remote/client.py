@@ -25,6 +25,9 @@ from combatlog.store.base import EventStore, StreamMeta
 
 TIMEOUT_S = 60.0
 MAX_RESPONSE = 1 << 30  # as a combat file (exchange.bundle.MAX_FILE_BYTES)
+BUSY = (429, 503)  # answers that mean "not now": rate limited, or no room for an event stream
+BUSY_TRIES = 4  # a request answered busy is sent at most this many times in all
+MAX_WAIT_S = 30  # the longest this client waits before trying again
 
 
 class RemoteError(CombatlogError):
@@ -82,10 +85,21 @@ class Client:
 
     def request(self, method: str, path: str, *, query: dict[str, str] | None = None, body: bytes = b"",
                 token: str = "") -> Response:
+        """One API request; a busy answer (429, 503) is sent again after the server's Retry-After, signed
+        afresh each time (a nonce is never reused), a bounded number of times (``busy_wait``). Retrying
+        is safe: the server answers 429/503 before doing any work for the request."""
+        target = self.base_path + path + ("?" + urlencode(query) if query else "")
+        for attempt in range(1, BUSY_TRIES + 1):
+            resp = self._send(method, target, body, token)
+            if resp.status not in BUSY:
+                return resp
+            self.pause(self.busy_wait(resp, attempt, f"{method} {path}"))
+        raise AssertionError("unreachable: busy_wait raises on the last try")
+
+    def _send(self, method: str, target: str, body: bytes, token: str) -> Response:
         import urllib.error
         import urllib.request
 
-        target = self.base_path + path + ("?" + urlencode(query) if query else "")
         headers = {"Accept": "application/json", "User-Agent": "combatlog"}
         if body:
             headers["Content-Type"] = "application/x-ndjson"
@@ -93,8 +107,8 @@ class Client:
             headers[p.H_TOKEN] = token
         if self.signer is not None:
             headers.update(self.sign_headers(method, target, body))
-        url = self.remote.url[: len(self.remote.url) - len(urlsplit(self.remote.url).path)] + target
-        req = urllib.request.Request(url, data=body if method == "POST" else None, method=method, headers=headers)
+        req = urllib.request.Request(self.origin + target, data=body if method == "POST" else None, method=method,
+                                     headers=headers)
         try:
             with _opener().open(req, timeout=self.timeout) as resp:
                 return Response(resp.status, _read(resp), dict(resp.headers))
@@ -103,6 +117,40 @@ class Client:
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise Unavailable(f"cannot reach remote {self.remote.name} at {self.remote.url}: {reason}") from None
+
+    @property
+    def origin(self) -> str:
+        """The remote's scheme and host (its URL without the path): a target is appended to it."""
+        return self.remote.url[: len(self.remote.url) - len(urlsplit(self.remote.url).path)]
+
+    def busy_wait(self, resp: Response, attempt: int, what: str) -> float:
+        """The seconds to wait before try ``attempt + 1`` of a request the server answered busy (429 or
+        503): its Retry-After, else a doubling back-off. Raises when the tries are spent, or when the
+        server asks for a longer wait than this client makes (it would fail again sooner than that)."""
+        asked = retry_after(resp.headers)
+        answer = self._answer(resp)
+        if asked is not None and asked > MAX_WAIT_S:
+            raise RemoteError(f"{self.remote.name} is busy and asks to retry {what} in {asked} s, longer than this "
+                              f"client waits ({MAX_WAIT_S} s): {answer}; try again later", status=resp.status,
+                              body=_body(resp))
+        if attempt >= BUSY_TRIES:
+            raise RemoteError(f"{self.remote.name} was still busy after {BUSY_TRIES} tries of {what}: {answer}; "
+                              "try again later", status=resp.status, body=_body(resp))
+        wait = float(asked) if asked is not None else min(float(MAX_WAIT_S), 2.0 ** (attempt - 1))
+        self.note(f"{self.remote.name} is busy ({answer}): {what} again in {wait:g} s (try {attempt + 1} of "
+                  f"{BUSY_TRIES})")
+        return wait
+
+    def pause(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def note(self, text: str) -> None:
+        """Progress for people, on standard error (standard output is the command's, JSON included)."""
+        import sys
+
+        from combatlog.text import printable
+
+        sys.stderr.write(printable(text) + "\n")
 
     def sign_headers(self, method: str, target: str, body: bytes, *, at: int | None = None) -> dict[str, str]:
         stamp, nonce = str(int(time.time()) if at is None else at), secrets.token_hex(32)
@@ -125,11 +173,19 @@ class Client:
             raise InvalidCommand(f"{what} is signed with your key: no secret key for {self.actor or 'you'!r} in "
                                  f"{key_home()} (run with --as PLAYER, a player of the combat whose key is here)")
 
+    def _answer(self, resp: Response) -> str:
+        """The server's answer for people: status, error code and message (untrusted text, made printable)."""
+        from combatlog.text import printable
+
+        body = _body(resp)
+        code = printable(str(body.get("error") or ""))[:64]
+        message = printable(str(body.get("message") or resp.body[:200].decode("utf-8", "replace")))[:500]
+        return f"HTTP {resp.status}" + (f" {code}" if code else "") + (f": {message}" if message else "")
+
     def _refused(self, resp: Response, what: str) -> RemoteError:
         from combatlog.text import printable
 
-        body = resp.json()
-        body = body if isinstance(body, dict) else {}
+        body = _body(resp)
         message = printable(str(body.get("message") or resp.body[:200].decode("utf-8", "replace")))[:500]
         return RemoteError(f"{self.remote.name} refused {what} (HTTP {resp.status}): {message}", status=resp.status,
                            body=body)
@@ -169,6 +225,18 @@ class Client:
         return self.request("POST", "/v1/combats", query={"public": "1"} if public else None, body=bundle)
 
 
+def _body(resp: Response) -> dict[str, Any]:
+    body = resp.json()
+    return body if isinstance(body, dict) else {}
+
+
+def retry_after(headers: dict[str, str]) -> int | None:
+    """The Retry-After header in whole seconds (the form this server sends); None when absent or another
+    form (an HTTP date): the caller then backs off on its own."""
+    value = next((v for k, v in headers.items() if k.lower() == "retry-after"), "").strip()
+    return int(value) if value.isdigit() and len(value) <= 9 else None
+
+
 def _opener() -> Any:
     """urllib without redirects: a server that answers 3xx is refused, not followed (a redirect could
     send a signed request or a token elsewhere, or to another scheme)."""
@@ -194,22 +262,23 @@ def _read(resp: Any) -> bytes:
 @dataclass
 class Outcome:
     combat: str
-    action: str  # created | pushed | pulled | up_to_date | behind
+    action: str  # created | pushed | pulled | up_to_date
     events: int = 0
     head_seq: int = 0
     head_hash: str = ""
     token: str = ""  # for created: the invite token (kept in the remotes file)
+    pulled: int = 0  # for pushed: the server's events pulled (verified) first, when this log was behind
 
     def text(self, remote: str) -> str:
         where = f"{remote}"
+        first = f"pulled {self.pulled} events from {where} (verified), then " if self.pulled else ""
         return {
             "created": f"{self.combat}: created on {where} with {self.events} events (head #{self.head_seq}); "
                        f"invite token kept in the remotes file",
-            "pushed": f"{self.combat}: pushed {self.events} events to {where} (head #{self.head_seq})",
+            "pushed": f"{self.combat}: {first}pushed {self.events} events to {where} (head #{self.head_seq})",
             "pulled": f"{self.combat}: pulled {self.events} events from {where}, verified (head #{self.head_seq}, "
                       f"{self.head_hash[:16]}...)",
             "up_to_date": f"{self.combat}: up to date with {where} (head #{self.head_seq})",
-            "behind": f"{self.combat}: {where} has events up to #{self.head_seq} that this log lacks: pull first",
         }[self.action]
 
 
@@ -268,7 +337,11 @@ PUSH_ATTEMPTS = 8  # a busy combat: each 409 pulls, merges and tries again
 
 
 def push(store: EventStore, client: Client, ref: str) -> Outcome:
-    """Send what the server lacks: its head from GET, then our events after it (first come, first served)."""
+    """Send what the server lacks: its head from GET, then our events after it (first come, first served).
+
+    When the server holds events this log lacks (it is ahead, or took others' events first: 409), they
+    are pulled, verified in full, and merged with the server's branch kept; what is still ours is then
+    pushed. Anything that cannot be pulled or merged is an error (non-zero exit), never a quiet stop."""
     from combatlog.projections.streams import resolve_stream
 
     meta = resolve_stream(store, ref)
@@ -276,38 +349,48 @@ def push(store: EventStore, client: Client, ref: str) -> Outcome:
     info = client.info(meta.id)
     if info is None:
         return create(store, client, ref)
+    pulled = 0
     for attempt in range(PUSH_ATTEMPTS):
         server_seq, server_hash = int(info["head_seq"]), str(info["head_hash"])
         local = store.head(meta.id)
         if server_seq <= local.seq and _hash_at(store, meta, server_seq) != server_hash:
-            _resolve_conflict(store, client, meta, 0)  # we differ at or before its head: compare from the start
+            pulled += _resolve_conflict(store, client, meta, 0)  # we differ at or before its head: compare from #1
             local = store.head(meta.id)
-        if server_seq > local.seq:
-            return Outcome(meta.name, "behind", 0, server_seq, server_hash)
+        elif server_seq > local.seq:  # behind: the server's events after our head (ours differ: merged)
+            pulled += _resolve_conflict(store, client, meta, local.seq)
+            local = store.head(meta.id)
+        if server_seq > local.seq or (server_seq == local.seq and server_hash != local.hash):
+            raise RemoteConflict(f"{meta.name}: after pulling, this log (head #{local.seq}) still lacks what "
+                                 f"{client.remote.name} holds (head #{server_seq}); nothing was pushed",
+                                 where=client.remote.name)
         if server_seq == local.seq:
+            if pulled:
+                return Outcome(meta.name, "pulled", pulled, local.seq, local.hash)
             return Outcome(meta.name, "up_to_date", 0, local.seq, local.hash)
         resp = client.append(meta.id, _bundle(store, meta, server_seq))
         body = resp.json()
         if resp.status == 200 and isinstance(body, dict):
-            return Outcome(meta.name, "pushed", local.seq - server_seq, local.seq, local.hash)
+            return Outcome(meta.name, "pushed", local.seq - server_seq, local.seq, local.hash, pulled=pulled)
         if resp.status != 409 or attempt == PUSH_ATTEMPTS - 1:
             raise client._refused(resp, f"the events of {meta.name} after #{server_seq}")
-        _resolve_conflict(store, client, meta, server_seq)  # the others' events verified, ours re-applied after
+        pulled += _resolve_conflict(store, client, meta, server_seq)  # the others' events verified, ours re-applied
         info = client.info(meta.id) or info
     raise AssertionError("unreachable")
 
 
-def _resolve_conflict(store: EventStore, client: Client, meta: StreamMeta, agreed: int) -> None:
-    """Our push was refused (409) or our log differs from the server's: the server took other
-    events after #``agreed``, the last seq both sides hold alike (0: unknown, compare everything).
+def _resolve_conflict(store: EventStore, client: Client, meta: StreamMeta, agreed: int) -> int:
+    """Our push was refused (409), or the server is ahead of us, or our log differs from the server's:
+    the server holds events after #``agreed``, the last seq both sides hold alike (0: unknown, compare
+    everything; a wrong guess is found by the import and compared from #1).
 
     Pull the server's events after it, verified in full against this log, and import them. When they
     differ from our own events after ``agreed``, the import merges with the server's branch kept (the
     server is the sequencer: first come, first served) and re-applies our decisions after it, re-decided
     by the rules and re-signed here (docs/trust.md, "Concurrent moves"); the caller then pushes them.
-    Secrets never leave this machine: a re-sealed commit keeps its nonce here.
+    Secrets never leave this machine: a re-sealed commit keeps its nonce here. Returns the events imported.
     """
-    import_pulled(store, client, client.events(meta.id, agreed), meta.id, agreed)
+    report = import_pulled(store, client, client.events(meta.id, agreed), meta.id, agreed)
+    return sum(report.appended.values())
 
 
 def _parted(store: EventStore, client: Client, meta: StreamMeta, header: Any, seq: int) -> RemoteConflict:

@@ -14,12 +14,12 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from combatlog.errors import Unavailable
 from combatlog.events.canonical import depth_problem
 from combatlog.remote import protocol as p
-from combatlog.remote.client import Client, Response, _opener, find, pull
+from combatlog.remote.client import BUSY, BUSY_TRIES, Client, Response, _opener, find, pull
 from combatlog.store.base import EventStore
 
 MAX_LINE = 1 << 22  # one event's canonical JSON is far smaller; a longer line is refused
@@ -35,22 +35,25 @@ def sse(client: Client, combat_id: str, since: int, seconds: int, read_timeout: 
 
     query = {"since": str(since), "timeout": str(seconds)}
     target = client.base_path + f"/v1/combats/{combat_id}/stream?" + urlencode(query)
-    headers = {"Accept": "text/event-stream", "User-Agent": "combatlog", "Cache-Control": "no-store"}
-    token = client.remote.token_for(combat_id)
-    if token:
-        headers[p.H_TOKEN] = token
-    if client.signer is not None:
-        headers.update(client.sign_headers("GET", target, b""))
-    url = client.remote.url[: len(client.remote.url) - len(urlsplit(client.remote.url).path)] + target
-    req = urllib.request.Request(url, method="GET", headers=headers)
-    try:
-        resp = _opener().open(req, timeout=read_timeout)
-    except urllib.error.HTTPError as exc:
-        raise client._refused(Response(exc.code, exc.read(1 << 16), dict(exc.headers or {})),
-                               f"the event stream of {combat_id}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise Unavailable(f"cannot reach remote {client.remote.name} at {client.remote.url}: "
-                          f"{getattr(exc, 'reason', exc)}") from None
+    for attempt in range(1, BUSY_TRIES + 1):
+        headers = {"Accept": "text/event-stream", "User-Agent": "combatlog", "Cache-Control": "no-store"}
+        token = client.remote.token_for(combat_id)
+        if token:
+            headers[p.H_TOKEN] = token
+        if client.signer is not None:
+            headers.update(client.sign_headers("GET", target, b""))  # signed afresh on every try
+        req = urllib.request.Request(client.origin + target, method="GET", headers=headers)
+        try:
+            resp = _opener().open(req, timeout=read_timeout)
+            break
+        except urllib.error.HTTPError as exc:
+            answer = Response(exc.code, exc.read(1 << 16), dict(exc.headers or {}))
+            if exc.code not in BUSY:
+                raise client._refused(answer, f"the event stream of {combat_id}") from None
+        except (urllib.error.URLError, OSError) as exc:
+            raise Unavailable(f"cannot reach remote {client.remote.name} at {client.remote.url}: "
+                              f"{getattr(exc, 'reason', exc)}") from None
+        client.pause(client.busy_wait(answer, attempt, f"the event stream of {combat_id}"))  # busy: no room yet
     with resp:
         fields: dict[str, str] = {}
         while True:

@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from combatlog.server.errors import ApiError
 from combatlog.server.feed import ListenNotifier, PollingNotifier
+from combatlog.server.home import Home
 from combatlog.server.page import Page
 from combatlog.server.routes import Api, Config
 from combatlog.server.worker import Worker, is_postgres
@@ -53,6 +54,7 @@ def build_app(config: Config) -> Starlette:
         worker.close()
 
     routes = [
+        Route("/", Home(api).view, methods=["GET"]),  # what this server is, its public combats (server/home.py)
         Route("/v1/health", api.health, methods=["GET"]),
         Route("/v1/combats", api.list_combats, methods=["GET"]),
         Route("/v1/combats", api.create, methods=["POST"]),

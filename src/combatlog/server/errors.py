@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+BUSY = (429, 503)
+DEFAULT_RETRY_AFTER = "1"  # seconds; a busy answer that names no better wait
+
 
 class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None,
                  **extra: Any) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
-        self.headers = headers or {}
+        self.headers = dict(headers or {})
+        if status in BUSY:  # every busy answer says when to come back: clients wait that long, then retry
+            self.headers.setdefault("Retry-After", DEFAULT_RETRY_AFTER)
         self.extra = extra
 
     def body(self) -> dict[str, Any]:
