@@ -121,7 +121,9 @@ def root(
         from combatlog.trust.keys import only_secret_key
 
         actor = only_secret_key() or "gm"  # one key here: this machine is that player's
-    ctx.obj = AppState(db=db, actor=actor, command_id=command_id)
+    run = ctx.obj  # a line of run FILE is given the run's state: its open log and the heads it keeps
+    line = run.for_line(db, actor, command_id) if isinstance(run, AppState) else None
+    ctx.obj = line or AppState(db=db, actor=actor, command_id=command_id)
     ctx.call_on_close(ctx.obj.close)
 
 

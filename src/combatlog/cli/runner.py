@@ -10,16 +10,19 @@ line anew (for a file meant to be played more than once).
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 import typer
 
 from combatlog.cli.argv import hoist
-from combatlog.cli.common import app_state, echo
+from combatlog.cli.common import AppState, RunMemo, app_state, echo
 from combatlog.errors import CombatlogError, InvalidCommand, NotFound
 
 _DEPTH = {"n": 0}
 MAX_COMMAND_FILE = 16 * 1024 * 1024
+# How often a run's commits reach the disk (SQLite): a power loss costs at most this much of a run.
+SYNC_EVERY_S = 0.1
 
 
 def run(
@@ -32,11 +35,7 @@ def run(
 
     Example: combatlog run docs/examples/freeform/tavern-brawl.cmds
     """
-    import hashlib
     import secrets
-    import shlex
-
-    import click
 
     try:
         if file.stat().st_size > MAX_COMMAND_FILE:
@@ -53,38 +52,63 @@ def run(
     # Ids are scoped to the actor: another player running the same line must not be told
     # "already recorded" (the write path also refuses a command id reused across actors).
     chain = secrets.token_hex(16) if fresh else f"combatlog-run/v2\n{st.actor}"
-    group = ctx.find_root().command  # the root group that is running this command
+    # The lines share this run's open log and memo (folded heads, combats, signers); each line is still its own
+    # command and transaction; the write path uses a kept head only if it is still the log's head).
+    st.run = RunMemo()
     _DEPTH["n"] += 1
     try:
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            where = f"{file}:{lineno}"
-            try:
-                args = shlex.split(strip_comment(line))
-            except ValueError as exc:
-                raise InvalidCommand(f"cannot parse the line: {exc}", where=where) from None
-            if not args:
-                continue
-            if args[0] == "combatlog":
-                args = args[1:]
-            if not quiet:
-                echo(f"$ combatlog {shlex.join(args)}")
-            chain = hashlib.sha256(f"{chain}\n{shlex.join(args)}".encode()).hexdigest()
-            base = ["--command-id", f"run:{chain[:32]}"]
-            if st.db:
-                base = ["--db", st.db, *base]
-            base += ["--as", st.actor]  # the run's actor, even gm on a machine whose only key would be the default
-            try:
-                group.main(args=base + hoist(args), prog_name="combatlog", standalone_mode=False)
-            except CombatlogError as exc:
-                exc.where = where if not exc.where else f"{where}: {exc.where}"
-                raise
-            except click.exceptions.Exit as exc:
-                if exc.exit_code:
-                    raise InvalidCommand(f"the command exited with status {exc.exit_code}", where=where) from None
-            except click.ClickException as exc:
-                raise InvalidCommand(exc.format_message(), where=where) from None
+        with _synced_every(st, SYNC_EVERY_S):
+            _run_lines(ctx, text, file, quiet, chain)
     finally:
         _DEPTH["n"] -= 1
+        st.run = None
+
+
+def _synced_every(st: AppState, seconds: float) -> AbstractContextManager[None]:
+    """A SQLite log puts the lines' commits on disk every ``seconds`` and at the end, not with an fsync per
+    line (SQLiteStore.synced_every); other logs commit and sync each line as any command does."""
+    if st.db and st.db.startswith(("http://", "https://")):  # a replica: each line opens it and syncs
+        return nullcontext()
+    group = getattr(st.store(), "synced_every", None)
+    return group(seconds) if group is not None else nullcontext()  # type: ignore[no-any-return]
+
+
+def _run_lines(ctx: typer.Context, text: str, file: Path, quiet: bool, chain: str) -> None:
+    import hashlib
+    import shlex
+
+    import click
+
+    st = app_state(ctx)
+    group = ctx.find_root().command  # the root group that is running this command
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        where = f"{file}:{lineno}"
+        try:
+            args = shlex.split(strip_comment(line))
+        except ValueError as exc:
+            raise InvalidCommand(f"cannot parse the line: {exc}", where=where) from None
+        if not args:
+            continue
+        if args[0] == "combatlog":
+            args = args[1:]
+        if not quiet:
+            echo(f"$ combatlog {shlex.join(args)}")
+        chain = hashlib.sha256(f"{chain}\n{shlex.join(args)}".encode()).hexdigest()
+        base = ["--command-id", f"run:{chain[:32]}"]
+        if st.db:
+            base = ["--db", st.db, *base]
+        base += ["--as", st.actor]  # the run's actor, even gm on a machine whose only key would be the default
+        try:
+            # obj: the line is given this run's state (its open log and kept heads; app.root)
+            group.main(args=base + hoist(args), prog_name="combatlog", standalone_mode=False, obj=st)
+        except CombatlogError as exc:
+            exc.where = where if not exc.where else f"{where}: {exc.where}"
+            raise
+        except click.exceptions.Exit as exc:
+            if exc.exit_code:
+                raise InvalidCommand(f"the command exited with status {exc.exit_code}", where=where) from None
+        except click.ClickException as exc:
+            raise InvalidCommand(exc.format_message(), where=where) from None
 
 
 def strip_comment(line: str) -> str:
