@@ -46,9 +46,12 @@ def combatlog() -> list[str]:
     return [sys.executable, "-m", "combatlog.cli.app"]
 
 
+SRC = [REPO / "src"]  # --src: the sources measured (another checkout's, for a before figure)
+
+
 def env_for(db: Path, home: Path) -> dict[str, str]:
     return {**os.environ, "COMBATLOG_DB": str(db), "COMBATLOG_HOME": str(home),
-            "PYTHONPATH": str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+            "PYTHONPATH": str(SRC[0]) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
 def time_run(lines: int, folder: Path) -> float:
@@ -74,12 +77,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="250 and 1,000 lines, 5 start-up runs")
     parser.add_argument("--sizes", type=int, nargs=2, metavar=("SMALL", "LARGE"))
+    parser.add_argument("--src", type=Path, help="measure the combatlog sources in this folder (default: ours)")
     args = parser.parse_args()
+    if args.src:
+        SRC[0] = args.src.resolve()
     small, large = args.sizes or ((250, 1000) if args.quick else (2500, 10000))
     runs = 5 if args.quick else 15
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        print(f"combatlog run -q of a freeform file ({os.cpu_count()} cores)")
+        print(f"combatlog run -q of a freeform file ({os.cpu_count()} cores, sources {SRC[0]})")
         print("| lines | seconds | lines/s |")
         print("|---|---|---|")
         seconds = {}

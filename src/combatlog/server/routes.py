@@ -63,6 +63,9 @@ class Api:
         self.by_key = RateLimiter(config.rate, config.burst)
         self.streams: dict[int, float] = {}  # open event streams: number -> when they end at the latest
         self.stream_count = 0
+        # each combat's verifier where its last append ended (used on the worker thread only): the next append
+        # verifies its new events from there, without folding the combat again (exchange.bundle.import_bundle)
+        self.verified: dict[str, Any] = {}
 
     # -- the request, before any store work ----------------------------------------------------
 
@@ -257,8 +260,8 @@ class Api:
                            f"#{header.since}: pull, then push what is still yours", head_seq=head.seq,
                            head_hash=head.hash)
         try:
-            report = import_bundle(store, header, lines, "the request body",
-                                   proof=self.config.proof_dir / combat_id, merge_branches=False)  # the sequencer
+            report = import_bundle(store, header, lines, "the request body", proof=self.config.proof_dir / combat_id,
+                                   merge_branches=False, kept=self.verified)  # the sequencer
         except (ConcurrencyConflict, Diverged) as exc:
             now = store.head(combat_id)
             raise ApiError(409, "conflict", str(exc), head_seq=now.seq, head_hash=now.hash) from None
