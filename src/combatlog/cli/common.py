@@ -58,6 +58,8 @@ class AppState:
         the same player (else None: the line opens its own)."""
         if self.run is None or (db, actor) != (self.db, self.actor):
             return None
+        if (db or "").startswith(("http://", "https://")):
+            return None  # a replica of a server is opened, and synced, by each line, as by each command
         return AppState(db=db, actor=actor, command_id=command_id, _store=self.store(), run=self.run,
                         borrowed=True)
 
