@@ -4,6 +4,7 @@ when the process is killed; a run killed midway and run again ends where an unin
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -77,3 +78,23 @@ def test_a_run_killed_midway_keeps_every_line_it_reported_and_a_second_run_finis
     other = SQLiteStore(whole)
     assert store.head(meta.id).seq == other.head(other.list_streams()[0].id).seq  # same lines, none twice
     assert verify_stream(store, meta).ok
+
+
+def test_a_line_with_its_own_root_options_keeps_them(tmp_path: Path) -> None:
+    """Most lines run under the run's root options without parsing them again (runner._invoke); a line
+    that gives its own (--as, --db) is parsed whole, as before."""
+    script = tmp_path / "mixed.cmds"
+    other = tmp_path / "other.db"
+    script.write_text("new duel --ruleset freeform\nfreeform join duel Aldo --side a --hp 10\n"
+                      "note duel 'the referee speaks'\nnote duel 'bob objects' --as bob\n"
+                      f"new elsewhere --ruleset freeform --db {other}\nnote duel 'back here'\n")
+    env = {**os.environ, "COMBATLOG_HOME": str(tmp_path / "keys"), "PYTHONPATH": str(REPO / "src")}
+    db = tmp_path / "log.db"
+    subprocess.run([*CLI, "--db", str(db), "run", "-q", str(script)], env=env, cwd=tmp_path, check=True,
+                   capture_output=True)
+    log = json.loads(subprocess.run([*CLI, "--db", str(db), "log", "duel", "--json"], env=env, cwd=tmp_path,
+                                    check=True, capture_output=True, text=True).stdout)
+    events = log["events"] if isinstance(log, dict) else log
+    assert [e["actor"] for e in events] == ["gm", "gm", "gm", "bob", "gm"]
+    assert [m.name for m in SQLiteStore(other).list_streams()] == ["elsewhere"]
+    assert [m.name for m in SQLiteStore(db).list_streams()] == ["duel"]
