@@ -19,6 +19,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/bench.py
+	$(VENV)/bin/python bench/bench_run.py
 	$(VENV)/bin/python bench/bench_postgres.py
 	$(VENV)/bin/python bench/bench_server.py
 	$(VENV)/bin/python bench/bench_report.py

@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+SERVER_SRC = [SRC]  # --src: the sources the server runs (another checkout's, for a before figure)
 RATE = "1000000"  # the server's rate limits: out of the way (loopback load from one address)
 GO_WAIT_S = 120.0
 CLIENT_DEADLINE_S = 600.0  # a client gives up after this long (a bound, not an expectation)
@@ -197,6 +198,12 @@ def host_combat(home: Path, url: str, name: str, players: list[str]) -> str:
             os.environ["COMBATLOG_HOME"] = old
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) a process has used so far, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14, 15
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -220,7 +227,8 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "combatlog", "serve", "--db", self.db, "--port", str(self.port), "--open",
              "--rate", RATE, "--burst", RATE, *self.extra],
-            cwd=self.root, env=env_for(self.root / "server-home"), stdout=log, stderr=subprocess.STDOUT)
+            cwd=self.root, env={**env_for(self.root / "server-home"), "PYTHONPATH": str(SERVER_SRC[0])}, stdout=log,
+            stderr=subprocess.STDOUT)
         log.close()
         deadline = time.monotonic() + 60
         while True:
@@ -334,11 +342,14 @@ def run_scenario(label: str, db: str, root: Path, clients: int, appends: int, sh
             if time.monotonic() > ready_by or any(p.poll() not in (None, 0) for p in procs):
                 raise RuntimeError(f"{label}: clients did not get ready")
             time.sleep(0.05)
+        cpu0 = sum(cpu_seconds(s.proc.pid) for s in running if s.proc is not None)
         t0 = time.time()
         go.touch()
         for p in procs:
             p.wait(timeout=CLIENT_DEADLINE_S + 60)
         failed = [n for n, p in zip(names, procs) if p.returncode != 0]
+        # the servers' own CPU time: what the load cost them, whatever the clients took on the same cores
+        server_cpu = sum(cpu_seconds(s.proc.pid) for s in running if s.proc is not None) - cpu0
     finally:
         for s in running:
             s.stop()
@@ -366,6 +377,8 @@ def run_scenario(label: str, db: str, root: Path, clients: int, appends: int, sh
         "in_log": len(notes), "lost": len(lost), "duplicated": duplicated, "unacknowledged_in_log": len(unexpected),
         "verified": log["verified"], "failed_clients": failed, "conflicts_409": conflicts, "merges": merges,
         "other_errors": errors, "seconds": round(elapsed, 3),
+        "server_cpu_s": round(server_cpu, 3),
+        "server_cpu_ms_per_append": round(1000 * server_cpu / len(acked), 2) if acked else 0.0,
         "appends_per_s": round(len(acked) / elapsed, 1) if elapsed else 0.0,
         "p50_ms": round(1000 * statistics.median(latencies), 1) if latencies else 0.0,
         "p99_ms": round(1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))], 1) if latencies else 0.0,
@@ -383,7 +396,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--scenario", choices=("own", "shared", "both"), default="both")
     ap.add_argument("--no-two-servers", action="store_true", help="skip shared on two PostgreSQL server processes")
     ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument("--src", type=Path, help="serve the combatlog sources in this folder (a before figure)")
     args = ap.parse_args(argv)
+    if args.src:  # the server runs these sources; the clients and the checks keep ours
+        SERVER_SRC[0] = args.src.resolve()
     if args.quick:
         args.clients, args.appends, args.backend, args.scenario, args.no_two_servers = 4, 20, "sqlite", "shared", True
     sys.path.insert(0, str(SRC))
@@ -420,6 +436,7 @@ def main(argv: list[str]) -> int:
 
 def _line(r: dict[str, object]) -> str:
     return (f"{r['scenario']:<32} {r['clients']}x{r['appends']}: {r['appends_per_s']:>7} appends/s  "
+            f"server CPU {r['server_cpu_ms_per_append']:>6} ms/append  "
             f"p50 {r['p50_ms']:>7} ms  p99 {r['p99_ms']:>7} ms  409s {r['conflicts_409']:>5}  "
             f"merges {r['merges']:>5}  lost {r['lost']}  duplicated {r['duplicated']}  "
             f"extra {r['unacknowledged_in_log']}  verified {r['verified']}  other errors {r['other_errors']}"

@@ -18,22 +18,18 @@ import typer
 from typer.core import TyperGroup
 
 from combatlog import __version__
-from combatlog.cli import exchange, rolls, runner, streams, views
 from combatlog.cli.argv import hoist
 from combatlog.cli.common import AppState
 
 class LazyRootGroup(TyperGroup):
-    """The root group: ruleset groups and optional parts are imported and built only
-    when invoked (or listed, for --help and completion). Building every ruleset's
-    commands on each run cost ~55 ms of start-up."""
+    """The root group: every command and group is imported and built only when invoked (or, for completion
+    and docs, asked for); ``--help`` lists them from ``SHORT_HELP`` without importing any."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        # The lazy parts always after the core commands, in their declared order, whether or not
-        # one was already loaded (help and docs/cli.md must not depend on what ran before).
-        lazy = _lazy_modules()
-        eager = [name for name in super().list_commands(ctx) if name not in lazy]
-        return [*eager, *(name for name, module in lazy.items()
-                          if name in self.commands or importlib.util.find_spec(module.split(":")[0]) is not None)]
+        # In their declared order, whether or not one was already loaded (help and docs/cli.md must not depend
+        # on what ran before); an optional part whose module is not installed is left out.
+        return [name for name, module in _lazy_modules().items()
+                if name in self.commands or importlib.util.find_spec(module.split(":")[0]) is not None]
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in _lazy_modules():
@@ -41,6 +37,18 @@ class LazyRootGroup(TyperGroup):
             if command is not None:
                 self.add_command(command, name)
         return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        # a stand-in command with the start of the real one's help shortens it exactly as click does
+        rows = [(name, (self.commands[name] if name in self.commands else
+                        click.Command(name, help=SHORT_HELP.get(name, ""))).get_short_help_str(limit))
+                for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
@@ -99,6 +107,29 @@ app = typer.Typer(
     suggest_commands=False,  # click suggests already; typer's would repeat it
 )
 
+# Every command and group, in the order --help lists them: name -> where it lives (``module`` exposing ``app``, a
+# group, or ``command``; ``module:name`` for one of several in a module). Only the command invoked is imported and
+# built (building them all cost more than the rest of start-up); --help lists the first paragraph of each help
+# below without importing any (tests/cli/test_startup.py checks them against the commands' own).
+CORE_COMMANDS = [
+    ('new', 'combatlog.cli.streams:new'),
+    ('list', 'combatlog.cli.streams:list_streams'),
+    ('log', 'combatlog.cli.views:log'),
+    ('show', 'combatlog.cli.views:show'),
+    ('status', 'combatlog.cli.views:status'),
+    ('explain', 'combatlog.cli.views:explain'),
+    ('replay', 'combatlog.cli.views:replay'),
+    ('dice', 'combatlog.cli.views:dice'),
+    ('roll', 'combatlog.cli.rolls:roll'),
+    ('note', 'combatlog.cli.streams:note'),
+    ('fork', 'combatlog.cli.streams:fork'),
+    ('export', 'combatlog.cli.exchange:export'),
+    ('import', 'combatlog.cli.exchange:import_'),
+    ('verify', 'combatlog.cli.exchange:verify'),
+    ('superseded', 'combatlog.cli.exchange:superseded'),
+    ('run', 'combatlog.cli.runner:run'),
+    ('seed', 'combatlog.cli.rolls:seed_app'),
+]
 # Ruleset groups: (module under combatlog.cli.rulesets, group name).
 RULESET_GROUPS = [
     ("freeform", "freeform"),
@@ -126,6 +157,53 @@ EXTRA_MODULES = [
     ("combatlog.cli.follow", "follow"),
 ]
 
+# The start of each command's help (its first paragraph, cut after 150 characters: --help never shows more), for
+# the root's --help without importing the commands (tests/cli/test_startup.py keeps it true).
+SHORT_HELP = {
+    'new': 'Start a new combat log.',
+    'list': 'List the combats in this log, with their ids, forks and heads.',
+    'log': 'The timeline: every event with its seq, actor and a summary (--json: the same events, as data).',
+    'show': 'The state of the combat (now, after a seq, or at the end of a round).',
+    'status': 'Who must decide what next.',
+    'explain': 'Every derived step with the rule that produced it and the dice behind it.',
+    'replay': 'Re-run the log event by event, showing what each one derived, then the state reached.',
+    'dice': 'The dice ledger: every roll with label, scheme and roller, and per-roller statistics.',
+    'roll': 'Roll dice under a semantic label; a label can be drawn only once per combat.',
+    'note': 'Add a note to any combat (a ruling, a dispute, a table agreement).',
+    'fork': 'Fork a combat at a point into a "what if" that chains to the parent\'s hash there.',
+    'export': 'Write a combat to a file that other players verify and import.',
+    'import': 'Verify bundles, then append each whole or not at all (only what is new here); hold early ones.',
+    'verify': 'Check a file or a stored combat: every hash, the chain, the dice; exit non-zero on the first problem.',
+    'superseded': ('Events that lost a merge (two players answered the same email): kept here as evidence, never '
+        'replayed.'),
+    'run': 'Apply a file of commands, stopping at the first error with its line number.',
+    'seed': 'Referee seeds: commit one before play, reveal it at the end.',
+    'freeform': 'Freeform combat for any game: participants, rounds, actions, hp, conditions.',
+    'mr': 'Magic Realm combat: lure, assign, deploy, act, target, play, resolve, fatigue.',
+    'cfi': 'Classic Fantasy Imperative (Mythras) combat: rounds, attacks, parries, Special Effects.',
+    'osric': 'OSRIC combat: surprise, declarations, side initiative in segments, attacks, spells, morale.',
+    'argad': '« Argad ! » skirmish: figures, game turns, shooting, melee, wounds and survival.',
+    'keys': 'Player keys (Ed25519) for signed play by email: new, list, export, import.',
+    'seal': ('Sealed orders: commit (only a hash enters the log), then reveal once everyone has committed. Their '
+        'nonces seed the joint dice.'),
+    'ack': "Acknowledge (countersign) the log up to a seq: a signed event naming that event's hash.",
+    'copy': ('Copy combats between logs (SQLite to PostgreSQL and back) with their ids and bytes, then verify the '
+        'copy.'),
+    'sheet': ('Draw the state (now, after a seq, or at the end of a round) as an SVG picture: for Magic Realm each '
+        'Melee Section with its boxes, circles, squares,'),
+    'report': ('Write one self-contained HTML file (no network, no script, inline CSS and SVG): ruleset, players and '
+        'key fingerprints, dice scheme, head hash and the'),
+    'mail': ('Write an email or forum message for a player: what happened since they last acknowledged (rules '
+        'cited, dice shown), their side now, what they must'),
+    'serve': 'Serve combats over HTTP: players push and pull signed bundles; the server verifies every one.',
+    'remote': 'Combat servers (combatlog serve): add, list, show an invite, remove, create a combat there.',
+    'push': 'Send the server what it lacks of a combat (creating it there if it has none of it).',
+    'pull': "Fetch a combat's new events from the server, verify every one as import does, append them.",
+    'sync': 'Pull, then push, each combat: afterwards this log and the server hold the same events.',
+    'follow': ('Follow a combat on a server: on each event the server streams, pull (verify everything, import into '
+        'this log) and print the new events as `log`'),
+}
+
 
 @app.callback()
 def root(
@@ -148,7 +226,9 @@ def root(
         from combatlog.trust.keys import only_secret_key
 
         actor = only_secret_key() or "gm"  # one key here: this machine is that player's
-    ctx.obj = AppState(db=db, actor=actor, command_id=command_id)
+    run = ctx.obj  # a line of run FILE is given the run's state: its open log and the heads it keeps
+    line = run.for_line(db, actor, command_id) if isinstance(run, AppState) else None
+    ctx.obj = line or AppState(db=db, actor=actor, command_id=command_id)
     ctx.call_on_close(ctx.obj.close)
 
 
@@ -160,23 +240,6 @@ def _refuse_blank(ctx: typer.Context, param: str, option: str, what: str) -> Non
         raise click.BadParameter(f"blank: give {what}", ctx=ctx, param_hint=option)
 
 
-app.command("new")(streams.new)
-app.command("list")(streams.list_streams)
-app.command("log")(views.log)
-app.command("show")(views.show)
-app.command("status")(views.status)
-app.command("explain")(views.explain)
-app.command("replay")(views.replay)
-app.command("dice")(views.dice)
-app.command("roll")(rolls.roll)
-app.add_typer(rolls.seed_app, name="seed")
-app.command("note")(streams.note)
-app.command("fork")(streams.fork)
-app.command("export")(exchange.export)
-app.command("import")(exchange.import_)
-app.command("verify")(exchange.verify)
-app.command("superseded")(exchange.superseded)
-app.command("run")(runner.run)
 
 
 def _optional(module_name: str) -> Any:
@@ -189,8 +252,9 @@ def _optional(module_name: str) -> Any:
 
 
 def _lazy_modules() -> dict[str, str]:
-    """Command name -> module, for every lazily loaded part."""
-    return {**{group: f"combatlog.cli.rulesets.{module}" for module, group in RULESET_GROUPS},
+    """Command name -> where it lives, for every command, in the order --help lists them."""
+    return {**dict(CORE_COMMANDS),
+            **{group: f"combatlog.cli.rulesets.{module}" for module, group in RULESET_GROUPS},
             **{name: module for module, name in EXTRA_MODULES}}
 
 
@@ -199,9 +263,12 @@ def _load_lazy(name: str) -> click.Command | None:
     module = _optional(module_name)
     if module is None:
         return None
-    if function:
+    target = getattr(module, function) if function else None
+    if isinstance(target, typer.Typer):  # a group kept beside other commands (``seed``)
+        command = typer.main.get_group(target)
+    elif target is not None:
         single = typer.Typer(add_completion=False)
-        single.command(name)(getattr(module, function))
+        single.command(name)(target)
         command = typer.main.get_command(single)
     elif hasattr(module, "app"):
         command: click.Command = typer.main.get_group(module.app)

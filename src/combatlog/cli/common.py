@@ -24,11 +24,22 @@ if TYPE_CHECKING:
 
 
 @dataclass
+class RunMemo:
+    """What the lines of one run FILE share, so that a line does not redo what the previous one did."""
+
+    heads: dict[str, Folded] = field(default_factory=dict)  # stream id -> its state at its head
+    streams: dict[str, StreamMeta] = field(default_factory=dict)  # exact name or id -> the combat
+    signers: dict[str, Signer | None] = field(default_factory=dict)  # stream id -> the actor's signer
+
+
+@dataclass
 class AppState:
     db: str | None = None
     actor: str = "gm"
     command_id: str | None = None
     _store: Any = field(default=None, repr=False)
+    run: RunMemo | None = field(default=None, repr=False)  # set while run FILE plays its lines
+    borrowed: bool = False  # the store belongs to an enclosing run FILE, which closes it
 
     def store(self) -> EventStore:
         if self._store is None:
@@ -42,8 +53,32 @@ class AppState:
                 self._store = open_store(self.db)
         return self._store  # type: ignore[no-any-return]
 
+    def for_line(self, db: str | None, actor: str, command_id: str | None) -> AppState | None:
+        """The state of one line of run FILE: this run's open log and memo, when the line uses the same log as
+        the same player (else None: the line opens its own)."""
+        if self.run is None or (db, actor) != (self.db, self.actor):
+            return None
+        if (db or "").startswith(("http://", "https://")):
+            return None  # a replica of a server is opened, and synced, by each line, as by each command
+        return AppState(db=db, actor=actor, command_id=command_id, _store=self.store(), run=self.run,
+                        borrowed=True)
+
+    def resolve(self, ref: str) -> StreamMeta:
+        """The combat ``ref`` names. In a run, remembered when ``ref`` is its exact name or id (neither ever
+        changes; a prefix is looked up each time, as a combat created since could make it ambiguous)."""
+        from combatlog.projections.streams import resolve_stream
+
+        if self.run is None:
+            return resolve_stream(self.store(), ref)
+        meta = self.run.streams.get(ref)
+        if meta is None:
+            meta = resolve_stream(self.store(), ref)
+            if ref in (meta.name, meta.id):
+                self.run.streams[ref] = meta
+        return meta
+
     def close(self) -> None:
-        if self._store is not None:
+        if self._store is not None and not self.borrowed:
             self._store.close()
             self._store = None
 
@@ -202,9 +237,7 @@ def _stream_of_this_ruleset(ctx: click.Context, value: str) -> str:
     """Checked while the arguments are parsed, so that a combat of another ruleset is named as the
     problem before any argument that only makes sense in the group's own ruleset."""
     if value and not ctx.resilient_parsing and group_ruleset(ctx) is not None:
-        from combatlog.projections.streams import resolve_stream
-
-        check_ruleset(ctx, resolve_stream(app_state(ctx).store(), value))
+        check_ruleset(ctx, app_state(ctx).resolve(value))
     return value
 
 
@@ -393,7 +426,14 @@ def print_outcome(outcome: Outcome, as_json: bool) -> None:
 
 
 def signer_for(state: AppState, meta: StreamMeta) -> Signer | None:
-    return SIGNER_FACTORY(state, meta) if SIGNER_FACTORY is not None else None
+    if SIGNER_FACTORY is None:
+        return None
+    if state.run is None:
+        return SIGNER_FACTORY(state, meta)
+    # A run's lines share one actor, and the players a combat pins never change: one check per combat.
+    if meta.id not in state.run.signers:
+        state.run.signers[meta.id] = SIGNER_FACTORY(state, meta)
+    return state.run.signers[meta.id]
 
 
 def run_command(
@@ -401,17 +441,37 @@ def run_command(
     as_json: bool = False, quiet: bool = False,
 ) -> Outcome:
     """Append what ``command`` decides to ``stream`` and print the outcome."""
-    from combatlog.commands.handler import execute, resolve_stream
+    from combatlog.commands.handler import execute
 
     st = app_state(ctx)
     store = st.store()
-    meta = resolve_stream(store, stream)
-    outcome = execute(
-        store, meta.id, command, actor=st.actor, command_id=st.command_id, scheme=dice,
-        manual_faces=parse_face_options(faces or []), signer=signer_for(st, meta),
-    )
+    meta = st.resolve(stream)
+    options: dict[str, Any] = dict(actor=st.actor, command_id=st.command_id, scheme=dice,
+                                   manual_faces=parse_face_options(faces or []), signer=signer_for(st, meta))
+    outcome = (execute_keeping(st.run.heads, store, meta, command, **options) if st.run is not None
+               else execute(store, meta.id, command, **options))
     if not quiet:
         print_outcome(outcome, as_json)
+    return outcome
+
+
+def execute_keeping(heads: dict[str, Folded], store: EventStore, meta: StreamMeta, command: Any,
+                    **options: Any) -> Outcome:
+    """``execute`` given the state ``heads`` kept from the previous command (run FILE), which it uses only
+    if it is still the log's head. Afterwards ``heads`` holds the new head; after a failure, the state it
+    held if the failure came before the rehearsal touched it, else nothing (the next command folds the log)."""
+    from combatlog.commands.handler import execute
+
+    kept = heads.pop(meta.id, None)
+    head = kept.core.head_seq if kept is not None else None
+    try:
+        outcome = execute(store, meta.id, command, folded=kept, **options)
+    except BaseException:
+        if kept is not None and kept.core.head_seq == head:  # refused before its rehearsal: untouched
+            heads[meta.id] = kept
+        raise
+    if outcome.folded is not None:  # None: a retry, nothing folded
+        heads[meta.id] = outcome.folded
     return outcome
 
 

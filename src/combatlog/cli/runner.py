@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import Any
 
+import click
 import typer
 
 from combatlog.cli.argv import hoist
-from combatlog.cli.common import app_state, echo
+from combatlog.cli.common import AppState, RunMemo, app_state, echo
 from combatlog.cli.progress import progress, shown_here
 from combatlog.errors import CombatlogError, InvalidCommand, NotFound
 
 _DEPTH = {"n": 0}
 MAX_COMMAND_FILE = 16 * 1024 * 1024
+# How often a run's commits reach the disk (SQLite): a power loss costs at most this much of a run.
+SYNC_EVERY_S = 0.1
 
 
 def run(
@@ -36,11 +41,7 @@ def run(
 
     Example: combatlog run docs/examples/freeform/tavern-brawl.cmds
     """
-    import hashlib
     import secrets
-    import shlex
-
-    import click
 
     if _DEPTH["n"] > 0:
         raise InvalidCommand("a command file cannot run another command file")
@@ -61,9 +62,11 @@ def run(
     chain = secrets.token_hex(16) if fresh else f"combatlog-run/v2\n{st.actor}"
     from combatlog.store import default_url
 
-    group = ctx.find_root().command  # the root group that is running this command
-    db = _absolute(st.db or default_url())
+    st.db = _absolute(st.db or default_url())  # before the log is opened and before the lines move folder
     home, cwd = os.environ.get("COMBATLOG_HOME"), os.getcwd()
+    # The lines share this run's open log and memo (folded heads, combats, signers); each line is still its own
+    # command and transaction; the write path uses a kept head only if it is still the log's head).
+    st.run = RunMemo()
     _DEPTH["n"] += 1
     lines = text.splitlines()
     # the commands' own output goes to stdout: a bar beside it on the same terminal would garble it
@@ -72,38 +75,78 @@ def run(
         if home:
             os.environ["COMBATLOG_HOME"] = _absolute(home)
         os.chdir(folder)
-        for lineno, line in enumerate(lines, start=1):
-            bar.on_progress(lineno - 1, len(lines))
-            where = f"{name}:{lineno}"
-            try:
-                args = shlex.split(strip_comment(line))
-            except ValueError as exc:
-                raise InvalidCommand(f"cannot parse the line: {exc}", where=where) from None
-            if not args:
-                continue
-            if args[0] == "combatlog":
-                args = args[1:]
-            if not quiet:
-                echo(f"$ combatlog {shlex.join(args)}")
-            chain = hashlib.sha256(f"{chain}\n{shlex.join(args)}".encode()).hexdigest()
-            base = ["--db", db, "--command-id", f"run:{chain[:32]}"]
-            base += ["--as", st.actor]  # the run's actor, even gm on a machine whose only key would be the default
-            try:
-                group.main(args=base + hoist(args), prog_name="combatlog", standalone_mode=False)
-            except CombatlogError as exc:
-                exc.where = where if not exc.where else f"{where}: {exc.where}"
-                raise
-            except click.exceptions.Exit as exc:
-                if exc.exit_code:
-                    raise InvalidCommand(f"the command exited with status {exc.exit_code}", where=where) from None
-            except click.ClickException as exc:
-                raise InvalidCommand(exc.format_message(), where=where) from None
+        with _synced_every(st, SYNC_EVERY_S):
+            _run_lines(ctx, lines, name, quiet, chain, bar.on_progress)
     finally:
         bar.close()
         _DEPTH["n"] -= 1
+        st.run = None
         os.chdir(cwd)
         if home:
             os.environ["COMBATLOG_HOME"] = home
+
+
+def _synced_every(st: AppState, seconds: float) -> AbstractContextManager[None]:
+    """A SQLite log puts the lines' commits on disk every ``seconds`` and at the end, not with an fsync per
+    line (SQLiteStore.synced_every); other logs commit and sync each line as any command does."""
+    if st.db and st.db.startswith(("http://", "https://")):  # a replica: each line opens it and syncs
+        return nullcontext()
+    group = getattr(st.store(), "synced_every", None)
+    return group(seconds) if group is not None else nullcontext()  # type: ignore[no-any-return]
+
+
+def _run_lines(ctx: typer.Context, lines: list[str], name: str, quiet: bool, chain: str, on_progress: Any) -> None:
+    import hashlib
+    import shlex
+
+    st = app_state(ctx)
+    group = ctx.find_root().command  # the root group that is running this command
+    for lineno, line in enumerate(lines, start=1):
+        on_progress(lineno - 1, len(lines))
+        where = f"{name}:{lineno}"
+        try:
+            args = shlex.split(strip_comment(line))
+        except ValueError as exc:
+            raise InvalidCommand(f"cannot parse the line: {exc}", where=where) from None
+        if not args:
+            continue
+        if args[0] == "combatlog":
+            args = args[1:]
+        if not quiet:
+            echo(f"$ combatlog {shlex.join(args)}")
+        chain = hashlib.sha256(f"{chain}\n{shlex.join(args)}".encode()).hexdigest()
+        command_id = f"run:{chain[:32]}"
+        args = hoist(args)
+        # the run's actor, even gm on a machine whose only key would be the default
+        line_state = st.for_line(st.db, st.actor, command_id) if not args[0].startswith("-") else None
+        try:
+            if line_state is not None:  # no root option on the line: the run's own, nothing to parse there
+                _invoke(group, line_state, args)
+            else:  # obj: the line is given this run's state (its open log and memo; app.root)
+                base = [*(["--db", st.db] if st.db else []), "--command-id", command_id, "--as", st.actor]
+                group.main(args=base + args, prog_name="combatlog", standalone_mode=False, obj=st)
+        except CombatlogError as exc:
+            exc.where = where if not exc.where else f"{where}: {exc.where}"
+            raise
+        except click.exceptions.Exit as exc:
+            if exc.exit_code:
+                raise InvalidCommand(f"the command exited with status {exc.exit_code}", where=where) from None
+        except click.ClickException as exc:
+            raise InvalidCommand(exc.format_message(), where=where) from None
+
+
+def _invoke(group: click.Group, state: AppState, args: list[str]) -> None:
+    """Run one line as ``group.main`` would, without parsing the root's options (--db, --as, --command-id):
+    ``state`` holds the run's, as the root's callback would have made it. Parsing them again on every line
+    was a third of what click cost a line."""
+    root = click.Context(group, info_name="combatlog", obj=state, **group.context_settings)
+    root.params = {"db": state.db, "actor": state.actor, "command_id": state.command_id}
+    with root:
+        name, command, rest = group.resolve_command(root, args)
+        assert command is not None  # resolve_command raises a usage error for an unknown command
+        root.invoked_subcommand = name
+        with command.make_context(name, rest, parent=root) as sub:
+            command.invoke(sub)
 
 
 def _read_file(file: Path) -> bytes:

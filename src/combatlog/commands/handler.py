@@ -180,9 +180,15 @@ def _rows(envelopes: list[Envelope]) -> list[NewRow]:
 def execute(
     store: EventStore, ref: str, command: Any, *, actor: str, command_id: str | None = None,
     scheme: str | None = None, manual_faces: Mapping[str, tuple[int, ...]] | None = None,
-    signer: Signer | None = None, wiring: Wiring | None = None,
+    signer: Signer | None = None, wiring: Wiring | None = None, folded: Folded | None = None,
 ) -> Outcome:
-    """Run one command: every step, in order, with the checks ``wiring`` assembles (``combatlog.wiring``)."""
+    """Run one command: every step, in order, with the checks ``wiring`` assembles (``combatlog.wiring``).
+
+    ``folded``: the stream's state that the caller already holds (``run FILE`` keeps it between lines), used
+    only if it ends at the store's head (same seq and hash), else the log is folded. The new events are
+    applied to it in place (``Outcome.folded``), so a caller that keeps it must drop it when this raises
+    with its ``core.head_seq`` moved (rehearsed, then not appended).
+    """
     wiring = wiring or standard()
     meta = resolve_stream(store, ref)
     cid = command_id or new_command_id()
@@ -190,8 +196,8 @@ def execute(
     if earlier is not None:  # a retry by the same actor; another actor's id is refused
         _same_author(store, meta, earlier.first_seq, cid, actor)
         return Outcome(stream=meta, first_seq=earlier.first_seq, last_seq=earlier.last_seq, duplicate=True)
-    # 1. the state: a fold of the log (from the newest snapshot)
-    folded = state_at(store, meta)
+    # 1. the state: a fold of the log (from the newest snapshot), or the caller's when it ends at the head
+    folded = _at_head(store, meta, folded)
     head_seq, head_hash = folded.core.head_seq, folded.core.head_hash
     # 2. decide: legality and the events, randomness only through the dice port
     port = dice_port(store, folded, actor=actor, scheme=scheme, manual_faces=manual_faces, wiring=wiring)
@@ -229,6 +235,15 @@ def execute(
         save_snapshot(store, meta, folded)
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq,
                    events=recorded, steps=steps, folded=folded)
+
+
+def _at_head(store: EventStore, meta: StreamMeta, folded: Folded | None) -> Folded:
+    """``folded`` if it is the state at the stream's head (no one appended since), else a fold of the log."""
+    if folded is not None and folded.core.stream == meta.id:
+        head = store.head(meta.id)
+        if head.seq == folded.core.head_seq and head.hash == folded.core.head_hash:
+            return folded
+    return state_at(store, meta)
 
 
 def _same_author(store: EventStore, meta: StreamMeta, first_seq: int, command_id: str, actor: str) -> None:

@@ -325,8 +325,11 @@ def _prior(store: EventStore, meta: StreamMeta | None, since: int) -> Prior | No
 
 def verify_lines(header: Header, lines: list[bytes], path: Path | str, *, base: Folded | None,
                  strict_rules: bool = True, progress: Progress | None = None,
-                 prior: Prior | None = None, wiring: Wiring | None = None) -> VerifyReport:
-    verifier = ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior, wiring=wiring)
+                 prior: Prior | None = None, wiring: Wiring | None = None,
+                 verifier: ChainVerifier | None = None) -> VerifyReport:
+    """``verifier``: one already at the bundle's base (``ChainVerifier.continuing``), instead of a new one."""
+    verifier = verifier or ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior,
+                                         wiring=wiring)
     total = len(lines)
     for i, line in enumerate(lines, start=2):
         verifier.feed(line, f"{path}:{i}")
@@ -394,7 +397,8 @@ def import_file(store: EventStore, path: Path, *, name: str | None = None, stric
 def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: str, *, proof: Path,
                   name: str | None = None, strict_rules: bool = True, progress: Progress | None = None,
                   wiring: Wiring | None = None, signer_for: SignerFor | None = None,
-                  merge_branches: bool = True, prefer_theirs: bool = False) -> ImportReport:
+                  merge_branches: bool = True, prefer_theirs: bool = False,
+                  kept: KeptVerifiers | None = None) -> ImportReport:
     """Verify a bundle read by ``read_bytes``, then append what is new here, all or nothing.
 
     ``where`` names it in errors (a file, or a block of a message); an equivocation proof is written
@@ -404,6 +408,10 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
     is merged (``exchange/merge.py``) unless ``merge_branches`` is False: the same branch is kept on
     every machine, and the other's decisions are re-applied here for the actors ``signer_for`` can
     sign for. One that continues a branch this log has already superseded is kept as evidence.
+
+    ``kept`` (the server): the verifier of each combat's last import, by stream id. A bundle that continues
+    exactly where it ended is verified by it (``ChainVerifier.continuing``): the new events only, without
+    folding the log again; after an import that appended, its verifier is kept for the next one.
     """
     wiring = wiring or standard()
     lost = _continues_superseded(store, header) if merge_branches else None
@@ -412,9 +420,15 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
         kept = keep_lost_branch(store, lost, [_new_row(line) for line in lines])
         return ImportReport(stream=lost.id, name=lost.name, appended={}, created=[], up_to_date=True,
                             verify=_verify_here(store, lost, wiring), superseded=kept)
-    base, base_meta = _base_from_store(store, header, where)
-    report = verify_lines(header, lines, where, base=base, strict_rules=strict_rules, progress=progress,
-                          prior=_prior(store, base_meta, header.since), wiring=wiring)
+    before = _kept_at(kept, header, strict_rules, wiring) if kept is not None else None
+    if before is not None:  # the base is where the last import here ended: no fold of the log
+        base, base_meta = before.folded, base_stream(store, header, where)
+        verifier = ChainVerifier.continuing(before, header.segments, _prior(store, base_meta, header.since))
+    else:
+        base, base_meta = _base_from_store(store, header, where)
+        verifier = ChainVerifier(header.segments, base=base, strict_rules=strict_rules,
+                                 prior=_prior(store, base_meta, header.since), wiring=wiring)
+    report = verify_lines(header, lines, where, base=base, progress=progress, verifier=verifier)
     load_ruleset(header.ruleset)  # payload types registered for the comparisons below
     batches: list[ImportBatch] = []
     appended: dict[str, int] = {}
@@ -472,10 +486,36 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
             appended[local.name] = len(tail)
     if batches:
         store.import_batches(batches)
+        if kept is not None and len(header.segments) == 1:
+            _keep(kept, header.stream, verifier)
     last = header.segments[-1]
     final = store.get_stream(last.id)
     return ImportReport(stream=last.id, name=final.name if final else last.name, appended=appended,
                         created=created, up_to_date=not batches, verify=report)
+
+
+# The server's verifiers kept between imports: stream id -> the verifier of its last import (at its head).
+KeptVerifiers = dict[str, ChainVerifier]
+MAX_KEPT = 256  # combats whose verifier is kept (the least recently appended to is dropped first)
+
+
+def _kept_at(kept: KeptVerifiers, header: Header, strict_rules: bool, wiring: Wiring) -> ChainVerifier | None:
+    """The kept verifier of the bundle's combat if it ended exactly at the bundle's base (taken out: it is
+    consumed, and put back only once this import has appended)."""
+    before = kept.pop(header.stream, None)
+    if before is None or not header.since or len(header.segments) != 1:
+        return None
+    core = before.folded.core
+    if (core.stream, core.head_seq, core.head_hash) != (header.stream, header.since, header.base_hash) \
+            or before.strict_rules != strict_rules or before.wiring is not wiring:
+        return None
+    return before
+
+
+def _keep(kept: KeptVerifiers, stream_id: str, verifier: ChainVerifier) -> None:
+    kept[stream_id] = verifier
+    while len(kept) > MAX_KEPT:
+        kept.pop(next(iter(kept)))
 
 
 def _pinned(store: EventStore, meta: StreamMeta) -> bool:

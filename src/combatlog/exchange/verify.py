@@ -102,6 +102,20 @@ class ChainVerifier:
         self._prior_loaded = prior is None
         self._command_id = ""
 
+    @classmethod
+    def continuing(cls, before: ChainVerifier, segments: list[Segment],
+                   prior: Callable[[], Iterable[Recorded]] | None) -> ChainVerifier:
+        """A verifier for the events after those ``before`` verified (the server, append after append): it
+        starts from ``before``'s state at its head and keeps what ``before`` learnt of the history that an
+        incremental verifier would otherwise read again from the log (the trust layer's fold, the dice drawn
+        and used), so the log is not re-read. ``before`` is consumed (its state moves on with this one).
+        ``prior``: the history up to the new base, for what ``before`` had not loaded yet."""
+        verifier = cls(segments, base=before.folded, strict_rules=before.strict_rules, prior=prior,
+                       wiring=before.wiring)
+        verifier.extra = before.extra
+        verifier.dice, verifier.used, verifier._prior_loaded = before.dice, before.used, before._prior_loaded
+        return verifier
+
     def fail(self, where: str, message: str) -> None:
         raise VerificationFailed(message, where=where)
 

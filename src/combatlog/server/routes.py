@@ -67,6 +67,9 @@ class Api:
         # open event streams: number -> (when they end at the latest, client address, combat)
         self.streams: dict[int, tuple[float, str, str]] = {}
         self.stream_count = 0
+        # each combat's verifier where its last append ended (used on the worker thread only): the next append
+        # verifies its new events from there, without folding the combat again (exchange.bundle.import_bundle)
+        self.verified: dict[str, Any] = {}
 
     # -- the request, before any store work ----------------------------------------------------
 
@@ -261,8 +264,8 @@ class Api:
                            f"#{header.since}: pull, then push what is still yours", head_seq=head.seq,
                            head_hash=head.hash)
         try:
-            report = import_bundle(store, header, lines, "the request body",
-                                   proof=self.config.proof_dir / combat_id, merge_branches=False)  # the sequencer
+            report = import_bundle(store, header, lines, "the request body", proof=self.config.proof_dir / combat_id,
+                                   merge_branches=False, kept=self.verified)  # the sequencer
         except (ConcurrencyConflict, Diverged) as exc:
             now = store.head(combat_id)
             raise ApiError(409, "conflict", str(exc), head_seq=now.seq, head_hash=now.hash) from None

@@ -10,8 +10,11 @@ builds and migrates the schema, and is imported only when a migration runs
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound, StoreError
@@ -88,11 +91,51 @@ class SQLiteStore:
                     raise
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open SQLite database {self.path}: {exc}") from None
+        self._sync_every: float | None = None  # set inside synced_every()
+        self._synced_at = 0.0
+
+    # -- durability of many commands in a row (run FILE) -------------------------
+    @contextmanager
+    def synced_every(self, seconds: float) -> Iterator[None]:
+        """Inside this block each write is still its own transaction (all or nothing, visible to every reader
+        at once, kept if this process dies), but it is put on disk at least every ``seconds`` and when the
+        block ends, not at each commit: an fsync per command is most of what a command costs. A power loss
+        can cost the commits of the last ``seconds``; a command file run again continues (its ids are chained)."""
+        self.conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: commits stay atomic, written, not synced
+        self._sync_every, self._synced_at = seconds, time.monotonic()
+        try:
+            yield
+        finally:
+            self._sync_every = None
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self._sync()  # WAL frames are written in order: syncing them all keeps a prefix of the commits
+
+    def _sync(self) -> None:
+        """Put every commit so far on disk: SQLite's WAL commits are frames appended to the ``-wal`` file,
+        so an fsync of it (and of its folder, where a new file's name lives) is what synchronous=FULL does."""
+        for target in (f"{self.path}-wal", str(self.path.parent)):
+            try:
+                fd = os.open(target, os.O_RDONLY)
+            except FileNotFoundError:  # no WAL left: a checkpoint synced the database and removed it
+                continue
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        self._synced_at = time.monotonic()
+
+    def _begin(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def _commit(self) -> None:
+        self.conn.execute("COMMIT")
+        if self._sync_every is not None and time.monotonic() - self._synced_at >= self._sync_every:
+            self._sync()
 
     # -- writes ---------------------------------------------------------------
     def create_stream(self, meta: StreamMeta, rows: list[NewRow], *, command_id: str) -> AppendResult:
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
             if c.execute("SELECT 1 FROM streams WHERE id = ?", (meta.id,)).fetchone():
                 earlier = self._command_locked(meta.id, command_id)
@@ -108,7 +151,7 @@ class SQLiteStore:
                 (meta.id, meta.name, meta.ruleset, meta.created_at, meta.parent, meta.fork_seq),
             )
             result = self._insert_locked(meta.id, rows, command_id)
-            c.execute("COMMIT")
+            self._commit()
             return result
         except BaseException:
             if c.in_transaction:
@@ -120,7 +163,7 @@ class SQLiteStore:
         secrets: Mapping[str, bytes] | None = None,
     ) -> AppendResult:
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
             earlier = self._command_locked(stream_id, command_id)
             if earlier is not None:
@@ -133,7 +176,7 @@ class SQLiteStore:
             result = self._insert_locked(stream_id, rows, command_id)
             if secrets:
                 c.executemany("INSERT OR REPLACE INTO secrets (name, value) VALUES (?, ?)", list(secrets.items()))
-            c.execute("COMMIT")
+            self._commit()
             return result
         except BaseException:
             if c.in_transaction:
@@ -142,7 +185,7 @@ class SQLiteStore:
 
     def import_batches(self, batches: list[ImportBatch]) -> None:
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
             for b in batches:
                 if b.create is not None:
@@ -166,7 +209,7 @@ class SQLiteStore:
                     "INSERT OR IGNORE INTO commands (stream, command_id, first_seq, last_seq) VALUES (?,?,?,?)",
                     [(b.stream_id, cid, first, last) for cid, first, last in command_spans(b.rows)],
                 )
-            c.execute("COMMIT")
+            self._commit()
         except BaseException:
             if c.in_transaction:
                 c.execute("ROLLBACK")
@@ -257,7 +300,7 @@ class SQLiteStore:
     def replace_tail(self, stream_id: str, *, fork_seq: int, expected_version: int, rows: list[NewRow],
                      superseded_at: str) -> list[SupersededRow]:
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
             actual = self._head_locked(stream_id).seq
             if actual != expected_version:
@@ -279,7 +322,7 @@ class SQLiteStore:
                 "INSERT OR IGNORE INTO commands (stream, command_id, first_seq, last_seq) VALUES (?,?,?,?)",
                 [(stream_id, cid, first, last) for cid, first, last in command_spans(rows)],
             )
-            c.execute("COMMIT")
+            self._commit()
             return moved
         except BaseException:
             if c.in_transaction:
@@ -297,10 +340,10 @@ class SQLiteStore:
 
     def keep_superseded(self, rows: list[SupersededRow]) -> int:
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
             count = self._keep_locked(rows)
-            c.execute("COMMIT")
+            self._commit()
             return count
         except BaseException:
             if c.in_transaction:

@@ -22,7 +22,9 @@ def _help_text(command: Any, path: list[str]) -> str:
     os.environ["COLUMNS"] = "100"
     os.environ["NO_COLOR"] = "1"
     os.environ["TERM"] = "dumb"
-    ctx = click.Context(command, info_name=" ".join(path), terminal_width=100, max_content_width=100)
+    # as the CLI builds them: every context inherits the root's settings (-h beside --help)
+    ctx = click.Context(command, info_name=" ".join(path), terminal_width=100, max_content_width=100,
+                        help_option_names=["-h", "--help"])
     return command.get_help(ctx)
 
 

@@ -36,11 +36,12 @@ def _checker(verifier: ChainVerifier) -> TrustChecker:
 
 def verify_event(verifier: ChainVerifier, rec: Recorded, where: str) -> None:
     checker = _checker(verifier)
+    before = checker.signatures
     try:
         checker.feed(rec.env, rec.event)
     except TrustViolation as exc:
         verifier.fail(where, exc.message)
-    verifier.signatures = checker.signatures
+    verifier.signatures += checker.signatures - before  # this verifier's, the checker may be a continued one
     if type(rec.event) is DiceRolled and rec.event.scheme == "joint":
         verifier.tally.verified += 1
 

@@ -1,0 +1,90 @@
+"""Start-up stays cheap (issue 22, item 3): a command imports only what it uses. Checked by the set of modules
+each command leaves in ``sys.modules`` (a heavy import creeping back fails here), never by wall time. Also
+keeps the root's --help table (app.SHORT_HELP, listed without importing the commands) true to the commands.
+Complements tests/trust/test_keys.py (commands that need no key do not import cryptography)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from combatlog.cli.app import SHORT_HELP, root_command
+from tests.conftest import REPO
+
+# Never needed to start, list, read or explain a combat: the write path, verification and exchange, the
+# pictures, the server and its client, the other stores' drivers, signatures, and the heavy libraries.
+NEVER_AT_START = {
+    "combatlog.commands.handler", "combatlog.exchange.bundle", "combatlog.exchange.verify", "combatlog.pictures",
+    "combatlog.server", "combatlog.remote.client", "combatlog.store.postgres", "cryptography", "psycopg",
+    "sqlite_utils", "pydantic", "starlette", "uvicorn", "rich",
+}
+# The command modules: only the one invoked is imported.
+COMMAND_MODULES = {"combatlog.cli.streams", "combatlog.cli.views", "combatlog.cli.exchange", "combatlog.cli.runner",
+                   "combatlog.cli.rolls", "combatlog.cli.keys", "combatlog.cli.seal", "combatlog.cli.serve",
+                   "combatlog.cli.report", "combatlog.cli.sheet", "combatlog.cli.mail", "combatlog.cli.remote",
+                   "combatlog.cli.replica", "combatlog.cli.follow", "combatlog.cli.copy", "combatlog.cli.ack",
+                   "combatlog.cli.rulesets.freeform", "combatlog.cli.rulesets.magic_realm"}
+PROBE = ("import json, sys\nfrom combatlog.cli.app import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
+         "    pass\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)")
+
+
+def modules_after(tmp_path: Path, *args: str) -> set[str]:
+    env = {**os.environ, "COMBATLOG_DB": str(tmp_path / "log.db"), "COMBATLOG_HOME": str(tmp_path / "keys"),
+           "PYTHONPATH": str(REPO / "src")}
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=env, check=True)
+    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+
+def loaded(modules: set[str], names: set[str]) -> set[str]:
+    return {m for m in modules for n in names if m == n or m.startswith(n + ".")}
+
+
+@pytest.fixture(scope="module")
+def duel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("startup")
+    env = {**os.environ, "COMBATLOG_DB": str(folder / "log.db"), "COMBATLOG_HOME": str(folder / "keys"),
+           "PYTHONPATH": str(REPO / "src")}
+    for line in (["new", "duel", "--ruleset", "freeform"], ["freeform", "join", "duel", "Aldo", "--side", "a"]):
+        subprocess.run([sys.executable, "-m", "combatlog.cli.app", *line], env=env, check=True, capture_output=True)
+    return folder
+
+
+def test_help_and_version_import_no_command_and_no_store(duel: Path) -> None:
+    for args in (["--help"], ["--version"]):
+        modules = modules_after(duel, *args)
+        assert not loaded(modules, NEVER_AT_START | COMMAND_MODULES), args
+        assert not loaded(modules, {"msgspec", "sqlite3", "combatlog.store", "combatlog.rulesets"}), args
+
+
+def test_list_imports_its_own_module_and_the_store_only(duel: Path) -> None:
+    modules = modules_after(duel, "list")
+    assert loaded(modules, COMMAND_MODULES) == {"combatlog.cli.streams"}
+    assert not loaded(modules, NEVER_AT_START | {"combatlog.projections", "combatlog.rulesets"})
+
+
+def test_status_imports_its_view_and_the_combats_ruleset_only(duel: Path) -> None:
+    modules = modules_after(duel, "status", "duel")
+    assert "combatlog.rulesets.freeform" in modules  # it did fold the combat
+    assert loaded(modules, COMMAND_MODULES) == {"combatlog.cli.views"}
+    others = {"combatlog.rulesets.magic_realm", "combatlog.rulesets.classic_fantasy", "combatlog.rulesets.osric",
+              "combatlog.rulesets.argad"}
+    assert not loaded(modules, NEVER_AT_START | others)
+
+
+def test_the_help_table_shortens_as_each_command_would(duel: Path) -> None:
+    root = root_command()
+    ctx = click.Context(root, info_name="combatlog")
+    names = root.list_commands(ctx)
+    assert set(names) == set(SHORT_HELP), "a command without its line in app.SHORT_HELP, or a line left over"
+    for name in names:
+        real = root.get_command(ctx, name)
+        assert real is not None
+        for limit in range(20, 125, 5):  # a root --help is at most 100 columns wide (docs/cli.md), 80 on a terminal
+            stand_in = click.Command(name, help=SHORT_HELP[name]).get_short_help_str(limit)
+            assert stand_in == real.get_short_help_str(limit), (name, limit)
