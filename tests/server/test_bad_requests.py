@@ -175,7 +175,7 @@ def test_fuzz_never_a_500(tmp_path: Path, start_server) -> None:  # type: ignore
 
     probe()
     assert live.request("GET", "/v1/health").status == 200
-    assert b"Traceback" not in (tmp_path / f"server-{live.port}.log").read_bytes()
+    assert b"Traceback" not in live.log_path.read_bytes()
 
 
 @pytest.mark.slow
@@ -224,4 +224,4 @@ def test_fuzz_signed_mutated_bundles_are_refused_and_change_nothing(tmp_path: Pa
         assert live.head(cid) == before
 
     probe()
-    assert b"Traceback" not in (tmp_path / f"server-{live.port}.log").read_bytes()
+    assert b"Traceback" not in live.log_path.read_bytes()

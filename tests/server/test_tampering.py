@@ -5,6 +5,7 @@ log stays as it was: the server is never trusted."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -17,7 +18,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.server.live import free_port
 from tests.trust.pbem import Seat, rechain
 
 Serve = Callable[[Request, int], bytes]  # (request, since) -> the bundle to serve
@@ -31,10 +31,11 @@ class Cheat:
         self.combat: dict[str, object] = {}
         app = Starlette(routes=[Route("/v1/combats", self.list_), Route("/v1/combats/{combat}", self.info),
                                 Route("/v1/combats/{combat}/events", self.events)])
-        self.port = free_port()
+        sock = socket.create_server(("127.0.0.1", 0))  # the OS picks the port: parallel workers never collide
+        self.port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 10
         while not self.server.started:

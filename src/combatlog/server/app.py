@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -107,8 +108,16 @@ def load_allow_keys(path: Path) -> frozenset[bytes]:
     return frozenset(keys)
 
 
-def serve(config: Config, host: str, port: int) -> None:
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the server starts so that ``port`` 0 (the OS picks a free
+    port) can be announced: no window in which another process could take a port chosen ahead."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family)
+
+
+def serve(config: Config, sock: socket.socket) -> None:
     import uvicorn
 
-    uvicorn.run(build_app(config), host=host, port=port, log_level="warning", access_log=False,
-                server_header=False, timeout_graceful_shutdown=2)
+    settings = uvicorn.Config(build_app(config), log_level="warning", access_log=False, server_header=False,
+                              timeout_graceful_shutdown=2)
+    uvicorn.Server(settings).run(sockets=[sock])
