@@ -25,6 +25,7 @@ import pytest
 from combatlog.rulesets import available
 from tests.conftest import CLI, REPO, Cli
 from tests.pictures.svgcheck import groups
+from tests.played import played_log
 from tests.server.live import LiveServer, Reply
 from tests.server.pagecheck import live_urls, section_text, svg_of, well_formed
 from tests.server.players import combat_id, table
@@ -92,15 +93,12 @@ def _scripts(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]]:
-    root = tmp_path_factory.mktemp("page-examples")
     out = {}
     for ruleset, stem in EXAMPLES.items():
         if ruleset not in available():
             continue
         cmds = REPO / "docs" / "examples" / f"{stem}.cmds"
-        db = root / f"{ruleset}.db"
-        _run(db, cmds)
-        out[ruleset] = (db, _name(cmds))
+        out[ruleset] = (played_log(tmp_path_factory, cmds), _name(cmds))  # played once per run, shared
     return out
 
 
