@@ -108,6 +108,31 @@ class LiveServer:
         self.log.close()
 
 
+class OpenStream:
+    """An event stream read as it arrives, so that a test waits on what the server sent (the opening
+    comment, an event) rather than on a guess of how long that takes."""
+
+    def __init__(self, port: int, target: str, headers: dict[str, str] | None = None, timeout: float = 120) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        self.conn.request("GET", target, headers=headers or {})
+        self.resp = self.conn.getresponse()
+        self.status = self.resp.status
+        self.text = ""
+
+    def read_message(self, start: str) -> str:
+        """Everything received so far, once it holds a whole message (up to its blank line) beginning
+        with ``start``; the connection's timeout bounds the wait."""
+        while not any(m.startswith(start) for m in self.text.split("\n\n")[:-1]):
+            line = self.resp.readline()
+            if not line:
+                raise AssertionError(f"the stream ended without a message {start!r}: {self.text!r}")
+            self.text += line.decode()
+        return self.text
+
+    def close(self) -> None:
+        self.conn.close()
+
+
 def signed(home: Path, name: str, method: str, target: str, body: bytes = b"", *, at: int | None = None,
            nonce: str | None = None, as_name: str | None = None) -> dict[str, str]:
     """Signature headers made with ``name``'s secret key from the key home ``home`` (``as_name``: the
@@ -127,4 +152,4 @@ def signed(home: Path, name: str, method: str, target: str, body: bytes = b"", *
             p.H_SIGNATURE: key.sign(message)}
 
 
-__all__ = ["REPO", "LiveServer", "Reply", "free_port", "signed"]
+__all__ = ["REPO", "LiveServer", "OpenStream", "Reply", "free_port", "signed"]
