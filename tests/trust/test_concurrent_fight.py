@@ -43,10 +43,10 @@ class Forum:
         self.trace: list[str] = []
         self.count = 0
 
-    def round_of(self, seat: Seat) -> int:
-        """The round being decided on ``seat``'s log; 3 once the fight is over (MR 001: it can end early,
-        e.g. after rounds with no harm or with one side gone)."""
-        status = seat("status", G, "--mine", "--json").json()
+    def round_of(self, seat: Seat, status: dict | None = None) -> int:  # type: ignore[type-arg]
+        """The round being decided on ``seat``'s log (from its ``status --mine`` if given); 3 once the
+        fight is over (MR 001: it can end early, e.g. after rounds with no harm or with one side gone)."""
+        status = status or seat("status", G, "--mine", "--json").json()  # type: ignore[assignment]
         return 3 if status["finished"] else int(status["round"])  # type: ignore[index]
 
     def post(self, sender: Seat, round_no: int, rebased: bool) -> None:
@@ -93,13 +93,16 @@ class Forum:
         for seat in (alice, bob):
             self.post(seat, 0, False)
         for _turn in range(MAX_TURNS):
-            rounds = {s.name: self.round_of(s) for s in self.seats.values()}
+            # each seat's status, asked once: its log does not change until it decides (the turn's first
+            # decision uses it; later ones ask again)
+            first = {s.name: s("status", G, "--mine", "--json").json() for s in self.seats.values()}
+            rounds = {name: self.round_of(self.seats[name], status) for name, status in first.items()}
             if min(rounds.values()) > 2:
                 break
             acted: dict[str, int] = {}
             for seat in self.seats.values():  # everyone who can decide, decides now, on the log he has
-                for _ in range(6):  # decisions that do not depend on each other go into one post
-                    status = seat("status", G, "--mine", "--json").json()
+                for attempt in range(6):  # decisions that do not depend on each other go into one post
+                    status = first[seat.name] if attempt == 0 else seat("status", G, "--mine", "--json").json()
                     assert isinstance(status, dict)
                     if status["finished"] or status["round"] > 2:
                         break
