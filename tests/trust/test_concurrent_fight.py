@@ -42,6 +42,12 @@ class Forum:
         self.merges = 0
         self.trace: list[str] = []
         self.count = 0
+        self.holding: set[str] = set()  # seats known to have the combat (a log never loses it): no need to ask again
+
+    def has(self, seat: Seat) -> bool:
+        if seat.name not in self.holding and _has(seat):
+            self.holding.add(seat.name)
+        return seat.name in self.holding
 
     def round_of(self, seat: Seat, status: dict | None = None) -> int:  # type: ignore[type-arg]
         """The round being decided on ``seat``'s log (from its ``status --mine`` if given); 3 once the
@@ -54,7 +60,7 @@ class Forum:
         self.count += 1
         path = self.root / f"{self.count:03d}-{sender.name}.jsonl"
         others = [s for s in self.seats.values() if s is not sender]
-        if all(_has(o) for o in others):
+        if all(self.has(o) for o in others):
             since = min(self._since(sender, o) for o in others)
             sender("export", G, "--since", str(since), "-o", str(path))
         else:
