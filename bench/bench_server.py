@@ -36,7 +36,7 @@ import argparse
 import importlib
 import json
 import os
-import socket
+import re
 import statistics
 import subprocess
 import sys
@@ -204,18 +204,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14, 15
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Server:
     """``combatlog serve`` in a subprocess on 127.0.0.1."""
 
     def __init__(self, db: str, root: Path, port: int | None = None, *extra: str) -> None:
-        self.db, self.root, self.port = db, root, port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.db, self.root, self.port = db, root, port or 0  # 0: the OS picks (read back on start)
+        self.url = f"http://127.0.0.1:{self.port}" if self.port else ""
+        self.log_path: Path | None = None
         self.extra = extra
         self.proc: subprocess.Popen[bytes] | None = None
         self.start()
@@ -223,7 +218,10 @@ class Server:
     def start(self) -> None:
         import http.client
 
-        log = open(self.root / f"server-{self.port}.log", "ab")
+        if self.log_path is None:  # one log per server, kept across restarts
+            self.log_path = Path(tempfile.mkstemp(prefix="server-", suffix=".log", dir=self.root)[1])
+        log_path = self.log_path
+        log = open(log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "combatlog", "serve", "--db", self.db, "--port", str(self.port), "--open",
              "--rate", RATE, "--burst", RATE, *self.extra],
@@ -232,7 +230,13 @@ class Server:
         log.close()
         deadline = time.monotonic() + 60
         while True:
+            if not self.port:  # the port the server was given by the OS, from the line it prints on start
+                found = re.search(rb"on http://127\.0\.0\.1:(\d+)/v1/", log_path.read_bytes())
+                self.port = int(found.group(1)) if found else 0
+                self.url = f"http://127.0.0.1:{self.port}"
             try:
+                if not self.port:
+                    raise OSError("not listening yet")
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
                 conn.request("GET", "/v1/health")
                 if conn.getresponse().status == 200:
@@ -242,8 +246,7 @@ class Server:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError("the server did not start: "
-                                   + (self.root / f"server-{self.port}.log").read_text(errors="replace")[-2000:])
+                raise RuntimeError("the server did not start: " + log_path.read_text(errors="replace")[-2000:])
             time.sleep(0.1)
 
     def kill(self) -> None:

@@ -69,3 +69,18 @@ def make_cli(tmp_path: Path):  # type: ignore[no-untyped-def]
         return Cli(home / "log.db", REPO, {"COMBATLOG_HOME": str(home / "keys"), **env})
 
     return make
+
+
+@pytest.fixture
+def play_example(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """``play_example(cli, "magic_realm/giant-and-goblins.cmds")``: ``cli``'s (new) log becomes that
+    example of docs/examples played to its end by ``combatlog run --quiet``, as if the test had run it:
+    the example is played once per test run and copied (tests/played.py)."""
+    from tests.played import copy_log, played_log
+
+    def play(cli: Cli, example: str | Path) -> None:
+        cmds = Path(example) if Path(example).is_absolute() else REPO / "docs" / "examples" / example
+        assert not Path(cli.db).exists(), "play_example starts a new log"
+        copy_log(played_log(tmp_path_factory, cmds), Path(cli.db))
+
+    return play

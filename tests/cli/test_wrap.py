@@ -55,8 +55,8 @@ def _on_a_terminal(cli: Cli, columns: int, *args: str) -> str:
     return b"".join(chunks).decode().replace("\r\n", "\n")
 
 
-def test_views_wrap_on_a_terminal_only(cli: Cli) -> None:
-    cli("run", "docs/examples/magic_realm/giant-and-goblins.cmds", "--quiet")
+def test_views_wrap_on_a_terminal_only(cli: Cli, play_example) -> None:  # type: ignore[no-untyped-def]
+    play_example(cli, "magic_realm/giant-and-goblins.cmds")
     piped = cli("show", "giant-goblins", "--at", "22").out
     assert max(len(line) for line in piped.splitlines()) > 100  # no wrapping into a pipe
     shown = _on_a_terminal(cli, 60, "show", "giant-goblins", "--at", "22")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CLI, REPO
+from tests.played import played_log
 
 EXAMPLES = sorted((REPO / "docs" / "examples").glob("*/*.cmds"))
 
@@ -33,17 +34,10 @@ def _name_of(cmds: Path) -> str:
 
 @pytest.fixture(scope="session")
 def examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Example]:
-    """Every example combat, played with ``combatlog run`` into a log of its own (key: file stem)."""
-    root = tmp_path_factory.mktemp("examples")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COMBATLOG_")}
-    out = {}
-    for cmds in EXAMPLES:
-        db = root / f"{cmds.stem}.db"
-        proc = subprocess.run([*CLI, "--db", str(db), "run", "--quiet", str(cmds)], cwd=REPO, env=env,
-                              capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        out[cmds.stem] = Example(cmds, db, _name_of(cmds), cmds.parent.name)
-    return out
+    """Every example combat, played with ``combatlog run`` into a log of its own (key: file stem); played
+    once per test run and shared by the workers (tests/played.py): read them, copy one to change it."""
+    return {cmds.stem: Example(cmds, played_log(tmp_path_factory, cmds), _name_of(cmds), cmds.parent.name)
+            for cmds in EXAMPLES}
 
 
 @pytest.fixture

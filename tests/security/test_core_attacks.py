@@ -8,6 +8,7 @@ asserts a clear refusal and a log left exactly as it was.
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -18,10 +19,11 @@ from tests.security.forge import log_fingerprint, read, reforge, seq_of, with_he
 from tests.trust.pbem import key_home, signed_duel, truncated
 
 
-@pytest.fixture
-def alice(tmp_path: Path) -> Cli:
-    """The player who made the combat: a local-dice freeform duel, exported to duel.jsonl."""
-    cli = Cli(tmp_path / "alice.db", REPO, {"COMBATLOG_HOME": str(tmp_path / "alice-keys")})
+@pytest.fixture(scope="module")
+def alice_laid(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """alice's log and export, played by the real CLI once for the module (each test gets a copy)."""
+    root = tmp_path_factory.mktemp("alice-laid")
+    cli = Cli(root / "alice.db", REPO, {"COMBATLOG_HOME": str(root / "alice-keys")})
     cli("new", "duel", "--ruleset", "freeform")
     cli("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
     cli("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
@@ -29,8 +31,15 @@ def alice(tmp_path: Path) -> Cli:
     cli("freeform", "act", "duel", "Aldo", "lunges", "--roll", "1d20")
     cli("freeform", "damage", "duel", "Bo", "1d8", "--reason", "sword")
     cli("note", "duel", "a quiet ruling")
-    cli("export", "duel", "-o", str(tmp_path / "duel.jsonl"))
-    return cli
+    cli("export", "duel", "-o", str(root / "duel.jsonl"))
+    return root
+
+
+@pytest.fixture
+def alice(tmp_path: Path, alice_laid: Path) -> Cli:
+    """The player who made the combat: a local-dice freeform duel, exported to duel.jsonl (her own copy)."""
+    shutil.copytree(alice_laid, tmp_path, dirs_exist_ok=True)
+    return Cli(tmp_path / "alice.db", REPO, {"COMBATLOG_HOME": str(tmp_path / "alice-keys")})
 
 
 @pytest.fixture

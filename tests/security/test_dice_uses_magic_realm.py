@@ -46,6 +46,7 @@ from combatlog.events.envelope import Envelope, decode_envelope, encode_envelope
 from combatlog.exchange.bundle import Header, _header_check, import_file, verify_file
 from combatlog.rulesets import available, load_ruleset
 from tests.conftest import REPO, Cli
+from tests.played import copy_log, played_log
 from tests.trust.pbem import export, key_home, truncated, write_lines
 
 pytestmark = pytest.mark.skipif("magic_realm" not in available(), reason="the Magic Realm ruleset is not installed")
@@ -145,8 +146,8 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[bytes]]
 
     out = {}
     for file, name in EXAMPLES.items():
-        tmp = tmp_path_factory.mktemp(file)
-        Cli(tmp / "log.db", REPO)("run", f"docs/examples/magic_realm/{file}.cmds", "--quiet")
+        tmp = tmp_path_factory.mktemp(file)  # the example played once per run (tests/played.py), copied
+        copy_log(played_log(tmp_path_factory, REPO / "docs/examples/magic_realm" / f"{file}.cmds"), tmp / "log.db")
         store = open_store(str(tmp / "log.db"))
         out[file] = export(store, tmp / "honest.jsonl", name)
         store.close()

@@ -6,9 +6,11 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,8 @@ from tests.conftest import REPO
 
 
 def free_port() -> int:
+    """A port free a moment ago (another process may take it before it is used): servers the tests
+    start take ``--port 0`` or a socket bound here instead."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -33,29 +37,43 @@ class Reply:
         return json.loads(self.body)
 
 
+# Servers under test are never the thing being rate-limited unless a test says so: a whole table of
+# players on one loopback address must not meet a 429 because the machine happened to be fast.
+NO_LIMITS = ("--rate", "100000", "--burst", "100000")
+LISTENING = re.compile(rb"on http://127\.0\.0\.1:(\d+)/v1/")
+
+
 class LiveServer:
+    """``combatlog serve`` on 127.0.0.1, on a port the OS picks (``--port 0``, read back from the line the
+    server prints) unless ``port`` is given: parallel test workers never race for a port."""
+
     def __init__(self, root: Path, *args: str, db: str | None = None, port: int | None = None) -> None:
         self.root = root
         self.db = db or str(root / "server.db")
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "COMBATLOG_HOME": str(root / "server-home")}
         env.pop("COMBATLOG_DB", None)
-        self.log = open(root / f"server-{self.port}.log", "wb")
+        limits = () if {"--rate", "--burst"} & set(args) else NO_LIMITS
+        self.log_path = log_path = Path(tempfile.mkstemp(prefix="server-", suffix=".log", dir=root)[1])
+        self.log = open(log_path, "wb")
         self.proc = subprocess.Popen([sys.executable, "-m", "combatlog", "serve", "--db", self.db, "--port",
-                                      str(self.port), *args], cwd=root, env=env, stdout=self.log,
+                                      str(port or 0), *limits, *args], cwd=root, env=env, stdout=self.log,
                                      stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
-        while True:
+        deadline = time.monotonic() + 60
+        self.port = 0
+        while True:  # wait for the announced port, then for the health check
+            if not self.port:
+                found = LISTENING.search(log_path.read_bytes())
+                self.port = int(found.group(1)) if found else 0
+                self.url = f"http://127.0.0.1:{self.port}"
             try:
-                if self.request("GET", "/v1/health").status == 200:
+                if self.port and self.request("GET", "/v1/health").status == 200:
                     break
             except OSError:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"the server did not start: {(root / f'server-{self.port}.log').read_text()}")
-            time.sleep(0.1)
+                raise RuntimeError(f"the server did not start: {log_path.read_text()}")
+            time.sleep(0.05)
 
     def request(self, method: str, target: str, body: bytes | None = None, headers: dict[str, str] | None = None,
                 timeout: float = 30) -> Reply:
@@ -90,6 +108,31 @@ class LiveServer:
         self.log.close()
 
 
+class OpenStream:
+    """An event stream read as it arrives, so that a test waits on what the server sent (the opening
+    comment, an event) rather than on a guess of how long that takes."""
+
+    def __init__(self, port: int, target: str, headers: dict[str, str] | None = None, timeout: float = 120) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        self.conn.request("GET", target, headers=headers or {})
+        self.resp = self.conn.getresponse()
+        self.status = self.resp.status
+        self.text = ""
+
+    def read_message(self, start: str) -> str:
+        """Everything received so far, once it holds a whole message (up to its blank line) beginning
+        with ``start``; the connection's timeout bounds the wait."""
+        while not any(m.startswith(start) for m in self.text.split("\n\n")[:-1]):
+            line = self.resp.readline()
+            if not line:
+                raise AssertionError(f"the stream ended without a message {start!r}: {self.text!r}")
+            self.text += line.decode()
+        return self.text
+
+    def close(self) -> None:
+        self.conn.close()
+
+
 def signed(home: Path, name: str, method: str, target: str, body: bytes = b"", *, at: int | None = None,
            nonce: str | None = None, as_name: str | None = None) -> dict[str, str]:
     """Signature headers made with ``name``'s secret key from the key home ``home`` (``as_name``: the
@@ -109,4 +152,4 @@ def signed(home: Path, name: str, method: str, target: str, body: bytes = b"", *
             p.H_SIGNATURE: key.sign(message)}
 
 
-__all__ = ["REPO", "LiveServer", "Reply", "free_port", "signed"]
+__all__ = ["REPO", "LiveServer", "OpenStream", "Reply", "free_port", "signed"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.trust.pbem import Seat
+from tests.trust.pbem import Seat, seat_keys
 
 
 def table(root: Path, url: str, names: tuple[str, ...] = ("alice", "bob", "carol"), *, stream: str = "duel",
@@ -12,13 +12,8 @@ def table(root: Path, url: str, names: tuple[str, ...] = ("alice", "bob", "carol
     """Seats with keys, every public key imported by every other seat; the first seat creates
     ``stream`` pinning them all and, with ``create``, puts it on the server."""
     seats = [Seat(name, root) for name in names]
+    seat_keys(root, seats, everyone_imports=True)
     for seat in seats:
-        seat("keys", "new", seat.name)
-        seat("keys", "export", seat.name, "-o", str(root / f"{seat.name}.pub"))
-    for seat in seats:
-        for other in seats:
-            if other is not seat:
-                seat("keys", "import", str(root / f"{other.name}.pub"))
         seat("remote", "add", "origin", url)
     first = seats[0]
     first("new", stream, "--ruleset", "freeform", "--dice", dice, *[a for s in seats for a in ("--player", s.name)])

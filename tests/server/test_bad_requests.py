@@ -110,12 +110,11 @@ def _answer(s: socket.socket) -> bytes:
 
 
 def test_an_oversized_body_is_refused_before_it_is_read(server: LiveServer) -> None:
-    # announce 64 MiB, send a few bytes: the answer comes at once, without waiting for the rest
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+    # announce 64 MiB, send a few bytes: the answer comes without the rest, which is never sent (a
+    # server that waited for it would never answer; the socket's timeout only bounds a broken run)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=120) as s:
         s.sendall(b"POST /v1/combats HTTP/1.1\r\nHost: x\r\nContent-Length: 67108864\r\n\r\n" + b"x" * 1000)
-        started = time.monotonic()
         answer = _answer(s)
-        assert time.monotonic() - started < 5
     assert answer.startswith(b"HTTP/1.1 413") and b'"error":"too_large"' in answer
 
 
@@ -135,7 +134,7 @@ def test_a_chunked_body_over_the_limit_is_refused_while_reading(tmp_path: Path, 
 
 
 def test_the_rate_limit_answers_429_with_retry_after(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
-    live = start_server("--open", "--rate", "0.5", "--burst", "5")
+    live = start_server("--open", "--rate", "0.01", "--burst", "5")  # a token back per 100 s: none during the test
     statuses = [live.request("GET", "/v1/combats").status for _ in range(8)]
     assert statuses[:5] == [200] * 5 and statuses[5:] == [429] * 3
     limited = live.request("GET", "/v1/combats")
@@ -175,7 +174,7 @@ def test_fuzz_never_a_500(tmp_path: Path, start_server) -> None:  # type: ignore
 
     probe()
     assert live.request("GET", "/v1/health").status == 200
-    assert b"Traceback" not in (tmp_path / f"server-{live.port}.log").read_bytes()
+    assert b"Traceback" not in live.log_path.read_bytes()
 
 
 @pytest.mark.slow
@@ -224,4 +223,4 @@ def test_fuzz_signed_mutated_bundles_are_refused_and_change_nothing(tmp_path: Pa
         assert live.head(cid) == before
 
     probe()
-    assert b"Traceback" not in (tmp_path / f"server-{live.port}.log").read_bytes()
+    assert b"Traceback" not in live.log_path.read_bytes()

@@ -15,8 +15,6 @@ import hashlib
 import os
 import re
 import subprocess
-import threading
-import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -25,7 +23,8 @@ import pytest
 from combatlog.rulesets import available
 from tests.conftest import CLI, REPO, Cli, example_lines
 from tests.pictures.svgcheck import groups
-from tests.server.live import LiveServer, Reply
+from tests.played import played_log
+from tests.server.live import LiveServer, OpenStream, Reply
 from tests.server.pagecheck import live_urls, section_text, svg_of, well_formed
 from tests.server.players import combat_id, table
 
@@ -92,15 +91,12 @@ def _scripts(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]]:
-    root = tmp_path_factory.mktemp("page-examples")
     out = {}
     for ruleset, stem in EXAMPLES.items():
         if ruleset not in available():
             continue
         cmds = REPO / "docs" / "examples" / f"{stem}.cmds"
-        db = root / f"{ruleset}.db"
-        _run(db, cmds)
-        out[ruleset] = (db, _name(cmds))
+        out[ruleset] = (played_log(tmp_path_factory, cmds), _name(cmds))  # played once per run, shared
     return out
 
 
@@ -339,15 +335,16 @@ def test_the_page_names_the_stream_and_its_fragment_follows_appends(tmp_path: Pa
     _check_headers(before)
     # what the script does: listen from the head, then fetch the fragment when an event arrives
     split = urlsplit(stream)
-    target = f"{split.path}?{split.query}&since=1&timeout=8"
-    got: list[Reply] = []
-    listener = threading.Thread(target=lambda: got.append(server.request("GET", target)))
-    listener.start()
-    time.sleep(0.5)
-    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
-    alice("push", "duel")
-    listener.join(timeout=30)
-    assert got and got[0].status == 200 and "id: 2\nevent: event" in got[0].body.decode()
+    target = f"{split.path}?{split.query}&since=1&timeout=120"
+    listening = OpenStream(server.port, target)
+    try:  # wait for the stream to be open, then for the event (not for guessed times)
+        assert listening.status == 200
+        listening.read_message(":")
+        alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+        alice("push", "duel")
+        assert "id: 2\nevent: event" in listening.read_message("id: 2\n")
+    finally:
+        listening.close()
     after = _get(server, f"{urlsplit(fragment).path}?{urlsplit(fragment).query}").body.decode()
     assert after != before.body.decode()
     assert 'data-head="2"' in after and 'id="seq-2"' in after and "Aldo" in after

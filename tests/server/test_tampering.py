@@ -5,6 +5,8 @@ log stays as it was: the server is never trusted."""
 from __future__ import annotations
 
 import json
+import shutil
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -17,8 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.server.live import free_port
-from tests.trust.pbem import Seat, rechain
+from tests.trust.pbem import Seat, rechain, seat_keys
 
 Serve = Callable[[Request, int], bytes]  # (request, since) -> the bundle to serve
 
@@ -31,10 +32,11 @@ class Cheat:
         self.combat: dict[str, object] = {}
         app = Starlette(routes=[Route("/v1/combats", self.list_), Route("/v1/combats/{combat}", self.info),
                                 Route("/v1/combats/{combat}/events", self.events)])
-        self.port = free_port()
+        sock = socket.create_server(("127.0.0.1", 0))  # the OS picks the port: parallel workers never collide
+        self.port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 10
         while not self.server.started:
@@ -73,22 +75,28 @@ def _joined(lines: list[bytes]) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
-@pytest.fixture
-def players(tmp_path: Path, cheat: Cheat):  # type: ignore[no-untyped-def]
-    """alice's combat with three more events; bob holds #1 and pulls from the cheating server."""
-    alice, bob = Seat("alice", tmp_path), Seat("bob", tmp_path)
-    for seat in (alice, bob):
-        seat("keys", "new", seat.name)
-        seat("keys", "export", seat.name, "-o", str(tmp_path / f"{seat.name}.pub"))
-    alice("keys", "import", str(tmp_path / "bob.pub"))
-    bob("keys", "import", str(tmp_path / "alice.pub"))
+@pytest.fixture(scope="module")
+def table_laid(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """alice's combat with three more events, bob holding #1, and the bundles: played by the real CLI
+    once for the module and copied into each test (every test still gets its own logs and key homes)."""
+    root = tmp_path_factory.mktemp("tampering-table")
+    alice, bob = Seat("alice", root), Seat("bob", root)
+    seat_keys(root, [alice, bob], everyone_imports=True)
     alice("new", "duel", "--ruleset", "freeform", "--player", "alice", "--player", "bob")
-    alice("export", "duel", "-o", str(tmp_path / "genesis.jsonl"))
-    bob("import", str(tmp_path / "genesis.jsonl"))
+    alice("export", "duel", "-o", str(root / "genesis.jsonl"))
+    bob("import", str(root / "genesis.jsonl"))
     for who, hp in (("Aldo", "12"), ("Ban", "7"), ("Cid", "9")):
         alice("freeform", "join", "duel", who, "--side", "red", "--hp", hp)
-    alice("export", "duel", "--since", "1", "-o", str(tmp_path / "since1.jsonl"))
-    alice("export", "duel", "-o", str(tmp_path / "whole.jsonl"))
+    alice("export", "duel", "--since", "1", "-o", str(root / "since1.jsonl"))
+    alice("export", "duel", "-o", str(root / "whole.jsonl"))
+    return root
+
+
+@pytest.fixture
+def players(tmp_path: Path, cheat: Cheat, table_laid: Path):  # type: ignore[no-untyped-def]
+    """alice's combat with three more events; bob holds #1 and pulls from the cheating server."""
+    shutil.copytree(table_laid, tmp_path, dirs_exist_ok=True)
+    alice, bob = Seat("alice", tmp_path), Seat("bob", tmp_path)
     bob("remote", "add", "evil", cheat.url)
     real = json.loads(_lines(tmp_path / "since1.jsonl")[0])
     cheat.combat = {"id": real["stream"], "name": "duel", "head_seq": real["head_seq"], "head_hash": real["head_hash"]}

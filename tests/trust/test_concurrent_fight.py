@@ -42,11 +42,17 @@ class Forum:
         self.merges = 0
         self.trace: list[str] = []
         self.count = 0
+        self.holding: set[str] = set()  # seats known to have the combat (a log never loses it): no need to ask again
 
-    def round_of(self, seat: Seat) -> int:
-        """The round being decided on ``seat``'s log; 3 once the fight is over (MR 001: it can end early,
-        e.g. after rounds with no harm or with one side gone)."""
-        status = seat("status", G, "--mine", "--json").json()
+    def has(self, seat: Seat) -> bool:
+        if seat.name not in self.holding and _has(seat):
+            self.holding.add(seat.name)
+        return seat.name in self.holding
+
+    def round_of(self, seat: Seat, status: dict | None = None) -> int:  # type: ignore[type-arg]
+        """The round being decided on ``seat``'s log (from its ``status --mine`` if given); 3 once the
+        fight is over (MR 001: it can end early, e.g. after rounds with no harm or with one side gone)."""
+        status = status or seat("status", G, "--mine", "--json").json()  # type: ignore[assignment]
         return 3 if status["finished"] else int(status["round"])  # type: ignore[index]
 
     def post(self, sender: Seat, round_no: int, rebased: bool) -> None:
@@ -54,7 +60,7 @@ class Forum:
         self.count += 1
         path = self.root / f"{self.count:03d}-{sender.name}.jsonl"
         others = [s for s in self.seats.values() if s is not sender]
-        if all(_has(o) for o in others):
+        if all(self.has(o) for o in others):
             since = min(self._since(sender, o) for o in others)
             sender("export", G, "--since", str(since), "-o", str(path))
         else:
@@ -93,13 +99,16 @@ class Forum:
         for seat in (alice, bob):
             self.post(seat, 0, False)
         for _turn in range(MAX_TURNS):
-            rounds = {s.name: self.round_of(s) for s in self.seats.values()}
+            # each seat's status, asked once: its log does not change until it decides (the turn's first
+            # decision uses it; later ones ask again)
+            first = {s.name: s("status", G, "--mine", "--json").json() for s in self.seats.values()}
+            rounds = {name: self.round_of(self.seats[name], status) for name, status in first.items()}
             if min(rounds.values()) > 2:
                 break
             acted: dict[str, int] = {}
             for seat in self.seats.values():  # everyone who can decide, decides now, on the log he has
-                for _ in range(6):  # decisions that do not depend on each other go into one post
-                    status = seat("status", G, "--mine", "--json").json()
+                for attempt in range(6):  # decisions that do not depend on each other go into one post
+                    status = first[seat.name] if attempt == 0 else seat("status", G, "--mine", "--json").json()
                     assert isinstance(status, dict)
                     if status["finished"] or status["round"] > 2:
                         break

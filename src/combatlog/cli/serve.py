@@ -15,7 +15,8 @@ def command(
     ctx: typer.Context,
     host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on (loopback by default: put a "
                                                          "TLS reverse proxy in front to serve others)."),
-    port: int = typer.Option(8000, "--port", min=0, max=65535, help="The TCP port."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="The TCP port (0: a free one the system "
+                                                                     "picks, named in the line printed on start)."),
     allow_keys: Optional[Path] = typer.Option(None, "--allow-keys", metavar="FILE",
                                               help="Public keys (as `keys export` writes them, one a line) whose "
                                                    "owners may create combats here."),
@@ -51,7 +52,7 @@ def command(
 
     Example: combatlog serve --db server.db --allow-keys players.keys --port 8000
     """
-    from combatlog.server.app import default_state, load_allow_keys, serve
+    from combatlog.server.app import default_state, listen, load_allow_keys, serve
     from combatlog.server.routes import Config
     from combatlog.store import default_url
 
@@ -64,5 +65,11 @@ def command(
                     max_streams_per_address=max_streams_per_address, max_streams_per_combat=max_streams_per_combat,
                     forwarded_allow_ips=forwarded_allow_ips.strip(), poll_seconds=poll_seconds)
     who = "any key may create combats" if keys is None else f"{len(keys)} keys may create combats"
-    note(f"combatlog serve: {db} on http://{host}:{port}/v1/ ({who}); Ctrl-C stops it")
-    serve(config, host, port)
+    try:
+        sock = listen(host, port)
+    except OSError as exc:
+        raise InvalidCommand(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    bound = sock.getsockname()[1]
+    where = f"[{host}]" if ":" in host else host
+    note(f"combatlog serve: {db} on http://{where}:{bound}/v1/ ({who}); Ctrl-C stops it")
+    serve(config, sock)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -109,12 +110,20 @@ def load_allow_keys(path: Path) -> frozenset[bytes]:
     return frozenset(keys)
 
 
-def serve(config: Config, host: str, port: int) -> None:
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the server starts so that ``port`` 0 (the OS picks a free
+    port) can be announced: no window in which another process could take a port chosen ahead."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family)
+
+
+def serve(config: Config, sock: socket.socket) -> None:
     import uvicorn
 
     # X-Forwarded-For is believed only from the proxies named (uvicorn's own default would trust any
     # client on 127.0.0.1, and so the per-address limits would trust whatever such a client claims)
     trusted = config.forwarded_allow_ips
-    uvicorn.run(build_app(config), host=host, port=port, log_level="warning", access_log=False,
-                server_header=False, timeout_graceful_shutdown=2, proxy_headers=bool(trusted),
-                forwarded_allow_ips=trusted or None)
+    settings = uvicorn.Config(build_app(config), log_level="warning", access_log=False, server_header=False,
+                              timeout_graceful_shutdown=2, proxy_headers=bool(trusted),
+                              forwarded_allow_ips=trusted or None)
+    uvicorn.Server(settings).run(sockets=[sock])

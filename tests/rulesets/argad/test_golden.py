@@ -62,9 +62,9 @@ def _views(cli: Cli, stream: str, turns: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("example", sorted(CASES))
-def test_golden_replay(example: str, cli: Cli) -> None:
+def test_golden_replay(example: str, cli: Cli, play_example) -> None:  # type: ignore[no-untyped-def]
     stream, turns, facts = CASES[example]
-    cli("run", str(EXAMPLES / f"{example}.cmds"), "--quiet")
+    play_example(cli, EXAMPLES / f"{example}.cmds")
     views = _views(cli, stream, turns)
     for n, expected in facts.items():
         figures = {f["name"]: f for f in views[str(n)]["state"]["figures"]}

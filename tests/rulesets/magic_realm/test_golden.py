@@ -23,8 +23,8 @@ EXAMPLES = [("giant-and-goblins", "giant-goblins", 4), ("bashkar-ambush", "bashk
 
 @pytest.mark.parametrize(("file", "name", "rounds"), EXAMPLES)
 def test_example_plays_to_the_end_and_matches_golden(cli: Cli, file: str, name: str, rounds: int,
-                                                      tmp_path: Path) -> None:
-    cli("run", f"docs/examples/magic_realm/{file}.cmds", "--quiet")
+                                                      tmp_path: Path, play_example) -> None:  # type: ignore[no-untyped-def]
+    play_example(cli, f"magic_realm/{file}.cmds")
     views = {}
     for rnd in range(1, rounds + 1):
         out = cli("show", name, "--round", str(rnd), "--json").json()
@@ -47,12 +47,12 @@ def test_example_plays_to_the_end_and_matches_golden(cli: Cli, file: str, name: 
     cli("verify", name)
 
 
-def test_giant_and_goblins_key_outcomes(cli: Cli) -> None:
+def test_giant_and_goblins_key_outcomes(cli: Cli, play_example) -> None:  # type: ignore[no-untyped-def]
     # Hand-checked: round 1 Lancer HQ (H*, length 10) kills the Giant (T) before anything else
     # (round 1: longest first); the kill is the Amazon's without multiplier: fame 6 + 8 (Giant) + 1
     # (her own goblin, kill #1) = 15. The Black Knight's second kill (goblin-2, round 2) is worth x2:
     # fame 10 + 1 + 2 = 13, notoriety 8 + 1 + 2 = 11.
-    cli("run", "docs/examples/magic_realm/giant-and-goblins.cmds", "--quiet")
+    play_example(cli, "magic_realm/giant-and-goblins.cmds")
     ledger = cli("mr", "ledger", "giant-goblins", "--json").json()
     assert ledger["totals"]["amazon"]["fame"] == "15"  # type: ignore[index]
     assert ledger["totals"]["bk"] == {"fame": "13", "notoriety": "11", "gold": "12"}  # type: ignore[index]
@@ -62,7 +62,7 @@ def test_giant_and_goblins_key_outcomes(cli: Cli) -> None:
     assert "red box 1 Charge and Thrust" in sheets and "lancer-hq" in sheets
 
 
-def test_peace_and_goblins_key_outcomes(cli: Cli) -> None:
+def test_peace_and_goblins_key_outcomes(cli: Cli, play_example) -> None:  # type: ignore[no-untyped-def]
     # Hand-checked (docs/examples/magic_realm/peace-and-goblins.cmds):
     # round 1: Deal with Goblins (MR 8.4.4 pacification) takes goblin-1 off the Witch; Peace takes the
     # Giant off the Pilgrim (MR 8.4.4 preventing attacks). Round 2: goblin-1 is assigned to the Pilgrim
@@ -70,7 +70,7 @@ def test_peace_and_goblins_key_outcomes(cli: Cli) -> None:
     # MAGIC VIII4* (X1) fatigues; her dagger (FIGHT L3*: N +1 level +1 star = M) kills goblin-1 (M) and
     # the Pilgrim's Staff (L, +1 level for FIGHT M4 = M) kills goblin-2: fame 4+1 = 5 and 6+1 = 7.
     # Peace still bewitches the Giant when combat ends; its chit X3 stays committed (MR 8.4.3).
-    cli("run", "docs/examples/magic_realm/peace-and-goblins.cmds", "--quiet")
+    play_example(cli, "magic_realm/peace-and-goblins.cmds")
     ledger = cli("mr", "ledger", "peace-goblins", "--json").json()
     assert ledger["totals"]["witch"]["fame"] == "5" and ledger["totals"]["pilgrim"]["fame"] == "7"  # type: ignore[index]
     chits = cli("mr", "chits", "peace-goblins", "--json").json()

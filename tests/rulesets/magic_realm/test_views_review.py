@@ -20,12 +20,12 @@ from tests.views_helpers import run_upto
 GIANT = "magic_realm/giant-and-goblins.cmds"
 
 
-def test_resolved_rounds_are_data_at_every_later_moment(cli: Cli) -> None:
+def test_resolved_rounds_are_data_at_every_later_moment(cli: Cli, play_example) -> None:  # type: ignore[no-untyped-def]
     # Hand-checked in test_golden: round 1 (first of the day: longest first) Lancer HQ (length 10,
     # time 5) hits first and kills the Giant; Lancer 1's hit on it is cancelled; the Giant's own hit
     # on the Black Knight is cancelled (killed first); the Amazon's L* Short Sword with a stronger
     # Fight chit (+1 level) and its star kills the M Goblin with H.
-    cli("run", f"docs/examples/{GIANT}", "--quiet")
+    play_example(cli, GIANT)
     for view in (cli("show", "giant-goblins", "--round", "1", "--json").json(),
                  cli("show", "giant-goblins", "--at", "30", "--json").json(),
                  cli("show", "giant-goblins", "--json").json()):
@@ -46,10 +46,10 @@ def test_resolved_rounds_are_data_at_every_later_moment(cli: Cli) -> None:
     assert goblin["armor"] == {"piece": "Breastplate", "effect": "damaged"}
 
 
-def test_sheets_keep_a_native_horse_killed_in_the_round(cli: Cli) -> None:
+def test_sheets_keep_a_native_horse_killed_in_the_round(cli: Cli, play_example) -> None:  # type: ignore[no-untyped-def]
     # Bashkar ambush, round 2: the Woods Girl's arrow kills bashkar-1's pony, then the White Knight
     # kills bashkar-1; both stay in the red box where they fought on the round's sheet.
-    cli("run", "docs/examples/magic_realm/bashkar-ambush.cmds", "--quiet")
+    play_example(cli, "magic_realm/bashkar-ambush.cmds")
     sheets = cli("mr", "sheets", "bashkars", "--round", "2", "--json").json()
     wk = next(s for s in sheets if s["owner"] == "wk")  # type: ignore[union-attr]
     box = " ".join(wk["boxes"]["1"])

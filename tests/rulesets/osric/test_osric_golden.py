@@ -65,9 +65,9 @@ def _views(cli: Cli, stream: str, rounds: list[int]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("example", sorted(CASES))
-def test_golden_replay(example: str, cli: Cli) -> None:
+def test_golden_replay(example: str, cli: Cli, play_example) -> None:  # type: ignore[no-untyped-def]
     stream, rounds, facts = CASES[example]
-    cli("run", "-q", str(EXAMPLES / f"{example}.cmds"))
+    play_example(cli, EXAMPLES / f"{example}.cmds")
     views = _views(cli, stream, rounds)
     for rnd, expected in facts.items():
         rows = {r["name"]: r for r in views[str(rnd)]["state"]["combatants"]}
@@ -80,9 +80,9 @@ def test_golden_replay(example: str, cli: Cli) -> None:
     assert views == json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_example_supports_the_core_verbs(cli: Cli, tmp_path: Path) -> None:
+def test_example_supports_the_core_verbs(cli: Cli, tmp_path: Path, play_example) -> None:  # type: ignore[no-untyped-def]
     # Done means: replay, explain, fork, export, verify work on the example fights.
-    cli("run", "-q", str(EXAMPLES / "ford.cmds"))
+    play_example(cli, EXAMPLES / "ford.cmds")
     explained = cli("explain", "ford", "--round", "1", "--json").json()
     rules = {s["rule"] for s in explained["steps"]}
     assert "OSRIC Combat: Spells" in rules and "OSRIC Combat: Missile Attacks" in rules

@@ -16,11 +16,11 @@ from tests.rulesets.osric.osric_helpers import FIGHTER, Fight
 from tests.rulesets.osric.test_osric_timing import OGRE, _round
 
 
-def test_attack_rolls_are_data_in_show_and_explain(cli: Cli) -> None:
+def test_attack_rolls_are_data_in_show_and_explain(cli: Cli, play_example) -> None:  # type: ignore[no-untyped-def]
     # ford, round 1 (hand-checked in test_osric_golden): Ael (B 19, Dex +2) vs orc2 AC 6 needs 13:
     # d20 11 + 2 = 13 hits, 1d6 3: orc2 4 -> 1. Brom (B 18, Str +1) vs orc1 AC 6 needs 12: 13 + 1
     # hits, 6 + 1 = 7: orc1 6 -> -1, slain. Ael's second arrow: 10 + 2 = 12 vs 13 misses.
-    cli("run", "docs/examples/osric/ford.cmds", "--quiet")
+    play_example(cli, "osric/ford.cmds")
     state = cli("show", "ford", "--round", "1", "--json").json()["state"]  # type: ignore[index]
     r1 = [a for a in state["attacks"] if a["round"] == 1]
     assert [(a["seq"], a["attacker"], a["target"], a["weapon"], a["roll"], a["bonus"], a["total"], a["need"],
