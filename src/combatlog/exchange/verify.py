@@ -26,6 +26,7 @@ from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, is_canonical
 MAX_LINE_BYTES = MAX_EVENT_BYTES + 64 * 1024  # the payload, its envelope and a few signatures
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, parse_recorded_at
+from combatlog.exchange.redecide import Redecider
 from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
@@ -102,6 +103,7 @@ class ChainVerifier:
         self.used: dict[str, int] = {}
         self._prior_loaded = prior is None
         self._command_id = ""
+        self.redecider = Redecider(self.folded, self.fail)  # every recorded command, re-decided
 
     def fail(self, where: str, message: str) -> None:
         raise VerificationFailed(message, where=where)
@@ -155,6 +157,7 @@ class ChainVerifier:
             check(self, rec, where)
         if self.folded.state is not None and not rec.env.type.startswith("core."):
             self._check_dice_uses(rec, where)
+        self.redecider.feed(rec, where)
         try:
             self.folded.apply(rec)
         except Exception as exc:  # a crafted event the ruleset cannot fold
@@ -185,6 +188,9 @@ class ChainVerifier:
                 if self.strict_rules:
                     self.fail(where, message + " (use --allow-rules-mismatch to check it anyway)")
                 self.notes.append(message)
+                self.redecider.skipped = True
+                self.notes.append("commands not re-decided: this machine's rules are not the ones the log was made "
+                                  "under, so the legality of its decisions is unchecked")
         elif type(ev) is Forked:
             if seg.parent is None or seq != seg.fork_seq + 1:
                 self.fail(where, f"seq {seq}: a fork event where no fork begins")
@@ -322,6 +328,11 @@ class ChainVerifier:
             self.tally.verified += 1
 
     def finish(self, where: str = "end") -> VerifyReport:
+        self.redecider.close()
+        genesis = self.folded.core.genesis
+        if genesis is not None and not self.redecider.required():
+            self.notes.append(f"a log begun by engine {genesis.engine_version}, before commands were recorded: the "
+                              "legality of its decisions was not re-decided (only its dice, signatures and chain)")
         for hook in self.wiring.finish_checks:
             hook(self)
         problems = self.ruleset.check(self.folded.state) if self.folded.state is not None else []
