@@ -22,9 +22,11 @@ from combatlog.commands.record import encode_record
 from combatlog.dice.port import with_drawn
 from combatlog.projections.fold import state_at
 from combatlog.projections.streams import resolve_stream
+from combatlog.rulesets.argad import commands as argad
 from combatlog.rulesets.magic_realm import commands as mr
 from combatlog.rulesets.osric import commands as osric
 from combatlog.store import open_store
+from tests.conftest import REPO
 from tests.trust.pbem import Seat, appended, export, key_home, mail, pair, rechain, write_lines
 from tests.trust.test_osric_sealed import _pair as osric_pair
 
@@ -33,6 +35,9 @@ MR_SETUP = "docs/examples/magic_realm/giant-and-goblins.json"
 
 
 def rows(seat: Seat) -> list[tuple[Any, ...]]:
+    """Every event row of ``seat``'s log (none where it has no log yet)."""
+    if not Path(seat.cli.db).exists():
+        return []
     with sqlite3.connect(seat.cli.db) as db:
         return db.execute("SELECT stream, seq, hash, body FROM events ORDER BY stream, seq").fetchall()
 
@@ -174,3 +179,47 @@ def test_unpinned_combats_work_as_before(tmp_path: Path, ruleset: str) -> None:
     seat("freeform", "act", "duel", "Aldo", "lunges", "--as", "bob")  # --as is a label here, not an identity
     seat("freeform", "damage", "duel", "Aldo", "2", "--as", "bob")
     assert "roles" not in seat("status", "duel").out
+
+
+def test_a_strike_by_a_goblin_already_dead_fails_re_deciding(tmp_path: Path) -> None:
+    # docs/examples/argad/warrior-vs-goblins.cmds, turn 2: the axe kills Gob A, then the spears strike.
+    # Gob A may not strike with the swords (Argad, Melee peculiarities: a figure killed at an earlier step
+    # does not strike). A modified client decides the swords' strike on the state from before the kill
+    # (where the rules accepted it) and appends it now; every machine re-decides it on the real state.
+    example = REPO / "docs" / "examples" / "argad" / "warrior-vs-goblins.cmds"
+    lines = example.read_text().splitlines()
+    upto = next(i for i, line in enumerate(lines) if line.startswith("argad strike goblins gob-b gob-c"))
+    played = write_text(tmp_path / "played.cmds", "\n".join(lines[:upto]) + "\n")
+    seat = Seat("gm", tmp_path)
+    seat.cli("run", str(played), "--quiet")
+    store = open_store(str(seat.cli.db))
+    meta = resolve_stream(store, "goblins")
+    head = state_at(store, meta)
+    before_kill = next(r.seq for r in reversed(list(_records(store, meta))) if r.env.type == "argad.turn_started")
+    old = state_at(store, meta, before_kill)
+    strike = argad.Strike(attackers=("gob-a", "gob-b", "gob-c"), targets=("warrior",))
+    faces = {"t2/melee/warrior/gob-a": (4,), "t2/melee/warrior/gob-b": (4,), "t2/melee/warrior/gob-c": (2,)}
+    port = dice_port(store, old, actor="gm", manual_faces=faces)
+    events = with_drawn(port.drawn, old.ruleset.decide(old.state, strike, port))
+    envelopes = _seal_all(meta.id, events, start_seq=head.core.head_seq + 1, prev=head.core.head_hash, actor="gm",
+                          command_id="modified-client", signer=None, head_time=head.core.head_time,
+                          command=encode_record("argad", strike))
+    store.append(meta.id, _rows(envelopes), expected_version=head.core.head_seq, command_id="modified-client")
+    out = seat("verify", "goblins", ok=False)
+    assert out.code != 0 and "gm's argad Strike is refused by the rules on re-deciding" in out.err
+    assert "gob-a was killed before it could strike" in out.err
+    other = Seat("other", tmp_path)
+    path = tmp_path / "forged.jsonl"
+    seat("export", "goblins", "-o", str(path))
+    refused_by(other, path, "gob-a was killed before it could strike")
+
+
+def write_text(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def _records(store: Any, meta: Any) -> Any:
+    from combatlog.events.envelope import decode_recorded
+
+    return (decode_recorded(row.body) for row in store.read_stream(meta.id, 1, store.head(meta.id).seq))

@@ -1,0 +1,77 @@
+"""verify of the example combats and of a long freeform combat: figures, not pass/fail.
+
+Each example of docs/examples/*/*.cmds is played by the CLI (``run``) into its own log; then
+``verify_stream`` is timed, best of five, for each. A long freeform combat is verified at two sizes
+in one run, so its growth shows. Run it under two checkouts to compare (``PYTHONPATH=src``).
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _name(cmds: Path) -> str:
+    for line in cmds.read_text().splitlines():
+        args = shlex.split(line, comments=True)
+        if args and args[0] == "new":
+            return args[1]
+    raise SystemExit(f"{cmds} creates no combat")
+
+
+def _best(fn, runs: int = 5) -> float:  # type: ignore[no-untyped-def]
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _long_freeform(store, name: str, actions: int) -> None:  # type: ignore[no-untyped-def]
+    from combatlog.commands.handler import create_combat, execute
+    from combatlog.rulesets.freeform import commands as ff
+
+    create_combat(store, name, "freeform", actor="gm")
+    execute(store, name, ff.Join(name="Aldo", side="red", hp=10**6), actor="gm")
+    execute(store, name, ff.Join(name="Bo", side="blue", hp=10**6), actor="gm")
+    execute(store, name, ff.StartRound(), actor="gm")
+    for i in range(actions):
+        if i % 20 == 19:
+            execute(store, name, ff.StartRound(), actor="gm")
+        execute(store, name, ff.Act(who="Aldo" if i % 2 else "Bo", action="swings", roll="1d20"), actor="gm")
+
+
+def main() -> None:
+    from combatlog.exchange.bundle import verify_stream
+    from combatlog.projections.streams import resolve_stream
+    from combatlog.store import open_store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        print("verify_stream, best of 5 (ms)")
+        for cmds in sorted(REPO.glob("docs/examples/*/*.cmds")):
+            db = Path(tmp) / f"{cmds.parent.name}-{cmds.stem}.db"
+            subprocess.run([sys.executable, "-m", "combatlog.cli.app", "--db", str(db), "run", str(cmds), "--quiet"],
+                           cwd=REPO, check=True, capture_output=True)
+            store = open_store(str(db))
+            meta = resolve_stream(store, _name(cmds))
+            events = store.head(meta.id).seq
+            ms = _best(lambda: verify_stream(store, meta)) * 1000
+            print(f"  {cmds.parent.name}/{cmds.stem}: {events} events, {ms:.1f} ms")
+        for actions in (1_000, 4_000):
+            store = open_store(str(Path(tmp) / f"long-{actions}.db"))
+            _long_freeform(store, "long", actions)
+            meta = resolve_stream(store, "long")
+            events = store.head(meta.id).seq
+            secs = _best(lambda: verify_stream(store, meta), runs=3)
+            print(f"  freeform, {events} events: {secs * 1000:.0f} ms ({events / secs:,.0f} events/s)")
+
+
+if __name__ == "__main__":
+    main()
