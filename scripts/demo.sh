@@ -23,7 +23,9 @@ export COMBATLOG_DB=demo/combat.db
 
 step "Magic Realm, round 1: the Black Knight and the Amazon (with two Lancers) meet a Giant and three Goblins"
 mr=demo/giant-and-goblins.db
-sed '/^# ---- Round 2/,$d' docs/examples/magic_realm/giant-and-goblins.cmds > demo/giant-and-goblins-round1.cmds
+# the copy lives in demo/: its --setup path, relative to the command file, points back at the example's folder
+sed -e '/^# ---- Round 2/,$d' -e 's#--setup #--setup ../docs/examples/magic_realm/#' \
+  docs/examples/magic_realm/giant-and-goblins.cmds > demo/giant-and-goblins-round1.cmds
 combatlog --db "$mr" run demo/giant-and-goblins-round1.cmds
 
 step "The Melee Sections of round 1 (MR 8.4): red boxes, attack circles, maneuver squares"
@@ -65,7 +67,7 @@ step "Replay round 1 event by event, with the rule behind each step"
 combatlog replay duel --round 1
 
 step "What if round 2 had gone otherwise? Fork after round 1"
-combatlog fork duel --round 1 --as duel-whatif
+combatlog fork duel --round 1 --name duel-whatif
 combatlog freeform round duel-whatif
 combatlog freeform act duel-whatif Bo "flees" --roll 1d20 --dice local
 combatlog freeform leave duel-whatif Bo --reason fled

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,14 @@ class Cli:
         if ok and proc.returncode != 0:
             raise AssertionError(f"combatlog {' '.join(args)} exited {proc.returncode}\n{proc.stderr}\n{proc.stdout}")
         return result
+
+
+def example_lines(example: str) -> list[str]:
+    """The lines of ``docs/examples/<example>`` for a partial copy run from another folder: relative
+    --setup paths are the command file's own (combatlog run), so they are made absolute here."""
+    folder = REPO / "docs" / "examples" / Path(example).parent
+    return [re.sub(r"--setup (?!/)(\S+)", lambda m: f"--setup {folder / m.group(1)}", line)
+            for line in (REPO / "docs" / "examples" / example).read_text().splitlines()]
 
 
 @pytest.fixture

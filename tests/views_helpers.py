@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import REPO, Cli
+from tests.conftest import Cli, example_lines
 
 
 def run_upto(cli: Cli, example: str, prefix: str, nth: int = 1) -> None:
     """Run ``docs/examples/<example>`` up to and including the ``nth`` line starting with ``prefix``."""
-    lines = (REPO / "docs/examples" / example).read_text().splitlines()
+    lines = example_lines(example)
     hits = [i for i, line in enumerate(lines) if line.startswith(prefix)]
     assert len(hits) >= nth, f"{example}: fewer than {nth} lines start with {prefix!r}"
     part = Path(cli.db).parent / f"part-{Path(example).stem}.cmds"

@@ -12,6 +12,9 @@ import re
 from combatlog.errors import InvalidCommand
 
 MAX_NAME = 100
+# Free text a player types into an event (an action, a reason, a note): long enough for a paragraph,
+# short enough that one event cannot fill a log, a mail or a terminal.
+MAX_TEXT = 2000
 _STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -35,3 +38,12 @@ def check_name(name: str) -> str:
 
 def is_stream_id(value: str) -> bool:
     return bool(_STREAM_ID.match(value))
+
+
+def check_text(what: str, text: str, *, required: bool = False) -> str:
+    """Free text for an event: at most MAX_TEXT characters, and not blank when ``required``."""
+    if required and not text.strip():
+        raise InvalidCommand(f"{what} is empty: say it in words")
+    if len(text) > MAX_TEXT:
+        raise InvalidCommand(f"{what} is {len(text)} characters long; at most {MAX_TEXT}")
+    return text

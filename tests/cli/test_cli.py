@@ -184,8 +184,12 @@ def test_shell_completion_offers_combat_names(cli: Cli) -> None:
 def test_hoist_keeps_fork_names_and_root_option_values_apart() -> None:
     from combatlog.cli.app import hoist
 
+    # `fork --as NEW` is the old spelling of `fork --name NEW` (one release): it stays with fork...
     assert hoist(["--db", "x.db", "fork", "duel", "--round", "2", "--as", "whatif"]) == \
-        ["--db", "x.db", "fork", "duel", "--round", "2", "--as", "whatif"]
+        ["--db", "x.db", "fork", "duel", "--round", "2", "--fork-as", "whatif"]
+    # ...and with --name given, --as after fork is the acting player, as after any command
+    assert hoist(["fork", "duel", "--at", "2", "--name", "w", "--as", "alice"]) == \
+        ["--as", "alice", "fork", "duel", "--at", "2", "--name", "w"]
     assert hoist(["--as", "bob", "freeform", "act", "duel", "Bo", "hits", "--db", "y.db"]) == \
         ["--as", "bob", "--db", "y.db", "freeform", "act", "duel", "Bo", "hits"]
     assert hoist(["new", "x", "--ruleset", "r", "--as=alice"]) == ["--as=alice", "new", "x", "--ruleset", "r"]

@@ -33,7 +33,7 @@ def _giant_and_goblins(tmp_path: Path, upto: int, **bk: Any) -> Path:
     (tmp_path / "setup.json").write_text(json.dumps(setup))
     lines = [line for line in (EXAMPLES / "magic_realm/giant-and-goblins.cmds").read_text().splitlines()
              if line and not line.startswith("#")]
-    lines[0] = lines[0].replace("docs/examples/magic_realm/giant-and-goblins.json", str(tmp_path / "setup.json"))
+    lines[0] = lines[0].replace("--setup giant-and-goblins.json", f"--setup {tmp_path / 'setup.json'}")
     script = tmp_path / "start.cmds"
     script.write_text("\n".join(lines[:upto]) + "\n")
     return script

@@ -42,4 +42,4 @@ def test_hoist_moves_the_command_id_to_the_root() -> None:
 
     assert hoist(["note", "duel", "hi", "--command-id", "n-1"]) == ["--command-id", "n-1", "note", "duel", "hi"]
     assert hoist(["fork", "duel", "--at", "2", "--as", "b", "--command-id=f"]) == \
-        ["--command-id=f", "fork", "duel", "--at", "2", "--as", "b"]
+        ["--command-id=f", "fork", "duel", "--at", "2", "--fork-as", "b"]  # fork --as: the old --name

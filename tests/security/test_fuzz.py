@@ -86,7 +86,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                  ("freeform", "damage", "duel", "Bo", "1d8", "--reason", "sword"),
                  ("note", "duel", "a ruling\nover two lines"),
                  ("fork", "duel", "--at", "6", "--as", "whatif"),
-                 ("freeform", "heal", "whatif", "Bo", "3"),
+                 ("freeform", "damage", "whatif", "Bo", "3"),  # Bo is unhurt at the fork: a heal is refused
                  ("export", "duel", "-o", str(root / "duel.jsonl")),
                  ("export", "whatif", "-o", str(root / "whatif.jsonl")),
                  ("export", "duel", "--since", "5", "-o", str(root / "tail.jsonl"))):

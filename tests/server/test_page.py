@@ -23,7 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from combatlog.rulesets import available
-from tests.conftest import CLI, REPO, Cli
+from tests.conftest import CLI, REPO, Cli, example_lines
 from tests.pictures.svgcheck import groups
 from tests.server.live import LiveServer, Reply
 from tests.server.pagecheck import live_urls, section_text, svg_of, well_formed
@@ -179,7 +179,7 @@ def test_concealed_plays_of_an_unpinned_magic_realm_combat_are_face_down(tmp_pat
     from combatlog.store import open_store
 
     cmds = tmp_path / "half.cmds"
-    full = (REPO / "docs/examples/magic_realm/giant-and-goblins.cmds").read_text().splitlines()
+    full = example_lines("magic_realm/giant-and-goblins.cmds")
     upto = next(i for i, line in enumerate(full) if line.startswith("mr play giant-goblins amazon"))
     cmds.write_text("\n".join(full[: upto + 1]) + "\n")  # the Amazon has played, the Black Knight not yet
     _run(tmp_path / "half.db", cmds)

@@ -6,14 +6,15 @@ from typing import Optional
 
 import typer
 
-from combatlog.cli.common import json_option, run_command, stream_argument
+from combatlog.cli.common import at_option, json_option, old_name, renamed, run_command, stream_argument
 
 
 def command(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    upto: Optional[int] = typer.Option(None, "--upto", help="The last seq you acknowledge (default: the head)."),
+    upto: Optional[int] = at_option("The last seq you acknowledge (default: the head)."),
     as_json: bool = json_option(),
+    old_upto: Optional[int] = old_name("--upto"),
 ) -> None:
     """Acknowledge (countersign) the log up to a seq: a signed event naming that event's hash.
 
@@ -21,6 +22,7 @@ def command(
     """
     from combatlog.trust.commands import Acknowledge
 
+    upto = renamed(upto, old_upto, "--at", "--upto")
     run_command(ctx, stream, Acknowledge(upto=upto or 0), as_json=as_json)
     _chain_on_joining(ctx, stream, as_json)
 

@@ -5,6 +5,7 @@ Errors are mapped to stderr and exit statuses here and nowhere else.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import importlib.util
 import os
@@ -63,8 +64,32 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _keep_argument_help() -> None:
+    """Show every argument's help text, once. typer (<0.25) sets ``TyperArgument.help`` and then calls
+    click's ``Argument.__init__``, which in click 8.5 takes a ``help`` of its own and resets it to None
+    (every argument listed with no description); set it again after. click 8.5 also lists described
+    arguments in a "Positional arguments" section of its own, beside typer's "Arguments": keep typer's."""
+    from typer.core import TyperArgument, TyperCommand, TyperGroup
+
+    if getattr(TyperArgument, "_combatlog_keeps_help", False):
+        return
+    init = TyperArgument.__init__
+
+    def keep_help(self, *args, help=None, **kwargs):  # type: ignore[no-untyped-def]
+        init(self, *args, help=help, **kwargs)
+        self.help = help
+
+    TyperArgument.__init__ = keep_help  # type: ignore[method-assign]
+    TyperArgument._combatlog_keeps_help = True  # type: ignore[attr-defined]
+    for command_class in (TyperCommand, TyperGroup):
+        command_class.format_arguments = lambda self, ctx, formatter: None  # type: ignore[attr-defined]
+
+
+_keep_argument_help()
+
 app = typer.Typer(
     cls=LazyRootGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every sub-command's context
     name="combatlog",
     help="An event-sourced combat log for tabletop games: append decisions and dice, replay, "
          "audit, fork, and exchange verifiable logs by email.",
@@ -116,13 +141,23 @@ def root(
     version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
                                  callback=_print_version, expose_value=False),
 ) -> None:
-    """Global options go before or after the command (--as after 'fork' names the new combat)."""
+    """Global options go before or after the command."""
+    _refuse_blank(ctx, "actor", "--as", "a player name, or leave --as out")
+    _refuse_blank(ctx, "command_id", "--command-id", "any non-blank text, or leave --command-id out")
     if not actor:
         from combatlog.trust.keys import only_secret_key
 
         actor = only_secret_key() or "gm"  # one key here: this machine is that player's
     ctx.obj = AppState(db=db, actor=actor, command_id=command_id)
     ctx.call_on_close(ctx.obj.close)
+
+
+def _refuse_blank(ctx: typer.Context, param: str, option: str, what: str) -> None:
+    """An option typed with a blank value is a mistake (a shell variable that was never set), not a
+    request for the default: refused before anything is recorded."""
+    value = ctx.params.get(param)
+    if value is not None and not value.strip():
+        raise click.BadParameter(f"blank: give {what}", ctx=ctx, param_hint=option)
 
 
 app.command("new")(streams.new)
@@ -217,10 +252,26 @@ def _bound_whole_numbers(click: object) -> None:
     types.IntParamType._combatlog_bounded = True
 
 
+_DISK_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
 def _closed_pipe() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())  # so the final flush at exit does not fail again
     return 0
+
+
+def _wants_json(args: list[str]) -> bool:
+    """Whether ``--json`` is on the command line (before a ``--`` that ends the options)."""
+    options = args[:args.index("--")] if "--" in args else args
+    return "--json" in options
+
+
+def _json_error(error: dict[str, object]) -> None:
+    """Under --json an error is JSON too, on stderr: {"error": {"code": ..., "message": ...}}."""
+    import json
+
+    sys.stderr.write(json.dumps({"error": error}, ensure_ascii=True) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -231,38 +282,65 @@ def main(argv: list[str] | None = None) -> None:
     _bound_whole_numbers(click)
 
     args = hoist(list(sys.argv[1:] if argv is None else argv))
+    as_json = _wants_json(args)
     code: int = ExitStatus.OK
     try:
         root_command().main(args=args, prog_name="combatlog", standalone_mode=False)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.exceptions.Abort:
-        sys.stderr.write("aborted\n")
+        if as_json:
+            _json_error({"code": "aborted", "message": "aborted"})
+        else:
+            sys.stderr.write("aborted\n")
         code = 130
     except click.ClickException as exc:
-        exc.show()
+        if as_json:
+            _json_error({"code": "usage", "message": exc.format_message()})
+        else:
+            exc.show()
         code = ExitStatus.USAGE
     except CombatlogError as exc:
         from combatlog.text import printable
 
-        sys.stderr.write(printable(f"error[{exc.code}]: {exc}") + "\n")
+        if as_json:
+            _json_error(exc.to_json())
+        else:
+            sys.stderr.write(printable(f"error[{exc.code}]: {exc}") + "\n")
         code = exc.exit_status
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:  # `combatlog log x | head`: the reader has all it wanted
         code = _closed_pipe()
+    except OSError as exc:
+        if exc.errno not in _DISK_ERRORS:
+            code = _bug(exc)
+        else:
+            # `combatlog log x > /dev/full`: the output was redirected to a file that cannot take it
+            _closed_pipe()
+            sys.stderr.write(f"error[output]: cannot write standard output: {exc.strerror}\n")
+            code = ExitStatus.FAILURE
     except SystemExit as exc:
         # click answers a closed pipe (EPIPE) with exit status 1 after pacifying stdout; for us
         # a reader that stops early is not an error
         pacified = type(sys.stdout).__name__.endswith("PacifyFlushWrapper")
         code = _closed_pipe() if (exc.code == 1 and pacified) else (exc.code if isinstance(exc.code, int) else 1)
     except Exception as exc:  # a bug: say so plainly, keep the traceback one variable away
-        if os.environ.get("COMBATLOG_DEBUG"):
-            raise
-        sys.stderr.write(f"error[internal]: {type(exc).__name__}: {exc}\n"
-                         "This is a bug in combatlog; run again with COMBATLOG_DEBUG=1 for the traceback.\n")
-        code = ExitStatus.FAILURE
+        code = _bug(exc, as_json)
     sys.exit(int(code))
+
+
+def _bug(exc: Exception, as_json: bool = False) -> int:
+    if os.environ.get("COMBATLOG_DEBUG"):
+        raise exc
+    hint = "This is a bug in combatlog; run again with COMBATLOG_DEBUG=1 for the traceback."
+    if as_json:
+        _json_error({"code": "internal", "message": f"{type(exc).__name__}: {exc}. {hint}"})
+    else:
+        sys.stderr.write(f"error[internal]: {type(exc).__name__}: {exc}\n{hint}\n")
+    from combatlog.errors import ExitStatus
+
+    return ExitStatus.FAILURE
 
 
 if __name__ == "__main__":

@@ -208,9 +208,34 @@ def _stream_of_this_ruleset(ctx: click.Context, value: str) -> str:
     return value
 
 
-def stream_argument(help_text: str = "The combat: its name, id or a unique id prefix.") -> Any:
+STREAM_HELP = "The combat: its name, id or a unique id prefix (combatlog list shows them)."
+
+
+def stream_argument(help_text: str = STREAM_HELP) -> Any:
+    """The STREAM argument every command shares: one help text, completion, and (under a ruleset's
+    group) the check that the combat is of that ruleset."""
     return typer.Argument(..., help=help_text, autocompletion=complete_stream, show_default=False,
                           callback=_stream_of_this_ruleset)
+
+
+def at_option(help_text: str) -> Any:
+    """``--at SEQ``: the one name for "the log as of seq N" (show, sheet, fork, replay, ack)."""
+    return typer.Option(None, "--at", metavar="SEQ", help=help_text)
+
+
+def old_name(name: str) -> Any:
+    """An option's old name, kept working for one release and hidden from help (docs/CHANGELOG.md lists
+    them); the command merges it into the new one with ``renamed``."""
+    return typer.Option(None, name, hidden=True)
+
+
+def renamed(new_value: Any, old_value: Any, new: str, old: str) -> Any:
+    """The value of an option given under its new name or its old one; both at once is refused."""
+    if old_value is None:
+        return new_value
+    if new_value is not None and new_value != old_value:
+        raise InvalidCommand(f"give {new} once ({old} is its old name)")
+    return old_value
 
 
 JSON_HELP = "Print JSON (the stable contract) instead of text."
@@ -276,15 +301,67 @@ def echo_view(text: str = "") -> None:
     sys.stdout.write((wrap(out, width) if width else out) + "\n")
 
 
+def view_text(text: str) -> str:
+    """What ``echo_view`` writes for ``text`` (escaped, wrapped on a terminal), without writing it."""
+    from combatlog.text import wrap
+
+    out = printable(text)
+    width = terminal_width()
+    return (wrap(out, width) if width else out) + "\n"
+
+
+def page_or_write(text: str, pager: bool = True) -> None:
+    """Long output for people: through click's pager when stdout is a terminal and ``text`` is longer than
+    the screen (``pager`` False: never, e.g. ``--no-pager``); written as it is in a pipe or a file."""
+    import shutil
+
+    if pager and sys.stdout.isatty() and text.count("\n") >= shutil.get_terminal_size().lines:
+        click.echo_via_pager(text)
+    else:
+        sys.stdout.write(text)
+
+
 def note(text: str) -> None:
     """Diagnostics and progress go to stderr, so stdout stays data."""
     sys.stderr.write(printable(text) + "\n")
 
 
-def steps_json(steps: Any) -> list[dict[str, Any]]:
-    """Steps as JSON; a step that carries data (``Step.data``) has it under ``data``."""
-    return [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice)}
-            | ({"data": s.data} if getattr(s, "data", None) is not None else {}) for s in steps]
+def steps_json(steps: Any, rolls: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Steps as JSON: each with its ``rule``, its ``text`` for people and its ``data`` for scripts (step_data)."""
+    return [{"seq": s.seq, "rule": s.rule, "text": s.text, "dice": list(s.dice), "data": step_data(s, rolls)}
+            for s in steps]
+
+
+def step_data(step: Any, rolls: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A step as data, always: the rule split into its ``citation`` (MR, OSRIC...) and ``reference`` (the
+    section), the ``dice`` behind it (label, faces and total where ``rolls`` has them: label -> roll of the
+    dice ledger), and what the ruleset itself decided as data (``Step.data``: a roll's need, a result...)."""
+    citation, _, reference = step.rule.partition(" ")
+    dice = [{"label": label} | ({"faces": rolls[label]["faces"], "total": rolls[label]["total"]}
+                                 if rolls and label in rolls else {}) for label in step.dice]
+    return {"citation": citation.rstrip(":"), "reference": reference, "dice": dice} | dict(getattr(step, "data", None) or {})
+
+
+def pending_json(p: Any, ruleset: str, stream: str) -> dict[str, Any]:
+    """A pending decision as JSON: the prose (``what``) and beside it its parts: the ``player`` (and the
+    ``character`` of "bob (Amazon)"), the command lines that answer it where they can be named (words in
+    capitals are to fill in), and its ``kind``, the command (``mr play``) or null when none is named."""
+    from combatlog.exchange.mail import commands_for
+
+    who = p.who
+    player, _, character = who.partition(" (")
+    commands = commands_for(ruleset, stream, p, player)
+    kind = " ".join(commands[0].split()[1:3]) if commands else None
+    return {"who": who, "what": p.what, "options": list(p.options), "rule": p.rule, "player": player,
+            "character": character[:-1] if character.endswith(")") else None, "kind": kind,
+            "command": commands[0] if commands else None, "commands": commands}
+
+
+def rolls_by_label(store: Any, meta: Any) -> dict[str, dict[str, Any]]:
+    """The combat's dice rolls by label (the dice ledger's rows), for ``steps_json``."""
+    from combatlog.projections.views import dice_ledger
+
+    return {r["label"]: r for r in dice_ledger(store, meta)["rolls"]}
 
 
 def outcome_json(outcome: Outcome) -> dict[str, Any]:

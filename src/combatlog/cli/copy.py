@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
-from combatlog.cli.common import echo, json_option, note, print_json
+from combatlog.cli.common import echo, json_option, print_json
+from combatlog.cli.progress import progress
 from combatlog.errors import InvalidCommand, NotFound, VerificationFailed
 
 if TYPE_CHECKING:
@@ -44,17 +44,6 @@ def _digest(store: EventStore, meta: StreamMeta, high: int) -> str:
     return h.hexdigest()
 
 
-def _progress() -> Any:
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        sys.stderr.write(f"\rcopying: {done}/{total} events")
-        sys.stderr.flush()
-
-    return show
-
-
 def command(
     source: str = typer.Option(..., "--from", help="The log to copy from: a SQLite file or a postgresql:// URL."),
     target: str = typer.Option(..., "--to", help="The log to copy into (created if it is a new SQLite file)."),
@@ -86,10 +75,9 @@ def command(
         dst = open_store(target)
         try:
             plans = plan_copy(src, dst, streams)
-            copied = apply_copy(src, dst, plans, progress=_progress())
+            with progress("copying", as_json=as_json) as bar:
+                copied = apply_copy(src, dst, plans, progress=bar.callback)
             seeds = copy_seeds(src, dst, streams) if with_seeds else 0
-            if sys.stderr.isatty() and copied:
-                note("")
             results = []
             for plan in plans:
                 there = dst.get_stream(plan.meta.id)

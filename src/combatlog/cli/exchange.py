@@ -11,20 +11,8 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import app_state, echo, json_option, log_exists, note, print_json, stream_argument
-from combatlog.errors import InvalidCommand, NotFound
-
-
-def _progress(label: str):  # type: ignore[no-untyped-def]
-    """A one-line progress counter on stderr, only on a terminal."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        of = f"/{total}" if total else ""
-        sys.stderr.write(f"\r{label}: {done}{of} events")
-        sys.stderr.flush()
-
-    return show
+from combatlog.cli.progress import progress
+from combatlog.errors import InvalidCommand, NotFound, VerificationFailed
 
 
 def export(
@@ -65,10 +53,14 @@ def export(
             count = _to_stdout(lambda: _text_of(render_text, store, meta, since))
         else:
             count = _write_whole(Path(output), lambda path: export_text(store, meta, path, since=since))
-    elif to_stdout:
-        count = _to_stdout(lambda: _lines_of(export_lines(store, meta, since)))
     else:
-        count = _write_whole(Path(output), lambda path: export_file(store, meta, path, since=since))
+        lines = store.head(meta.id).seq - since + 1  # the header, then each event
+        with progress("exporting", as_json=as_json) as bar:
+            if to_stdout:
+                count = _to_stdout(lambda: _lines_of(bar.count(export_lines(store, meta, since), lines)))
+            else:
+                count = _write_whole(Path(output), lambda path: export_file(store, meta, path, since=since,
+                                                                            progress=bar.callback))
     head = store.head(meta.id).seq
     if as_json:
         print_json({"stream": meta.name, "file": output, "events": count, "since": since, "format": fmt,
@@ -116,27 +108,10 @@ def _to_stdout(make: Callable[[], tuple[bytes, int]]) -> int:
 
 
 def _write_whole(output: Path, write: Callable[[Path], int]) -> int:
-    """Write ``output`` whole or not at all: into a file beside it, renamed over it once complete, so
-    that a refused export (a missing folder, a bad --since, a full disk) leaves no file and no
-    half-overwritten one. A device or pipe that already exists (-o /dev/stdout) is written directly."""
-    if output.is_dir():
-        raise InvalidCommand(f"-o {output}: is a folder; name a file in it, e.g. {output / 'combat.jsonl'}")
-    if output.exists() and not output.is_file():
-        return write(output)
-    if output.is_symlink():
-        output = output.resolve()
-    folder = output.parent
-    if not folder.is_dir():
-        raise NotFound(f"-o {output}: no folder {folder} (create it first)")
-    part = folder / f".{output.name}.{os.getpid()}.part"
-    try:
-        count = write(part)
-        os.replace(part, output)
-    except OSError as exc:
-        raise InvalidCommand(f"-o {output}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        part.unlink(missing_ok=True)
-    return count
+    """Write ``output`` whole or not at all (combatlog.outfile.write_whole)."""
+    from combatlog.outfile import write_whole
+
+    return write_whole(output, write)
 
 
 def import_(
@@ -166,7 +141,7 @@ def import_(
     Example: combatlog import duel-3.jsonl mail.eml --inbox ~/combat-mail
     """
     from combatlog.exchange.inbox import receive
-    from combatlog.exchange.sources import STDIN, inbox_files, read_input
+    from combatlog.exchange.sources import STDIN, Budget, inbox_files, read_input
     from combatlog.trust.pins import check_pinned_keys
 
     inputs = list(files or [])
@@ -177,15 +152,17 @@ def import_(
     if not inputs:
         raise InvalidCommand("nothing to import: give a file, - for standard input, or --inbox DIR"
                              if inbox is None else f"--inbox {inbox}: the folder is empty")
-    incoming = [found for item in inputs for found in read_input(item, _stdin)]
+    budget = Budget()  # one for the whole import: what its bundles hold together is bounded
+    incoming = [found for item in inputs for found in read_input(item, _stdin, budget)]
     st = app_state(ctx)
     store = st.store()
     key_warnings = [w for item in incoming if item.data is not None  # impersonation is refused here, whole
                     for w in check_pinned_keys(store, item.data, st.actor, trust_new_key=trust_new_key)]
     from combatlog.trust.players import signers_here
 
-    outcomes = receive(store, incoming, name=name or None, strict_rules=not allow_rules_mismatch,
-                       progress=_progress("verifying"), signer_for=signers_here())
+    with progress("verifying", as_json=as_json) as bar:
+        outcomes = receive(store, incoming, name=name or None, strict_rules=not allow_rules_mismatch,
+                           progress=bar.callback, signer_for=signers_here())
     refused = [o.error for o in outcomes if o.status == "refused"]
     for o in outcomes:  # every error names its bundle when there are several
         if o.error is not None and len(outcomes) > 1 and not o.error.where and o.where not in str(o.error):
@@ -266,7 +243,7 @@ def _import_json(outcomes: list[Any]) -> dict[str, Any]:
 
 def verify(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help="An export file, or a combat in this log."),
+    target: str = typer.Argument(..., help="An export file (- reads it from standard input), or a combat in this log."),
     allow_rules_mismatch: bool = typer.Option(False, "--allow-rules-mismatch",
                                               help="Report a different rules digest instead of failing."),
     as_json: bool = json_option(),
@@ -281,6 +258,16 @@ def verify(
     st = app_state(ctx)
     path = Path(target)
     strict = not allow_rules_mismatch
+    if target == "-":
+        with progress("verifying", as_json=as_json) as bar:
+            report = _verify_stdin(st, strict, bar.callback)
+        if as_json:
+            import msgspec
+
+            print_json(msgspec.to_builtins(report))
+        else:
+            echo(report_text(report))
+        return
     if path.is_file() and _is_evidence(path):
         from combatlog.trust.evidence import evidence_text, verify_evidence
 
@@ -295,7 +282,8 @@ def verify(
     has_log = bool(st.db) or _default_db_exists()
     if path.is_file():
         store = st.store() if has_log else None
-        report = verify_file(path, store, strict_rules=strict, progress=_progress("verifying"))
+        with progress("verifying", as_json=as_json) as bar:
+            report = verify_file(path, store, strict_rules=strict, progress=bar.callback)
     else:
         from combatlog.projections.streams import resolve_stream
         from combatlog.store import default_url
@@ -312,15 +300,30 @@ def verify(
             if looks_like_a_file:
                 raise NotFound(f"no such file: {target} (and no combat of that name in this log)") from None
             raise
-        report = verify_stream(store, meta, strict_rules=strict, progress=_progress("verifying"))
-    if sys.stderr.isatty():
-        note("")
+        with progress("verifying", as_json=as_json) as bar:
+            report = verify_stream(store, meta, strict_rules=strict, progress=bar.callback)
     if as_json:
         import msgspec
 
         print_json(msgspec.to_builtins(report))
         return
     echo(report_text(report))
+
+
+def _verify_stdin(st: Any, strict: bool, on_progress: Any = None) -> Any:
+    """``verify -``: an export piped in, read up to the size a file may have (an equivocation proof
+    is verified from a file)."""
+    from combatlog.exchange.bundle import MAX_FILE_BYTES, verify_file
+
+    data = _stdin().read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise VerificationFailed(f"more than {MAX_FILE_BYTES} bytes: a combat file is at most {MAX_FILE_BYTES} bytes",
+                                 where="standard input")
+    if not data:
+        raise VerificationFailed("nothing on standard input (pipe an export into `combatlog verify -`)",
+                                 where="standard input")
+    store = st.store() if (st.db or _default_db_exists()) else None
+    return verify_file(Path("standard input"), store, strict_rules=strict, progress=on_progress, data=data)
 
 
 def _is_evidence(path: Path) -> bool:

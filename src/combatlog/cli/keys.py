@@ -76,7 +76,9 @@ def export(
     if output is None:
         sys.stdout.write(text)
         return
-    output.write_text(text, encoding="ascii")
+    from combatlog.outfile import write_whole
+
+    write_whole(output, lambda path: path.write_text(text, encoding="ascii"), "alice.pub")
     echo(f"wrote the public key of {name} ({fingerprint(raw)}) to {output}")
 
 

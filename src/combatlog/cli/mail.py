@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import typer
 
-from combatlog.cli.common import app_state, note, stream_argument
+from combatlog.cli.common import app_state, note, print_json, stream_argument
 
 
 def command(
@@ -19,6 +19,9 @@ def command(
                                                               "after the player's last acknowledgement."),
     output: str = typer.Option("-", "-o", "--output", metavar="FILE",
                                help="The file to write; - (the default) for standard output."),
+    as_json: bool = typer.Option(False, "--json", help="Print the message as JSON (its sections, your decisions "
+                                                       "with their commands, the armoured bundle and the body); "
+                                                       "with -o FILE the body still goes to FILE."),
 ) -> None:
     """Write an email or forum message for a player: what happened since they last acknowledged (rules
     cited, dice shown), their side now, what they must decide with the command to type, and the bundle
@@ -28,7 +31,7 @@ def command(
     Example: combatlog mail duel --for bob -o to-bob.txt
     """
     from combatlog.cli.exchange import _to_stdout, _write_whole, since_for_player
-    from combatlog.exchange.mail import FORMATS, mail_body
+    from combatlog.exchange.mail import FORMATS, mail_body, mail_json
     from combatlog.errors import InvalidCommand
     from combatlog.projections.streams import resolve_stream
 
@@ -40,10 +43,19 @@ def command(
     if since is None:
         since = since_for_player(store, meta, for_player)
     mine, extra = _moves_of(store, meta, for_player)
-    text = mail_body(store, meta, for_player, since=since, fmt=fmt, extra=extra, mine=mine,
-                     known=_known_command(ctx), acknowledged=not given)
+    args: dict[str, Any] = dict(since=since, fmt=fmt, extra=extra, mine=mine, known=_known_command(ctx),
+                                acknowledged=not given)
+    if as_json:
+        message = mail_json(store, meta, for_player, **args)
+        text = str(message["body"])
+    else:
+        text = mail_body(store, meta, for_player, **args)
     data = text.encode("utf-8")
-    if output == "-":
+    if as_json:
+        if output != "-":
+            _write_whole(Path(output), lambda path: path.write_bytes(data))
+        print_json(message)
+    elif output == "-":
         _to_stdout(lambda: (data, 0))
     else:
         _write_whole(Path(output), lambda path: path.write_bytes(data))

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from combatlog.cli.common import echo, json_option, print_json, run_command, stream_argument
+from combatlog.cli.common import echo, json_option, old_name, print_json, renamed, run_command, stream_argument
 
 seed_app = typer.Typer(help="Referee seeds: commit one before play, reveal it at the end.", no_args_is_help=True)
 
@@ -17,16 +17,27 @@ def roll(
     dice: str = typer.Argument(..., help="Dice notation: 2d6, d100, 1d10+3, 3d4."),
     label: str = typer.Option(..., "--label", "-l", help="What the roll is for, unique in the combat, e.g. r3/morale/orcs."),
     scheme: Optional[str] = typer.Option(None, "--scheme", help="manual, local, referee or joint (default: the combat's)."),
-    faces: str = typer.Option("", "--faces", help="Manual scheme: the faces rolled at the table, e.g. 3,5."),
+    faces: Optional[str] = typer.Option(None, "--face", metavar="FACES",
+                                        help="Manual dice: the faces rolled at the table, e.g. 3,5 (LABEL=3,5 as "
+                                             "in other commands works too, with this roll's label)."),
     purpose: str = typer.Option("", "--purpose", help="Why, in words."),
     by: str = typer.Option("", "--by", help="Who rolled (default: the actor)."),
     as_json: bool = json_option(),
+    old_faces: Optional[str] = old_name("--faces"),
 ) -> None:
     """Roll dice under a semantic label; a label can be drawn only once per combat.
 
-    Example: combatlog roll duel 2d6 --label r1/morale/goblins --scheme manual --faces 3,5
+    Example: combatlog roll duel 2d6 --label r1/morale/goblins --scheme manual --face 3,5
     """
     from combatlog.commands.core import RollDice
+    from combatlog.errors import InvalidCommand
+
+    faces = renamed(faces, old_faces, "--face", "--faces") or ""
+    named, sep, rolled = faces.rpartition("=")
+    if sep:
+        if named != label:
+            raise InvalidCommand(f"--face {faces!r}: this roll's label is {label!r}; give just the faces, e.g. 3,5")
+        faces = rolled
 
     if faces and scheme is None:
         scheme = "manual"

@@ -10,12 +10,15 @@ line anew (for a file meant to be played more than once).
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import typer
 
 from combatlog.cli.argv import hoist
 from combatlog.cli.common import app_state, echo
+from combatlog.cli.progress import progress, shown_here
 from combatlog.errors import CombatlogError, InvalidCommand, NotFound
 
 _DEPTH = {"n": 0}
@@ -24,7 +27,8 @@ MAX_COMMAND_FILE = 16 * 1024 * 1024
 
 def run(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., help="A command file (see docs/examples/)."),
+    file: Path = typer.Argument(..., help="A command file (see docs/examples/), or - for standard input. Relative "
+                                          "paths in it are read from its own folder (from here for -)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not echo each command before its output."),
     fresh: bool = typer.Option(False, "--fresh", help="Record every line anew instead of skipping lines already run."),
 ) -> None:
@@ -38,26 +42,39 @@ def run(
 
     import click
 
-    try:
-        if file.stat().st_size > MAX_COMMAND_FILE:
-            raise InvalidCommand(f"{file} is over {MAX_COMMAND_FILE} bytes: not a command file")
-        text = file.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise NotFound(f"cannot read {file}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        line = file.read_bytes()[: exc.start].count(b"\n") + 1
-        raise InvalidCommand(f"not UTF-8 text (byte {exc.start} cannot be read)", where=f"{file}:{line}") from None
     if _DEPTH["n"] > 0:
         raise InvalidCommand("a command file cannot run another command file")
+    stdin = str(file) == "-"
+    raw = _read_stdin() if stdin else _read_file(file)
+    name = "standard input" if stdin else str(file)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InvalidCommand(f"not UTF-8 text (byte {exc.start} cannot be read)", where=f"{name}:{line}") from None
+    # Relative paths in the file (--setup, -o, import FILE...) are the file's own, wherever it is run
+    # from: the lines run in its folder, with the log and key home fixed first (docs/guide.md).
+    folder = Path.cwd() if stdin else file.resolve().parent
     st = app_state(ctx)
     # Ids are scoped to the actor: another player running the same line must not be told
     # "already recorded" (the write path also refuses a command id reused across actors).
     chain = secrets.token_hex(16) if fresh else f"combatlog-run/v2\n{st.actor}"
+    from combatlog.store import default_url
+
     group = ctx.find_root().command  # the root group that is running this command
+    db = _absolute(st.db or default_url())
+    home, cwd = os.environ.get("COMBATLOG_HOME"), os.getcwd()
     _DEPTH["n"] += 1
+    lines = text.splitlines()
+    # the commands' own output goes to stdout: a bar beside it on the same terminal would garble it
+    bar = progress("running", "lines", shown=shown_here() and not sys.stdout.isatty())
     try:
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            where = f"{file}:{lineno}"
+        if home:
+            os.environ["COMBATLOG_HOME"] = _absolute(home)
+        os.chdir(folder)
+        for lineno, line in enumerate(lines, start=1):
+            bar.on_progress(lineno - 1, len(lines))
+            where = f"{name}:{lineno}"
             try:
                 args = shlex.split(strip_comment(line))
             except ValueError as exc:
@@ -69,9 +86,7 @@ def run(
             if not quiet:
                 echo(f"$ combatlog {shlex.join(args)}")
             chain = hashlib.sha256(f"{chain}\n{shlex.join(args)}".encode()).hexdigest()
-            base = ["--command-id", f"run:{chain[:32]}"]
-            if st.db:
-                base = ["--db", st.db, *base]
+            base = ["--db", db, "--command-id", f"run:{chain[:32]}"]
             base += ["--as", st.actor]  # the run's actor, even gm on a machine whose only key would be the default
             try:
                 group.main(args=base + hoist(args), prog_name="combatlog", standalone_mode=False)
@@ -84,7 +99,39 @@ def run(
             except click.ClickException as exc:
                 raise InvalidCommand(exc.format_message(), where=where) from None
     finally:
+        bar.close()
         _DEPTH["n"] -= 1
+        os.chdir(cwd)
+        if home:
+            os.environ["COMBATLOG_HOME"] = home
+
+
+def _read_file(file: Path) -> bytes:
+    try:
+        if file.stat().st_size > MAX_COMMAND_FILE:
+            raise InvalidCommand(f"{file} is over {MAX_COMMAND_FILE} bytes: not a command file")
+        return file.read_bytes()
+    except OSError as exc:
+        raise NotFound(f"cannot read {file}: {exc.strerror}") from None
+
+
+def _read_stdin() -> bytes:
+    """``run -``: the commands piped in, bounded as a file is."""
+    import io
+    import sys
+
+    buffer = getattr(sys.stdin, "buffer", None) or io.BytesIO(sys.stdin.read().encode("utf-8"))
+    data = buffer.read(MAX_COMMAND_FILE + 1)
+    if len(data) > MAX_COMMAND_FILE:
+        raise InvalidCommand(f"standard input is over {MAX_COMMAND_FILE} bytes: not a command file")
+    return data
+
+
+def _absolute(where: str) -> str:
+    """A path made absolute before the lines run in the command file's folder; URLs stay as given."""
+    if "://" in where or where in ("memory:", ":memory:"):
+        return where
+    return str(Path(where).resolve())
 
 
 def strip_comment(line: str) -> str:

@@ -31,6 +31,11 @@ def _read_orders(orders: Optional[str], orders_json: Optional[str]) -> dict[str,
         raw = orders_json.encode()
     else:
         return {}
+    from combatlog.events.canonical import depth_problem
+
+    deep = depth_problem(raw)
+    if deep:
+        raise InvalidCommand(f"the orders are {deep}")
     try:
         value = msgspec.json.decode(raw)
     except msgspec.DecodeError as exc:

@@ -32,6 +32,14 @@ def command(
     stream_seconds: float = typer.Option(60.0, "--stream-seconds", min=0.1,
                                          help="The longest an event stream stays open (clients reconnect)."),
     max_streams: int = typer.Option(100, "--max-streams", min=1, help="Event streams open at once."),
+    max_streams_per_address: int = typer.Option(8, "--max-streams-per-address", min=1,
+                                                help="Event streams one client address may hold open at once."),
+    max_streams_per_combat: int = typer.Option(50, "--max-streams-per-combat", min=1,
+                                               help="Event streams open at once on one combat."),
+    forwarded_allow_ips: str = typer.Option("", "--forwarded-allow-ips", metavar="IPS",
+                                            help="Proxies (comma-separated addresses or networks, * for any) "
+                                                 "whose X-Forwarded-For names the client. Default: none, "
+                                                 "the connection's own address is the client's."),
     poll_seconds: Optional[float] = typer.Option(None, "--poll-seconds", min=0.05,
                                                  help="How often an event stream re-reads its combat's head. "
                                                       "Default: 0.5 s; 5 s on PostgreSQL, where LISTEN/NOTIFY "
@@ -53,7 +61,8 @@ def command(
     keys = load_allow_keys(allow_keys) if allow_keys is not None else None
     config = Config(db=db, state=state or default_state(db), allow_keys=keys, max_body=max_body, rate=rate,
                     burst=burst, stream_seconds=stream_seconds, max_streams=max_streams,
-                    poll_seconds=poll_seconds)
+                    max_streams_per_address=max_streams_per_address, max_streams_per_combat=max_streams_per_combat,
+                    forwarded_allow_ips=forwarded_allow_ips.strip(), poll_seconds=poll_seconds)
     who = "any key may create combats" if keys is None else f"{len(keys)} keys may create combats"
     note(f"combatlog serve: {db} on http://{host}:{port}/v1/ ({who}); Ctrl-C stops it")
     serve(config, host, port)

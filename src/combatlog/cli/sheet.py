@@ -7,16 +7,19 @@ from typing import Optional
 
 import typer
 
-from combatlog.cli.common import app_state, echo, json_option, print_json, stream_argument
+from combatlog.cli.common import (
+    app_state, at_option, echo, json_option, old_name, print_json, renamed, stream_argument,
+)
 
 
 def command(
     ctx: typer.Context,
     stream: str = stream_argument(),
     round_no: Optional[int] = typer.Option(None, "--round", help="The state at the end of this round."),
-    seq: Optional[int] = typer.Option(None, "--seq", help="The state after this seq."),
+    seq: Optional[int] = at_option("The state after this seq."),
     output: Path = typer.Option(..., "-o", "--output", help="The SVG file to write ('-': standard output)."),
     as_json: bool = json_option(),
+    old_seq: Optional[int] = old_name("--seq"),
 ) -> None:
     """Draw the state (now, after a seq, or at the end of a round) as an SVG picture: for Magic Realm
     each Melee Section with its boxes, circles, squares, counters and chits; for the other games the
@@ -31,10 +34,11 @@ def command(
     from combatlog.projections.fold import round_end, state_at
     from combatlog.projections.streams import resolve_stream
 
+    seq = renamed(seq, old_seq, "--at", "--seq")
     if round_no is not None and seq is not None:
-        raise InvalidCommand("give --round or --seq, not both")
+        raise InvalidCommand("give --round or --at, not both")
     if seq is not None and seq < 1:
-        raise InvalidCommand(f"--seq {seq}: seqs start at 1")
+        raise InvalidCommand(f"--at {seq}: seqs start at 1")
     check_target(output)
     st = app_state(ctx)
     store = st.store()

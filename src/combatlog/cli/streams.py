@@ -8,7 +8,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    app_state, complete_ruleset, echo, json_option, print_json, signer_for, stream_argument,
+    app_state, at_option, complete_ruleset, echo, json_option, print_json, renamed, signer_for, stream_argument,
 )
 from combatlog.errors import InvalidCommand
 
@@ -106,16 +106,21 @@ def list_streams(ctx: typer.Context, as_json: bool = json_option()) -> None:
 def fork(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    at: Optional[int] = typer.Option(None, "--at", help="Fork after this seq."),
+    at: Optional[int] = at_option("Fork after this seq."),
     round_no: Optional[int] = typer.Option(None, "--round", help="Fork after the last event of this round."),
-    new_name: str = typer.Option(..., "--as", help="Name of the new combat (the what-if)."),
+    new_name: Optional[str] = typer.Option(None, "--name", metavar="NEW",
+                                           help="Name of the new combat (the what-if).  [required]"),
     reason: str = typer.Option("", "--reason", help="Why this fork exists."),
     as_json: bool = json_option(),
+    old_new_name: Optional[str] = typer.Option(None, "--fork-as", hidden=True),  # `fork --as NEW`, cli/argv.py
 ) -> None:
     """Fork a combat at a point into a "what if" that chains to the parent's hash there.
 
-    Example: combatlog fork duel --round 2 --as duel-whatif
+    Example: combatlog fork duel --round 2 --name duel-whatif
     """
+    new_name = renamed(new_name, old_new_name, "--name", "--as")
+    if not new_name:
+        raise InvalidCommand("give the new combat's name: --name NEW")
     from combatlog.commands.handler import fork_stream, resolve_stream
     from combatlog.projections.fold import round_end, state_at
 

@@ -14,7 +14,8 @@ import typer
 
 from combatlog.cli.common import (
     one_line,
-    AppState, app_state, echo, echo_view, json_option, print_json, read_state, steps_json, stream_argument,
+    AppState, app_state, at_option, echo, echo_view, json_option, old_name, print_json, read_state, renamed,
+    page_or_write, pending_json, rolls_by_label, steps_json, stream_argument, view_text,
 )
 
 
@@ -22,22 +23,33 @@ def viewer_of(st: AppState) -> str | None:
     return None if st.actor == "gm" else st.actor
 
 
-def log(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
-    """The timeline: every event with its seq, actor and a summary.
+def log(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    limit: Optional[int] = typer.Option(None, "--limit", metavar="N", min=1, help="Only the first N events."),
+    tail: Optional[int] = typer.Option(None, "--tail", metavar="N", min=1, help="Only the last N events."),
+    pager: bool = typer.Option(True, "--pager/--no-pager",
+                               help="On a terminal, page output longer than the screen (never in a pipe)."),
+    as_json: bool = json_option(),
+) -> None:
+    """The timeline: every event with its seq, actor and a summary (--json: the same events, as data).
 
-    Example: combatlog log duel
+    Example: combatlog log duel --tail 20
     """
+    from combatlog.errors import InvalidCommand
     from combatlog.projections.streams import resolve_stream
     from combatlog.projections.views import timeline
 
+    if limit is not None and tail is not None:
+        raise InvalidCommand("give --limit or --tail, not both")
     st = app_state(ctx)
     store = st.store()
     rows = timeline(store, resolve_stream(store, stream), viewer_of(st))
+    rows = rows[:limit] if limit is not None else rows[-tail:] if tail is not None else rows
     if as_json:
         print_json(rows)
         return
-    for r in rows:
-        echo_view(log_line(r))
+    page_or_write("".join(view_text(log_line(r)) for r in rows), pager)
 
 
 def log_line(r: dict[str, Any]) -> str:
@@ -49,7 +61,7 @@ def log_line(r: dict[str, Any]) -> str:
 def show(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    at: Optional[int] = typer.Option(None, "--at", help="State after this seq."),
+    at: Optional[int] = at_option("State after this seq."),
     round_no: Optional[int] = typer.Option(None, "--round", help="State at the end of this round."),
     as_json: bool = json_option(),
 ) -> None:
@@ -95,8 +107,8 @@ def status(ctx: typer.Context, stream: str = stream_argument(),
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
                     "finished": ruleset.finished(state),
-                    "pending": [{"who": p.who, "what": p.what, "options": list(p.options), "rule": p.rule}
-                                for p in pending], "held": held, "roles": roles_json(_roles(folded))})
+                    "pending": [pending_json(p, meta.ruleset, meta.name) for p in pending], "held": held,
+                    "roles": roles_json(_roles(folded))})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     echo_view(f"{meta.name}: {where}, seq {folded.core.head_seq}")
@@ -159,13 +171,7 @@ def _status_mine(ctx: typer.Context, meta: Any, folded: Any, as_json: bool) -> N
             echo(one_line(f"    choices: {' | '.join(m.options)}"))
 
 
-def _steps_out(rows: list[Any], as_json: bool) -> None:
-    if as_json:
-        print_json([{"seq": r.seq, "type": r.type, "actor": r.actor, "round": r.round, "summary": r.summary,
-                     "concealed": r.concealed,
-                     "steps": steps_json(r.steps)}
-                    for r in rows])
-        return
+def _steps_out(rows: list[Any]) -> None:
     for r in rows:
         echo_view(one_line(f"#{r.seq:<5} [r{r.round}] {r.summary}"))
         for s in r.steps:
@@ -184,7 +190,7 @@ def explain(
     """
     from combatlog.projections.streams import resolve_stream
     from combatlog.projections.fold import state_at
-    from combatlog.projections.views import round_range, walk
+    from combatlog.projections.views import no_steps, round_range, walk
 
     st = app_state(ctx)
     store = st.store()
@@ -194,54 +200,59 @@ def explain(
     rows = [r for r in walk(store, meta, lo, hi, viewer_of(st), head) if r.steps or not as_json]
     if as_json:
         print_json({"stream": meta.name, "round": round_no,
-                    "steps": steps_json(s for r in rows for s in r.steps)})
+                    "steps": steps_json((s for r in rows for s in r.steps), rolls_by_label(store, meta))})
         return
-    _steps_out([r for r in rows if r.steps], False)
+    if not any(r.steps for r in rows):
+        echo_view(no_steps(meta.name, round_no, lo, hi or head.core.head_seq))
+    _steps_out([r for r in rows if r.steps])
 
 
 def replay(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    to: Optional[int] = typer.Option(None, "--to", help="Stop after this seq."),
+    to: Optional[int] = at_option("Stop after this seq (and show the state there, as show --at)."),
     from_seq: Optional[int] = typer.Option(None, "--from", help="Start at this seq."),
     round_no: Optional[int] = typer.Option(None, "--round", help="Replay only this round's events."),
     step: bool = typer.Option(False, "--step", help="Pause after each event (on a terminal)."),
     as_json: bool = json_option(),
+    old_to: Optional[int] = old_name("--to"),
 ) -> None:
     """Re-run the log event by event, showing what each one derived, then the state reached.
 
     Example: combatlog replay duel --round 2 --step
     """
+    to = renamed(to, old_to, "--at", "--to")
     from combatlog.projections.streams import resolve_stream
     from combatlog.projections.fold import state_at
-    from combatlog.projections.views import round_range, walk
+    from combatlog.projections.views import round_range, seq_window, walk
 
     st = app_state(ctx)
     store = st.store()
     meta = resolve_stream(store, stream)
-    lo, hi = from_seq or 1, to
+    head = state_at(store, meta)
+    lo, hi = seq_window(meta.name, head.core.head_seq, from_seq, to)
     if round_no is not None:
         if to is not None or from_seq is not None:
             from combatlog.errors import InvalidCommand
 
-            raise InvalidCommand("give --round alone, or --from/--to")
+            raise InvalidCommand("give --round alone, or --from/--at")
         lo, hi = round_range(store, meta, round_no)
-    head = state_at(store, meta)
     viewer = viewer_of(st)
     rows = walk(store, meta, lo, hi, viewer, head)
     if as_json:
         out_rows = list(rows)
+        rolls = rolls_by_label(store, meta)
         end = state_at(store, meta, out_rows[-1].seq if out_rows else lo - 1)
         print_json({"stream": meta.name, "from": lo, "to": out_rows[-1].seq if out_rows else None,
                     "events": [{"seq": r.seq, "type": r.type, "actor": r.actor, "round": r.round,
                                 "summary": r.summary, "concealed": r.concealed,
-                                "steps": steps_json(r.steps)} for r in out_rows],
+                                "steps": steps_json(r.steps, rolls)} for r in out_rows],
                     "state": end.ruleset.describe(end.state, viewer)})
         return
     interactive = step and sys.stdin.isatty() and sys.stdout.isatty()
     last = lo - 1
     for r in rows:
-        _steps_out([r], False)
+        _steps_out([r])
         last = r.seq
         if interactive:
             if input("  [enter: next, q: stop] ").strip().lower() == "q":

@@ -29,7 +29,7 @@ from combatlog.events.core import CombatStarted, Forked, Noted, Player, SeedComm
 from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, encode_envelope, recorded_after, seal
 from combatlog.names import check_name
 from combatlog.text import CONTROL_BYTES, control_problem
-from combatlog.projections.fold import SNAPSHOT_EVERY, CoreTrack, Folded, empty, save_snapshot, state_at
+from combatlog.projections.fold import SNAPSHOT_EVERY, Folded, empty, save_snapshot, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import Step
 from combatlog.projections.streams import resolve_stream  # noqa: F401  (re-exported)

@@ -36,6 +36,11 @@ def _adapter() -> Any:
 def parse_setup(text: str | bytes, source: str = "setup") -> dict[str, Any]:
     from pydantic import ValidationError
 
+    from combatlog.events.canonical import MAX_DEPTH, depth_problem
+
+    deep = depth_problem(text, MAX_DEPTH)
+    if deep:  # checked before the parser sees it (docs/trust.md, "Bounds")
+        raise InvalidCommand(f"{source}: {deep}")
     try:
         return _adapter().validate_json(text)  # type: ignore[no-any-return]
     except ValidationError as exc:

@@ -48,7 +48,9 @@ def sha256_hex(*parts: bytes) -> str:
 
 
 def is_canonical(line: bytes) -> bool:
-    """True when ``line`` is the JCS form of the JSON it holds (no floats)."""
+    """True when ``line`` is the JCS form of the JSON it holds (no floats, at most ``MAX_DEPTH`` deep)."""
+    if depth_problem(line):
+        return False  # never handed to a decoder that would recurse into it
     try:
         value = msgspec.json.decode(line)
     except (msgspec.DecodeError, UnicodeDecodeError):
@@ -60,6 +62,43 @@ def is_canonical(line: bytes) -> bool:
 
 MAX_DEPTH = 32  # nesting of lists and objects in any value a log holds (orders, set-ups, payloads)
 MAX_EVENT_BYTES = 1 << 20  # one event's canonical bytes
+MAX_LINE_BYTES = MAX_EVENT_BYTES + 64 * 1024  # the payload, its envelope and a few signatures
+
+
+def line_size_problem(body: bytes) -> str:
+    """Why an event line is too large to store ("" when it is not): every path that stores one asks."""
+    if len(body) > MAX_LINE_BYTES:
+        return (f"an event line of {len(body)} bytes: an event is at most {MAX_EVENT_BYTES} bytes "
+                f"({MAX_LINE_BYTES} with its envelope and signatures)")
+    return ""
+
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def depth_problem(data: bytes | str, limit: int = MAX_DEPTH) -> str:
+    """Why JSON text nests too deep to be parsed ("" when it does not): checked before any decoder sees
+    it, by a linear scan of the brackets outside strings, never by recursion.
+
+    A decoder recurses once per level: text nested 100,000 deep would end in a RecursionError (an
+    internal error) instead of a refusal. Brackets inside strings do not count; text that is not JSON
+    may be over-counted, which only refuses what the decoder would refuse anyway."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return ""  # the fast path: too few brackets to nest deeper, wherever they stand
+    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    if len(brackets) <= limit:
+        return ""
+    depth = 0
+    for byte in brackets:
+        if byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > limit:
+                return f"nested deeper than {limit} levels"
+        else:
+            depth = max(0, depth - 1)
+    return ""
 
 
 def unsafe_json(value: Any) -> bool:

@@ -13,7 +13,7 @@ to one store and is therefore not part of the envelope.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import msgspec
 
@@ -23,6 +23,9 @@ from combatlog.events.canonical import canonical, sha256_hex
 ENVELOPE_VERSION = 1
 GENESIS_PREV = "0" * 64
 HASH_DOMAIN = b"combatlog-event/v1\n"
+# How far ahead of the receiver's clock an event may be recorded (docs/trust.md): times never go
+# backwards along a chain, so one far-future time would stamp every later event by anyone.
+MAX_CLOCK_SKEW = timedelta(minutes=10)
 
 
 class Signature(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -118,11 +121,33 @@ def parse_recorded_at(text: str) -> datetime | None:
         return None
 
 
+def latest_allowed(now: datetime | None = None) -> datetime:
+    """The latest ``recorded_at`` this machine accepts now: its clock plus ``MAX_CLOCK_SKEW``."""
+    return (now or datetime.now(timezone.utc)) + MAX_CLOCK_SKEW
+
+
+def future_problem(when: datetime, text: str, not_after: datetime) -> str:
+    """Why a time is refused as being in the future ("" when it is not)."""
+    if when <= not_after:
+        return ""
+    return (f"recorded at {text}, later than this machine's clock allows (at most "
+            f"{int(MAX_CLOCK_SKEW.total_seconds() // 60)} minutes ahead of it, until "
+            f"{not_after.strftime('%Y-%m-%dT%H:%M:%SZ')}): a time from the future is refused, since every later "
+            "event would have to carry it (check the sender's clock, or this one's)")
+
+
 def recorded_after(head_time: str) -> str:
-    """Now, or the head's time when this machine's clock is behind it (the chain never goes back)."""
+    """Now, or the head's time when this machine's clock is behind it (the chain never goes back); refused
+    when the head is further ahead than the skew allows (the write path never makes a far-future time)."""
+    from combatlog.errors import InvalidCommand
+
     now = now_iso()
     head = parse_recorded_at(head_time) if head_time else None
-    if head is not None and parse_recorded_at(now) < head:  # type: ignore[operator]
+    current = parse_recorded_at(now)
+    if head is not None and current < head:  # type: ignore[operator]
+        problem = future_problem(head, head_time, latest_allowed(current))
+        if problem:
+            raise InvalidCommand(f"the log's last event is {problem}")
         return head_time
     return now
 

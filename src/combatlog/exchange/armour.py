@@ -22,10 +22,13 @@ before anything is decompressed. The checksum proves nothing about who wrote
 the block (anyone can recompute it): the bundle inside is verified like any
 file (hashes, chain, signatures).
 
-Reading is bounded: at most ``MAX_BLOCKS`` blocks a message, ``MAX_PACKED``
-bytes of compressed data a block, and a declared ``Size`` of at most
-``MAX_BUNDLE_BYTES``; decompression stops one byte past the declared size, so a
-zip bomb costs nothing. Lines may carry email quote marks (``> ``, ``>> ``),
+Reading is bounded before any work: at most ``MAX_BLOCKS`` blocks a message,
+``MAX_PACKED`` bytes of compressed data a block, and a declared ``Size`` of at
+most ``MAX_BUNDLE_BYTES``. What all the blocks of one message inflate to is
+counted against one running budget (``MAX_MESSAGE_INFLATED``): a block whose
+declared size does not fit in what is left is refused before it is decoded, and
+decompression is streamed in chunks that stop one byte past the declared size,
+so neither a zip bomb nor many honest large blocks are ever held. Lines may carry email quote marks (``> ``, ``>> ``),
 indentation, and the Markdown fence or BBCode tags a forum post wraps them in.
 """
 
@@ -44,8 +47,10 @@ END = "-----END COMBATLOG BUNDLE-----"
 VERSION = "1"
 WIDTH = 64
 DOMAIN = b"combatlog-armour/v1\n"
-MAX_BUNDLE_BYTES = 256 << 20  # decompressed; a message carries a few rounds, not a campaign
-MAX_PACKED = 64 << 20  # compressed bytes in one block
+MAX_BUNDLE_BYTES = 64 << 20  # decompressed; a message carries a few rounds, not a campaign
+MAX_MESSAGE_INFLATED = 64 << 20  # what all the blocks of one message inflate to, together
+MAX_PACKED = 48 << 20  # compressed bytes in one block (a message is at most 64 MiB of base64)
+CHUNK = 1 << 20  # decompressed a chunk at a time
 MAX_BLOCKS = 64  # blocks in one message
 MAX_HEADER_LINES = 16
 _HEADER = re.compile(r"^([A-Z][A-Za-z-]{0,31}): ?(.{0,200})$")
@@ -87,10 +92,13 @@ def has_block(text: str) -> bool:
     return BEGIN in text
 
 
-def find_blocks(text: str, where: str) -> list[Block]:
-    """Every armoured block in ``text`` (a pasted message, an email body, a forum post), in order."""
+def find_blocks(text: str, where: str, budget: int = MAX_MESSAGE_INFLATED) -> list[Block]:
+    """Every armoured block in ``text`` (a pasted message, an email body, a forum post), in order.
+
+    ``budget``: the bytes all its blocks may inflate to together (at most ``MAX_MESSAGE_INFLATED``)."""
     lines = text.splitlines()
     blocks: list[Block] = []
+    left = [min(budget, MAX_MESSAGE_INFLATED)]  # bytes the blocks still to come may inflate to
     i = 0
     while i < len(lines):
         if BEGIN not in lines[i]:
@@ -100,7 +108,7 @@ def find_blocks(text: str, where: str) -> list[Block]:
             raise VerificationFailed(f"more than {MAX_BLOCKS} armoured blocks in one message", where=where)
         label = f"{where}, block {len(blocks) + 1} (line {i + 1})"
         try:
-            bundle, i = _read_block(lines, i, label)
+            bundle, i = _read_block(lines, i, label, left)
             blocks.append(Block(label, bundle, None))
         except VerificationFailed as exc:
             blocks.append(Block(label, None, exc))
@@ -115,7 +123,7 @@ def _strip(line: str) -> str:
     return _WRAPPERS.sub("", _PREFIX.sub("", line, count=1).strip()).strip()
 
 
-def _read_block(lines: list[str], start: int, where: str) -> tuple[bytes, int]:
+def _read_block(lines: list[str], start: int, where: str, budget: list[int]) -> tuple[bytes, int]:
     def bad(message: str) -> VerificationFailed:
         return VerificationFailed(message, where=where)
 
@@ -144,6 +152,10 @@ def _read_block(lines: list[str], start: int, where: str) -> tuple[bytes, int]:
     if size > MAX_BUNDLE_BYTES:
         raise bad(f"the bundle declares {size} bytes: a bundle in a message is at most {MAX_BUNDLE_BYTES} bytes "
                   "(send a file instead)")
+    if size > budget[0]:
+        raise bad(f"the bundle declares {size} bytes, more than the {budget[0]} left of this message's budget: "
+                  f"the blocks of one message inflate to at most {MAX_MESSAGE_INFLATED} bytes together, and an "
+                  "import reads at most 1 GiB of bundles (send the rest in another message, or a file)")
     data: list[str] = []
     packed_chars = 0
     checksum = None
@@ -178,19 +190,34 @@ def _read_block(lines: list[str], start: int, where: str) -> tuple[bytes, int]:
         raise bad("the data is not valid base64 (lines lost or altered)") from None
     if expected != _checksum(headers, packed):
         raise bad("the checksum does not match: the block was altered or lines were lost (ask for it again)")
-    return _inflate(packed, size, bad), i
+    del data
+    bundle = _inflate(packed, size, bad)
+    budget[0] -= len(bundle)
+    return bundle, i
 
 
 def _inflate(packed: bytes, size: int, bad) -> bytes:  # type: ignore[no-untyped-def]
-    """Decompress at most ``size`` bytes (one more to see a lie): a zip bomb stops here, cheaply."""
+    """Decompress at most ``size`` bytes (one more to see a lie), a chunk at a time: a zip bomb stops
+    here, cheaply, and nothing beyond the declared size is ever held."""
     inflater = zlib.decompressobj()
+    parts: list[bytes] = []
+    held = 0
+    pending = packed
     try:
-        out = inflater.decompress(packed, size + 1)
+        while not inflater.eof:
+            before = len(pending)
+            chunk = inflater.decompress(pending, min(CHUNK, size + 1 - held))
+            pending = inflater.unconsumed_tail
+            held += len(chunk)
+            parts.append(chunk)
+            if held > size:
+                raise bad(f"the data decompresses to more than the {size} bytes its Size header declares "
+                          "(refused before decompressing further)")
+            if not chunk and len(pending) == before:
+                break  # no progress: the input is used up before the end of the stream
     except zlib.error as exc:
         raise bad(f"the compressed data is damaged ({exc})") from None
-    if len(out) > size:
-        raise bad(f"the data decompresses to more than the {size} bytes its Size header declares "
-                  "(refused before decompressing further)")
+    out = b"".join(parts)
     if not inflater.eof:
         raise bad("the compressed data is cut short")
     if inflater.unused_data:

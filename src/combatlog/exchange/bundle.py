@@ -20,7 +20,7 @@ import msgspec
 
 from combatlog import ENGINE_VERSION
 from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
-from combatlog.events.canonical import canonical, is_canonical, sha256_hex
+from combatlog.events.canonical import canonical, is_canonical, line_size_problem, sha256_hex
 from combatlog.exchange.merge import MergeReport, SignerFor, check_against_superseded, keep_lost_branch, merge
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport
 from combatlog.events.core import CombatStarted, Forked
@@ -166,12 +166,18 @@ def export_lines(store: EventStore, meta: StreamMeta, since: int = 0) -> Iterabl
             yield row.body
 
 
-def export_file(store: EventStore, meta: StreamMeta, path: Path, since: int = 0) -> int:
+def export_file(store: EventStore, meta: StreamMeta, path: Path, since: int = 0,
+                progress: Callable[[int, int], None] | None = None) -> int:
+    """Write the bundle to ``path``; returns the number of events. ``progress(done, total)`` is told every
+    1,000 lines (the header counts as one)."""
     count = 0
+    total = store.head(meta.id).seq - since + 1 if progress is not None else 0
     with open(path, "wb") as out:
         for line in export_lines(store, meta, since):
             out.write(line + b"\n")
             count += 1
+            if progress is not None and (count % 1000 == 0 or count == total):
+                progress(count, total)
     return count - 1
 
 
@@ -191,7 +197,10 @@ def read_limited(path: Path, limit: int = MAX_FILE_BYTES, what: str = "a combat 
         if size > limit:
             raise VerificationFailed(f"{size} bytes: {what} is at most {limit} bytes", where=str(path))
         with open(path, "rb") as f:
-            data = f.read(limit + 1)  # the file may have grown since stat()
+            # the file may have grown since stat(); read() allocates what it is asked for up front
+            data = f.read(min(size, limit) + 1)
+            if len(data) > size and len(data) <= limit:
+                data += f.read(limit + 1 - len(data))
     except OSError as exc:
         raise NotFound(f"cannot read {path}: {exc.strerror}") from None
     if len(data) > limit:
@@ -199,10 +208,28 @@ def read_limited(path: Path, limit: int = MAX_FILE_BYTES, what: str = "a combat 
     return data
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def what_else(data: bytes, where: str) -> str:
+    """Why ``data`` is plainly not an export, before its shape is read ("" when it may be one): a
+    SQLite log given where an export was expected, or bytes that are not a JSON header line."""
+    if data.startswith(SQLITE_MAGIC):
+        db = "FILE" if " " in where else where  # standard input has no file name to give
+        return (f"this is a SQLite log, not an export: verify a combat stored in it with "
+                f"`combatlog --db {db} verify NAME` (`combatlog --db {db} list` names them)")
+    if not data.startswith(b"{") or b"\x00" in data[:4096]:
+        return "not a combatlog export (an export is JSON Lines text starting with its header line)"
+    return ""
+
+
 def read_bytes(data: bytes, where: str) -> tuple[Header, list[bytes]]:
     """The header and event lines of a bundle, its shape checked (the events are verified later)."""
     if len(data) > MAX_FILE_BYTES:
         raise VerificationFailed(f"{len(data)} bytes: a combat file is at most {MAX_FILE_BYTES} bytes", where=where)
+    not_export = what_else(data, where)
+    if not_export:
+        raise VerificationFailed(not_export, where=where)
     if not data.endswith(b"\n"):
         raise VerificationFailed("the file does not end with a newline (truncated?)", where=where)
     lines = data[:-1].split(b"\n")
@@ -313,9 +340,11 @@ def verify_lines(header: Header, lines: list[bytes], path: Path | str, *, base: 
 
 
 def verify_file(path: Path, store: EventStore | None = None, *, strict_rules: bool = True,
-                progress: Progress | None = None, wiring: Wiring | None = None) -> VerifyReport:
+                progress: Progress | None = None, wiring: Wiring | None = None,
+                data: bytes | None = None) -> VerifyReport:
+    """Verify an export file, or ``data`` already read (standard input) named by ``path``."""
     wiring = wiring or standard()
-    header, lines = read_file(path)
+    header, lines = read_file(path) if data is None else read_bytes(data, str(path))
     base, base_meta = _base_from_store(store, header, str(path)) if store is not None else (None, None)
     if header.since and base is None:
         raise InvalidCommand(f"{path} is an incremental bundle; verify it against a log with --db")
@@ -481,6 +510,9 @@ def _check_lost_branch(store: EventStore, meta: StreamMeta, header: Header, line
     prev, seq = header.base_hash, header.since
     for i, line in enumerate(lines, start=2):
         at = f"{where}:{i}"
+        too_large = line_size_problem(line)
+        if too_large:  # evidence obeys the event size limit as the log does
+            raise VerificationFailed(too_large, where=at)
         if not is_canonical(line):
             raise VerificationFailed("not the canonical JSON of an event", where=at)
         try:

@@ -25,7 +25,11 @@ def held_for(store: EventStore, meta: StreamMeta) -> list[dict[str, object]]:
                 have = store.head(held.waits_on).seq
             except CombatlogError:
                 have = 0
-            waiting = f"#{have + 1}-#{held.since}" if have + 1 < held.since else f"#{held.since}"
+            if have >= held.since:  # its base is here as another event: dropped at the next import
+                waiting = (f"nothing: this log holds another #{held.since} (superseded; the next import of "
+                           f"{name} drops it)")
+            else:
+                waiting = f"#{have + 1}-#{held.since}" if have + 1 < held.since else f"#{held.since}"
         out.append({"events": events, "since": held.since, "head_seq": held.head_seq, "waiting_for": waiting,
                     "source": held.source, "received_at": held.received_at})
     return out

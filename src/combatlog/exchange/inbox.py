@@ -9,17 +9,22 @@ rests on are here: a bundle of #8-#12 that arrives before #4-#7 is held
 what it waits for (``held.held_for``).
 
 What is held is checked first for everything that can be checked without the
-events before it: the header, and each line's canonical form, hash and chain
-link (so garbage is refused at once, not kept). Signatures, dice and the rules
-are checked when it is applied. A combat holds at most ``MAX_HELD`` bundles of
-at most ``MAX_HELD_BYTES`` in all. A bundle of a combat this log does not have at
-all is refused, not held (import the full export first): nothing waits on a
-combat nobody here has accepted.
+events before it: the header, each line's size, canonical form, hash and chain
+link, and, in a combat with pinned players, each event's signature by a pinned
+player (with the keys its genesis pins): garbage, and anything from a
+non-player, is refused at once, not kept. A bundle with no events is never
+held. Dice and the rules are checked when it is applied. A combat holds at most
+``MAX_HELD`` bundles of at most ``MAX_HELD_BYTES`` in all, and at most
+``MAX_HELD_PER_SENDER`` from one sender (the signer of a bundle's last event),
+so one player cannot crowd out the others' early bundles. A bundle of a combat
+this log does not have at all is refused, not held (import the full export
+first): nothing waits on a combat nobody here has accepted.
 
 A refusal changes nothing: a bundle is applied all or nothing, and one that is
 refused is not held. A held bundle that is refused once its predecessor has
 arrived (it diverges, or does not verify) is dropped from the store, with the
-error reported.
+error reported; one whose base this log now holds as another event (superseded
+by a merge, or by moves made here) is dropped the same way, saying so.
 """
 
 from __future__ import annotations
@@ -32,8 +37,8 @@ from pathlib import Path
 import msgspec
 
 from combatlog.errors import CombatlogError, Diverged, NotFound, VerificationFailed
-from combatlog.events.canonical import is_canonical
-from combatlog.events.envelope import decode_envelope
+from combatlog.events.canonical import is_canonical, line_size_problem
+from combatlog.events.envelope import decode_envelope, future_problem, latest_allowed, parse_recorded_at
 from combatlog.exchange.bundle import Header, ImportReport, Progress, Waiting, base_stream, import_bundle, read_bytes
 from combatlog.exchange.merge import SignerFor
 from combatlog.exchange.sources import Incoming
@@ -42,6 +47,7 @@ from combatlog.wiring import Wiring
 
 MAX_HELD = 64  # bundles held for one combat
 MAX_HELD_BYTES = 64 << 20  # their bytes, together
+MAX_HELD_PER_SENDER = 16  # bundles held for one combat from one sender (the signer of the last event)
 
 
 @dataclass
@@ -133,6 +139,10 @@ def receive(store: EventStore, incoming: list[Incoming], *, name: str | None = N
         for cand in list(pool):
             result = _try(store, cand, name=name, strict_rules=strict_rules, progress=progress, wiring=wiring,
                           signer_for=signer_for)
+            if result is not None and cand.held is not None and isinstance(result.error, Diverged):
+                result.error = VerificationFailed(
+                    f"a held bundle ({result.seqs}) was dropped: it rests on #{cand.header.since}, and this log "
+                    f"now holds another #{cand.header.since} (superseded; {result.error})", where=cand.where)
             if result is None:
                 continue  # still waiting
             pool.remove(cand)
@@ -178,8 +188,10 @@ def _hold(store: EventStore, cand: _Candidate) -> Outcome:
     if cand.held is not None:  # held already: it stays
         return Outcome(cand.where, "still_held", header.name, seqs_of(header), waiting=text)
     try:
-        _check_shape(header, cand.lines, cand.where)
-        _check_room(store, meta, len(cand.data), cand.where)
+        if not cand.lines:
+            raise VerificationFailed("the bundle holds no events: there is nothing to hold", where=cand.where)
+        sender = _check_shape(store, header, cand.lines, cand.where)
+        _check_room(store, meta, len(cand.data), sender, cand.where)
     except CombatlogError as exc:
         return Outcome(cand.where, "refused", header.name, seqs_of(header), error=exc)
     held = HeldBundle(digest=cand.digest, stream=header.stream, waits_on=meta.id, since=header.since,
@@ -188,13 +200,22 @@ def _hold(store: EventStore, cand: _Candidate) -> Outcome:
     return Outcome(cand.where, status, header.name, seqs_of(header), waiting=text)
 
 
-def _check_shape(header: Header, lines: list[bytes], where: str) -> None:
-    """What can be checked of a bundle without the events it rests on: each line's bytes, hash and link."""
+def _check_shape(store: EventStore, header: Header, lines: list[bytes], where: str) -> str:
+    """What can be checked of a bundle without the events it rests on: each line's size, bytes, hash and
+    link, and its signature by a pinned player. Returns the sender (the actor of the last event)."""
+    from combatlog.trust.track import TrustViolation
+
+    checker = _signatures_of(store, header)
     prev = header.base_hash
     seq = header.since
     ids = {seg.id for seg in header.segments}
+    actor = ""
+    not_after = latest_allowed()
     for i, line in enumerate(lines, start=2):
         at = f"{where}:{i}"
+        too_large = line_size_problem(line)
+        if too_large:
+            raise VerificationFailed(too_large, where=at)
         if not is_canonical(line):
             raise VerificationFailed("not the canonical JSON of an event (the line was altered or is not an event)",
                                      where=at)
@@ -206,16 +227,56 @@ def _check_shape(header: Header, lines: list[bytes], where: str) -> None:
         if env.seq != seq or env.prev != prev or env.computed_hash() != env.hash or env.stream not in ids:
             raise VerificationFailed(f"seq {env.seq}: the event does not hash or chain as its place in the bundle "
                                      "needs (altered)", where=at)
-        prev = env.hash
+        when = parse_recorded_at(env.recorded_at)
+        if when is not None and when > not_after:
+            raise VerificationFailed(f"seq {env.seq}: " + future_problem(when, env.recorded_at, not_after), where=at)
+        if checker is not None:
+            try:
+                checker._signatures(env)
+            except TrustViolation as exc:
+                raise VerificationFailed(f"not held: {exc.message}", where=at) from None
+        prev, actor = env.hash, env.actor
     if lines and prev != header.head_hash:
         raise VerificationFailed("the events do not end at the head the header announces", where=where)
+    return actor
 
 
-def _check_room(store: EventStore, meta: StreamMeta, size: int, where: str) -> None:
+def _signatures_of(store: EventStore, header: Header):  # type: ignore[no-untyped-def]
+    """A signature checker with the keys the combat's genesis (here) pins; None when it pins none."""
+    from combatlog.projections.fold import state_at
+    from combatlog.trust.track import TrustChecker
+
+    root = store.get_stream(header.segments[0].id)
+    genesis = state_at(store, root, 1).core.genesis if root is not None else None
+    if genesis is None or not genesis.players:
+        return None  # a combat without pinned players: nobody signs, and nobody is a non-player
+    return TrustChecker.from_genesis(genesis)
+
+
+def _check_room(store: EventStore, meta: StreamMeta, size: int, sender: str, where: str) -> None:
     held = store.held_bundles(meta.id)
     if len(held) >= MAX_HELD or sum(len(h.body) for h in held) + size > MAX_HELD_BYTES:
         raise VerificationFailed(f"{meta.name} already holds {len(held)} bundles waiting for earlier events (at most "
                                  f"{MAX_HELD}, {MAX_HELD_BYTES} bytes): import the missing bundles first", where=where)
+    if sender:
+        mine = sum(1 for h in held if _sender_of(h.body) == sender)
+        if mine >= MAX_HELD_PER_SENDER:
+            raise VerificationFailed(f"{meta.name} already holds {mine} bundles from {sender} waiting for earlier "
+                                     f"events (at most {MAX_HELD_PER_SENDER} from one sender): import the missing "
+                                     "bundles first", where=where)
+
+
+class _Actor(msgspec.Struct):
+    actor: str = ""
+
+
+def _sender_of(body: bytes) -> str:
+    """The actor of a held bundle's last event (it was checked, signature included, when it was held)."""
+    last = body.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    try:
+        return msgspec.json.decode(last, type=_Actor).actor
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return ""
 
 
 def _held_of(store: EventStore, roots: set[str]) -> list[HeldBundle]:

@@ -116,7 +116,61 @@ def is_yours(who: str, player: str) -> bool:
 def mail_body(store: EventStore, meta: StreamMeta, player: str, *, since: int, fmt: str = "text",
               extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None, acknowledged: bool = True,
               mine: Iterable[Todo] | None = None) -> str:
-    """The message for ``player``: everything after ``since``, their view, their decisions, the bundle.
+    """The message for ``player``: everything after ``since``, their view, their decisions, the bundle
+    (the arguments: ``_compose``)."""
+    if fmt not in FORMATS:
+        raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
+    message = _compose(store, meta, player, since=since, extra=extra, known=known, acknowledged=acknowledged,
+                       mine=mine)
+    return message.doc.render(fmt, message.block)
+
+
+def mail_json(store: EventStore, meta: StreamMeta, player: str, *, since: int, fmt: str = "text",
+              extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None, acknowledged: bool = True,
+              mine: Iterable[Todo] | None = None) -> dict[str, object]:
+    """The same message as structured parts (``mail --json``, docs/guide.md "JSON output"): the sections
+    as the body tells them, the decisions with their command lines, the armoured bundle, and the body."""
+    if fmt not in FORMATS:
+        raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
+    m = _compose(store, meta, player, since=since, extra=extra, known=known, acknowledged=acknowledged, mine=mine)
+    sections: list[dict[str, object]] = []
+    for kind, value in m.doc.parts:
+        if kind == "title":
+            continue
+        if kind == "heading" or not sections:
+            sections.append({"heading": value if kind == "heading" else "", "parts": []})
+            if kind == "heading":
+                continue
+        part: dict[str, object] = {"kind": kind}
+        if kind == "items":
+            part["items"] = [{"text": text, "details": subs, "commands": commands}
+                             for text, subs, commands in value]  # type: ignore[attr-defined]
+        else:
+            part["text"] = value
+        sections[-1]["parts"].append(part)  # type: ignore[attr-defined]
+    return {"stream": meta.name, "id": meta.id, "for": player, "format": fmt, "since": since,
+            "head_seq": m.head_seq, "subject": m.doc.parts[0][1], "sections": sections,
+            "yours": [_todo_json(t) for t in m.mine], "others": [_todo_json(t) for t in m.others],
+            "bundle": m.block, "body": m.doc.render(fmt, m.block)}
+
+
+def _todo_json(t: Todo) -> dict[str, object]:
+    return {"who": t.who, "what": t.what, "rule": t.rule, "options": list(t.options), "commands": list(t.commands)}
+
+
+@dataclass
+class _Message:
+    doc: _Doc
+    block: str
+    head_seq: int
+    mine: list[Todo]
+    others: list[Todo]
+
+
+def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, extra: Iterable[Todo] = (),
+             known: Callable[[str], bool] | None = None, acknowledged: bool = True,
+             mine: Iterable[Todo] | None = None) -> _Message:
+    """The message for ``player``, in parts: everything after ``since``, their view, their decisions, the bundle.
 
     ``extra`` adds what the trust layer knows they owe (sealed steps, an acknowledgement); ``known``
     says whether a command line names a real command (the CLI's own tree), so no hint misleads.
@@ -124,8 +178,6 @@ def mail_body(store: EventStore, meta: StreamMeta, player: str, *, since: int, f
     ``mine``, when given, is what the player must decide now with complete command lines (``status --mine``):
     it replaces the ruleset's pending entries that name the player.
     """
-    if fmt not in FORMATS:
-        raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
     head = state_at(store, meta)
     ruleset, state = head.ruleset, head.state
     head_seq = head.core.head_seq
@@ -173,20 +225,20 @@ def mail_body(store: EventStore, meta: StreamMeta, player: str, *, since: int, f
             # another's call: shown, not offered (where the ruleset knows who plays what, a command with
             # --as YOU for another player's character would mislead; freeform has no owners to tell)
             todo.commands = []
-    mine = [t for t in todos if t.yours]
+    yours = [t for t in todos if t.yours]
     others = [t for t in todos if not t.yours]
     doc.heading("What you must decide now")
-    if not mine:
+    if not yours:
         doc.para("Nothing is addressed to you by name." + (" The combat waits for:" if others else ""))
-    doc.items([_todo_item(t) for t in mine])
-    if others and mine:
+    doc.items([_todo_item(t) for t in yours])
+    if others and yours:
         doc.para("The combat also waits for:")
     doc.items([_todo_item(t) for t in others])
     doc.heading("The bundle")
     doc.para("Save this message (or copy it) and run `combatlog import FILE`, or `combatlog import -` and paste "
              "it. The block holds the events themselves, signed; the text above is for reading and proves nothing.")
     first_seq, last_seq = since + 1, head_seq
-    return doc.render(fmt, armour(bundle, combat=meta.name, first=first_seq, last=last_seq))
+    return _Message(doc, armour(bundle, combat=meta.name, first=first_seq, last=last_seq), head_seq, yours, others)
 
 
 def _todo_item(t: Todo) -> tuple[str, list[str], list[str]]:

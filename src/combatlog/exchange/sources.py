@@ -13,7 +13,11 @@ people (``mail.eml, block 2 (line 40)``):
 
 Nothing here is trusted: sizes are bounded before reading (``MAX_MESSAGE_BYTES``
 a message, ``MAX_FILE_BYTES`` an export, ``MAX_INBOX_FILES`` files a folder,
-``MAX_PARTS`` parts an email), and every bundle is verified by the importer.
+``MAX_PARTS`` parts an email), what the armoured blocks of one message inflate
+to is one running budget (``armour.MAX_MESSAGE_INFLATED``, across all the text
+parts of an email), and all the bundles of one import together hold at most
+``MAX_IMPORT_BYTES`` (a ``Budget`` shared by its inputs): past it, an input is
+refused before it is read. Every bundle is verified by the importer.
 """
 
 from __future__ import annotations
@@ -25,13 +29,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from combatlog.errors import CombatlogError, InvalidCommand, NotFound, VerificationFailed
-from combatlog.exchange.armour import find_blocks, has_block
+from combatlog.exchange.armour import MAX_MESSAGE_INFLATED, find_blocks, has_block
 from combatlog.exchange.bundle import MAX_FILE_BYTES, read_limited
 
 MAX_MESSAGE_BYTES = 64 << 20  # a pasted message or a saved email
 MAX_INBOX_FILES = 1000
 MAX_PARTS = 200  # MIME parts of one email
 MAX_DEPTH = 16  # multipart nesting
+MAX_IMPORT_BYTES = MAX_FILE_BYTES  # the bundles of one import, together (files, blocks inflated, attachments)
 STDIN = "-"
 _MAIL_HEADER = re.compile(rb"^(?:From|To|Subject|Date|Message-ID|MIME-Version|Content-Type|Received|Return-Path|"
                           rb"Delivered-To|Reply-To|X-[A-Za-z0-9-]+)[ \t]*:", re.IGNORECASE)
@@ -45,6 +50,21 @@ class Incoming:
     proof: Path  # an equivocation proof is written beside this path
     data: bytes | None  # the bundle's bytes (JSON Lines)
     error: CombatlogError | None = None
+    inflated: bool = False  # from an armoured block (counted against the budget as it was inflated)
+
+
+class Budget:
+    """The bytes of bundles one import may still hold: counted as they are read or inflated."""
+
+    def __init__(self, limit: int = MAX_IMPORT_BYTES) -> None:
+        self.left = limit
+
+    def spend(self, size: int) -> None:
+        self.left = max(0, self.left - size)
+
+    def refusal(self, where: str) -> VerificationFailed:
+        return VerificationFailed(f"the bundles of one import hold at most {MAX_IMPORT_BYTES} bytes together: "
+                                  "this input is past that (import it in another run)", where=where)
 
 
 def inbox_files(folder: Path) -> list[Path]:
@@ -62,25 +82,47 @@ def inbox_files(folder: Path) -> list[Path]:
     return files
 
 
-def read_input(name: str, stdin: Callable[[], BinaryIO] | None = None) -> list[Incoming]:
-    """The bundles in one input: a path, or ``-`` for standard input (``stdin()`` gives it, as bytes)."""
+def read_input(name: str, stdin: Callable[[], BinaryIO] | None = None,
+               budget: Budget | None = None) -> list[Incoming]:
+    """The bundles in one input: a path, or ``-`` for standard input (``stdin()`` gives it, as bytes).
+
+    ``budget``: shared by the inputs of one import (each input alone may hold ``MAX_IMPORT_BYTES``)."""
+    budget = budget if budget is not None else Budget()
+    limit = min(MAX_FILE_BYTES, budget.left)
     if name == STDIN:
         if stdin is None:
             raise InvalidCommand("- names standard input, which is not available here")
-        data = stdin().read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            return [Incoming("standard input", Path("stdin"), None, VerificationFailed(
-                f"more than {MAX_FILE_BYTES} bytes on standard input", where="standard input"))]
-        return list(_bundles_in(data, "standard input", Path("stdin"), suffix=""))
+        data = stdin().read(limit + 1)
+        if len(data) > limit:
+            error = budget.refusal("standard input") if limit < MAX_FILE_BYTES else VerificationFailed(
+                f"more than {MAX_FILE_BYTES} bytes on standard input", where="standard input")
+            return [Incoming("standard input", Path("stdin"), None, error)]
+        return _counted(_bundles_in(data, "standard input", Path("stdin"), suffix="", budget=budget), budget)
     path = Path(name)
     try:
         if path.is_file() and path.stat().st_size > MAX_MESSAGE_BYTES and not _starts_like_export(path):
             raise VerificationFailed(f"{path.stat().st_size} bytes: a message is at most {MAX_MESSAGE_BYTES} bytes "
                                      "(an export file may be larger)", where=name)
-        data = read_limited(path)
+        if path.is_file() and path.stat().st_size > limit and limit < MAX_FILE_BYTES:
+            raise budget.refusal(name)
+        data = read_limited(path, limit)
     except CombatlogError as exc:
         return [Incoming(name, path, None, exc)]
-    return list(_bundles_in(data, name, path, suffix=path.suffix.lower()))
+    return _counted(_bundles_in(data, name, path, suffix=path.suffix.lower(), budget=budget), budget)
+
+
+def _counted(found: Iterator[Incoming], budget: Budget) -> list[Incoming]:
+    """The bundles of an input, refused past the import's budget (an export file or an attachment
+    is counted here; inflated blocks were counted as they were inflated)."""
+    out = []
+    for item in found:
+        if item.data is not None and not item.inflated:
+            if len(item.data) > budget.left:
+                item = Incoming(item.where, item.proof, None, budget.refusal(item.where))
+            else:
+                budget.spend(len(item.data))
+        out.append(item)
+    return out
 
 
 def _starts_like_export(path: Path) -> bool:
@@ -91,7 +133,7 @@ def _starts_like_export(path: Path) -> bool:
         return False
 
 
-def _bundles_in(data: bytes, where: str, proof: Path, *, suffix: str) -> Iterator[Incoming]:
+def _bundles_in(data: bytes, where: str, proof: Path, *, suffix: str, budget: Budget) -> Iterator[Incoming]:
     if data[:1] == b"{" or suffix == ".jsonl":  # an export file: the importer says what is wrong with it
         yield Incoming(where, proof, data)
         return
@@ -100,11 +142,12 @@ def _bundles_in(data: bytes, where: str, proof: Path, *, suffix: str) -> Iterato
             f"{len(data)} bytes: a message is at most {MAX_MESSAGE_BYTES} bytes", where=where))
         return
     if suffix == ".eml" or _MAIL_HEADER.match(data.lstrip(b"\r\n")[:200]):
-        found = list(_email_bundles(data, where, proof))
+        message = _Message(budget)
+        found = list(_email_bundles(data, where, proof, message))
         if not found:  # text that only looked like an email (a pasted message starting "Subject: ...")
-            found = list(_text_bundles(_decode_text(data), where, proof))
+            found = list(_text_bundles(_decode_text(data), where, proof, message))
     else:
-        found = list(_text_bundles(_decode_text(data), where, proof))
+        found = list(_text_bundles(_decode_text(data), where, proof, _Message(budget)))
     if not found:
         yield Incoming(where, proof, None, InvalidCommand(
             f"{where}: no combatlog bundle found (neither an export file nor a message with a "
@@ -119,14 +162,25 @@ def _decode_text(data: bytes, charset: str = "utf-8") -> str:
         return data.decode("utf-8", errors="replace")
 
 
-def _text_bundles(text: str, where: str, proof: Path) -> Iterator[Incoming]:
-    blocks = find_blocks(text, where) if has_block(text) else []
+class _Message:
+    """What the blocks of one message may still inflate to: one running budget for all its text parts."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.left = min(MAX_MESSAGE_INFLATED, budget.left)
+
+
+def _text_bundles(text: str, where: str, proof: Path, message: _Message) -> Iterator[Incoming]:
+    blocks = find_blocks(text, where, message.left) if has_block(text) else []
+    inflated = sum(len(b.bundle) for b in blocks if b.bundle is not None)
+    message.left -= inflated
+    message.budget.spend(inflated)
     for n, block in enumerate(blocks, start=1):
         path = proof if len(blocks) == 1 else proof.with_name(f"{proof.name}-{n}")
-        yield Incoming(block.where, path, block.bundle, block.error)
+        yield Incoming(block.where, path, block.bundle, block.error, inflated=True)
 
 
-def _email_bundles(data: bytes, where: str, proof: Path) -> Iterator[Incoming]:
+def _email_bundles(data: bytes, where: str, proof: Path, message: _Message) -> Iterator[Incoming]:
     """Armoured blocks in an email's text parts, and exports attached to it."""
     import email
     import email.policy
@@ -151,9 +205,10 @@ def _email_bundles(data: bytes, where: str, proof: Path) -> Iterator[Incoming]:
     except VerificationFailed as exc:
         yield Incoming(where, proof, None, exc)
         return
-    found = [b for subtype, text in texts if subtype != "html" for b in _text_bundles(text, where, proof)]
+    found = [b for subtype, text in texts if subtype != "html" for b in _text_bundles(text, where, proof, message)]
     if not found:  # an HTML-only message: its text, tags removed
-        found = [b for subtype, text in texts if subtype == "html" for b in _text_bundles(_html_text(text), where, proof)]
+        found = [b for subtype, text in texts if subtype == "html"
+                 for b in _text_bundles(_html_text(text), where, proof, message)]
     yield from found
     for name, payload in attachments:
         label = f"{where}, attachment {name}"

@@ -21,11 +21,9 @@ from combatlog.dice.derive import derive_faces, seed_commitment
 from combatlog.dice.notation import parse_dice
 from combatlog.dice.port import LABEL_PATTERN, SCHEMES
 from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
-from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, is_canonical
-
-MAX_LINE_BYTES = MAX_EVENT_BYTES + 64 * 1024  # the payload, its envelope and a few signatures
+from combatlog.events.canonical import MAX_DEPTH, MAX_LINE_BYTES, is_canonical, line_size_problem  # noqa: F401
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
-from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, parse_recorded_at
+from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, future_problem, latest_allowed, parse_recorded_at
 from combatlog.exchange.redecide import Redecider
 from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
@@ -85,6 +83,7 @@ class ChainVerifier:
         self.prev = self.folded.core.head_hash or GENESIS_PREV
         self._last_time_text = self.folded.core.head_time
         self._last_time = parse_recorded_at(self._last_time_text) if self._last_time_text else None
+        self._not_after = latest_allowed()  # this machine's clock plus the allowed skew
         self.first_seq = self.expected_seq
         self.count = 0
         self.strict_rules = strict_rules
@@ -115,8 +114,9 @@ class ChainVerifier:
         return self.segments[-1]
 
     def feed(self, body: bytes, where: str) -> Recorded:
-        if len(body) > MAX_LINE_BYTES:
-            self.fail(where, f"a line of {len(body)} bytes: an event is at most {MAX_EVENT_BYTES} bytes")
+        too_large = line_size_problem(body)
+        if too_large:
+            self.fail(where, too_large)
         if not is_canonical(body):
             self.fail(where, "not the canonical JSON of an event (the line was altered or is not an event; "
                              f"values nest at most {MAX_DEPTH} levels, numbers are whole within +-2**53)")
@@ -139,6 +139,8 @@ class ChainVerifier:
         if when is None:
             self.fail(where, f"seq {env.seq}: recorded_at {env.recorded_at!r} is not an RFC 3339 UTC time "
                              "(YYYY-MM-DDTHH:MM:SS[.ffffff]Z)")
+        if when > self._not_after:  # type: ignore[operator]
+            self.fail(where, f"seq {env.seq}: " + future_problem(when, env.recorded_at, self._not_after))  # type: ignore[arg-type]
         if self._last_time is not None and when < self._last_time:  # type: ignore[operator]
             self.fail(where, f"seq {env.seq}: recorded at {env.recorded_at}, before the event it follows "
                              f"({self._last_time_text}): times never go backwards along the chain")

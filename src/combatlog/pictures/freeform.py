@@ -6,7 +6,7 @@ from typing import Any
 
 from combatlog.pictures.scene import Scene
 from combatlog.pictures.common import (
-    MARGIN, WIDTH, canvas_for, heading, hp_bar, numbered, pending_list, sealed_strip, section, tag_row,
+    MARGIN, canvas_for, heading, hp_bar, numbered, pending_list, sealed_strip, section, tag_row,
 )
 from combatlog.pictures.svg import INK, MUTED, Canvas
 

@@ -182,6 +182,8 @@ def save_snapshot(store: EventStore, meta: StreamMeta, folded: Folded) -> None:
 
 def state_at(store: EventStore, meta: StreamMeta, seq: int | None = None, *, use_snapshots: bool = True) -> Folded:
     """The fold of ``meta``'s history up to ``seq`` (the head when None)."""
+    if seq is not None and seq < 1:
+        raise InvalidCommand(f"seq numbers start at 1 (#1 creates {meta.name}); {seq} is before the combat")
     ruleset = load_ruleset(meta.ruleset)
     start: Folded | None = None
     from_seq = 1
@@ -205,5 +207,12 @@ def round_end(folded: Folded, round_no: int) -> int:
     """The seq of the last event of round ``round_no``."""
     if round_no not in folded.core.round_last:
         known = sorted(r for r in folded.core.round_last if r > 0)
-        raise NotFound(f"no round {round_no} in {folded.core.name} (rounds: {known or 'none yet'})")
+        if not known:
+            rounds = "no round yet"
+        elif known == list(range(1, known[-1] + 1)):
+            rounds = f"rounds so far: 1 to {known[-1]}" if len(known) > 1 else "so far round 1"
+        else:
+            rounds = "rounds so far: " + ", ".join(map(str, known))
+        raise NotFound(f"no round {round_no} in {folded.core.name} (round 0 is the set-up before round 1; "
+                       f"{rounds})")
     return folded.core.round_last[round_no]

@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from combatlog.errors import InvalidCommand, NotFound
 from combatlog.events.core import DiceRolled
 from combatlog.events.envelope import Recorded
 from combatlog.projections.fold import Folded, history, round_end, state_at
@@ -72,6 +73,28 @@ def round_range(store: EventStore, meta: StreamMeta, round_no: int) -> tuple[int
     return head.core.round_first[round_no], last
 
 
+def seq_window(name: str, head_seq: int, lo: int | None, hi: int | None) -> tuple[int, int | None]:
+    """``--from``/``--to`` checked against the log: seqs start at 1, the window is not empty and
+    ends within the log, so a replay never prints nothing without saying why."""
+    if lo is not None and hi is not None and lo > hi:
+        raise InvalidCommand(f"--from {lo} is after --to {hi}: nothing to replay (give --from <= --to)")
+    for option, seq in (("--from", lo), ("--to", hi)):
+        if seq is not None and seq < 1:
+            raise InvalidCommand(f"{option} {seq}: seq numbers start at 1 (#1 creates {name})")
+        if seq is not None and seq > head_seq:
+            raise NotFound(f"{option} {seq}: {name} has no event {seq} (its last is {head_seq})")
+    return lo or 1, hi
+
+
+def no_steps(name: str, round_no: int | None, lo: int, hi: int) -> str:
+    """What ``explain`` says when nothing in its range derived a step (instead of printing nothing)."""
+    if round_no == 0:
+        return (f"round 0 of {name} is the set-up before round 1 (#{lo}-#{hi}): its events derive no steps; "
+                f"`combatlog log {name}` lists them")
+    where = f"round {round_no}" if round_no is not None else "the log"
+    return f"nothing in {where} of {name} (#{lo}-#{hi}) derived a step; `combatlog log {name}` lists its events"
+
+
 def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None) -> list[dict[str, Any]]:
     head = state_at(store, meta)
     ruleset = head.ruleset
@@ -102,13 +125,14 @@ def dice_ledger(store: EventStore, meta: StreamMeta) -> dict[str, Any]:
         s = stats.setdefault(ev.by or "?", {"rolls": 0, "dice": 0, "by_sides": {}})
         s["rolls"] += 1
         s["dice"] += ev.count
-        side = s["by_sides"].setdefault(str(ev.sides), {"dice": 0, "sum": 0, "max": 0, "min": 0})
+        side = s["by_sides"].setdefault(str(ev.sides), {"dice": 0, "sum": 0, "top_faces": 0, "ones": 0})
         side["dice"] += ev.count
         side["sum"] += sum(ev.faces)
-        side["max"] += sum(1 for f in ev.faces if f == ev.sides)
-        side["min"] += sum(1 for f in ev.faces if f == 1)
+        side["top_faces"] += sum(1 for f in ev.faces if f == ev.sides)  # dice showing their highest face
+        side["ones"] += sum(1 for f in ev.faces if f == 1)
     for s in stats.values():
         for sides, side in s["by_sides"].items():
+            side["max"], side["min"] = side["top_faces"], side["ones"]  # the old names, until the next release
             # mean in hundredths, as an int: the JSON contract carries no floats
             side["mean_x100"] = round(100 * side["sum"] / side["dice"]) if side["dice"] else 0
             side["expected_mean_x100"] = round(100 * (int(sides) + 1) / 2)

@@ -52,6 +52,10 @@ class Response:
     headers: dict[str, str] = field(default_factory=dict)
 
     def json(self) -> Any:
+        from combatlog.events.canonical import depth_problem
+
+        if depth_problem(self.body):  # the server is not trusted: no parser recurses into its answer
+            return None
         try:
             return json.loads(self.body)
         except ValueError:

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from combatlog.errors import Unavailable
+from combatlog.events.canonical import depth_problem
 from combatlog.remote import protocol as p
 from combatlog.remote.client import Client, Response, _opener, find, pull
 from combatlog.store.base import EventStore
@@ -101,6 +102,8 @@ def follow(store: EventStore, client: Client, ref: str, seconds: float | None,
                         shown = head
                 elif kind == "end":
                     try:
+                        if depth_problem(data):
+                            raise ValueError("nested too deep")
                         told = json.loads(data).get("head_seq")
                     except (ValueError, AttributeError):
                         told = None

@@ -110,5 +110,9 @@ def load_allow_keys(path: Path) -> frozenset[bytes]:
 def serve(config: Config, host: str, port: int) -> None:
     import uvicorn
 
+    # X-Forwarded-For is believed only from the proxies named (uvicorn's own default would trust any
+    # client on 127.0.0.1, and so the per-address limits would trust whatever such a client claims)
+    trusted = config.forwarded_allow_ips
     uvicorn.run(build_app(config), host=host, port=port, log_level="warning", access_log=False,
-                server_header=False, timeout_graceful_shutdown=2)
+                server_header=False, timeout_graceful_shutdown=2, proxy_headers=bool(trusted),
+                forwarded_allow_ips=trusted or None)

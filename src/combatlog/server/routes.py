@@ -40,6 +40,9 @@ class Config:
     burst: int = 60
     stream_seconds: float = 60.0  # the longest an event stream stays open
     max_streams: int = 100
+    max_streams_per_address: int = 8  # one reader cannot hold every slot
+    max_streams_per_combat: int = 50  # nor can the readers of one combat
+    forwarded_allow_ips: str = ""  # proxies whose X-Forwarded-For is believed (uvicorn's option); "": none
     poll_seconds: float | None = None  # event streams re-read heads this often; None: 0.5 s, 5 s beside LISTEN
     proof_dir: Path = field(default_factory=lambda: Path("."))  # where a refused equivocation's proof would go
 
@@ -61,7 +64,8 @@ class Api:
         self.config, self.worker, self.notifier = config, worker, notifier
         self.by_address = RateLimiter(config.rate, config.burst)
         self.by_key = RateLimiter(config.rate, config.burst)
-        self.streams: dict[int, float] = {}  # open event streams: number -> when they end at the latest
+        # open event streams: number -> (when they end at the latest, client address, combat)
+        self.streams: dict[int, tuple[float, str, str]] = {}
         self.stream_count = 0
 
     # -- the request, before any store work ----------------------------------------------------
@@ -317,15 +321,29 @@ class Api:
         # generator ends, or at the latest until their deadline: a stream whose client vanished before
         # it started is never counted for longer than its time.
         now = time.monotonic()
-        self.streams = {n: end for n, end in self.streams.items() if end > now}
-        if len(self.streams) >= self.config.max_streams:
-            raise ApiError(503, "busy", "too many event streams are open; try again later",
-                           headers={"Retry-After": "5"})
+        self.streams = {n: s for n, s in self.streams.items() if s[0] > now}
+        self._stream_room(call.address, combat_id)
         self.stream_count += 1
-        self.streams[self.stream_count] = now + seconds + 1
+        self.streams[self.stream_count] = (now + seconds + 1, call.address, combat_id)
         return StreamingResponse(self._sse(self.stream_count, combat_id, since, now + seconds),
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    def _stream_room(self, address: str, combat_id: str) -> None:
+        """Refuse a stream past the caps: on the server, per client address, per combat (503 busy)."""
+        mine = sum(1 for _, a, _c in self.streams.values() if a == address)
+        theirs = sum(1 for _, _a, c in self.streams.values() if c == combat_id)
+        if mine >= self.config.max_streams_per_address:
+            why = (f"this address ({address}) has {mine} event streams open (at most "
+                   f"{self.config.max_streams_per_address} per address): close one first")
+        elif theirs >= self.config.max_streams_per_combat:
+            why = (f"this combat has {theirs} event streams open (at most {self.config.max_streams_per_combat} "
+                   "per combat); try again later")
+        elif len(self.streams) >= self.config.max_streams:
+            why = "too many event streams are open; try again later"
+        else:
+            return
+        raise ApiError(503, "busy", why, headers={"Retry-After": "5"})
 
     async def _sse(self, number: int, combat_id: str, since: int, deadline: float):  # type: ignore[no-untyped-def]
         """Each new event as its canonical envelope (one line: canonical JSON has no newline), then an

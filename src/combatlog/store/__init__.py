@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from combatlog.store.base import AppendResult, EventStore, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta
 
@@ -11,6 +12,9 @@ DEFAULT_DB = "combatlog.db"
 
 def default_url() -> str:
     return os.environ.get("COMBATLOG_DB") or DEFAULT_DB
+
+
+_URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def open_store(url: str | None = None) -> EventStore:
@@ -29,6 +33,13 @@ def open_store(url: str | None = None) -> EventStore:
         from combatlog.store.postgres import PostgresStore
 
         return PostgresStore(url)
+    scheme = _URL_SCHEME.match(url)
+    if scheme:
+        from combatlog.errors import InvalidCommand
+
+        # "ftp://x/y" would otherwise be a SQLite path ("ftp:/x/y") created in a folder named "ftp:"
+        raise InvalidCommand(f"{url}: unknown kind of log {scheme.group(0)!r}; a log is a SQLite file path, a "
+                             "postgresql:// URL or a combat server's http(s):// URL")
     from combatlog.store.sqlite import SQLiteStore
 
     return SQLiteStore(url)

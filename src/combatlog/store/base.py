@@ -13,6 +13,9 @@ from typing import Protocol
 
 import msgspec
 
+from combatlog.errors import VerificationFailed
+from combatlog.events.canonical import line_size_problem
+
 
 class StreamMeta(msgspec.Struct, frozen=True, kw_only=True):
     id: str
@@ -28,12 +31,23 @@ class Head(msgspec.Struct, frozen=True):
     hash: str
 
 
+def _fits(body: bytes) -> None:
+    """The last guard of the event size limit: no row larger than an event may be is ever built for a
+    store, whatever path it comes by (import, merge, evidence, server, replica, the write path)."""
+    problem = line_size_problem(body)
+    if problem:
+        raise VerificationFailed(problem)
+
+
 class NewRow(msgspec.Struct, frozen=True):
     seq: int
     type: str
     hash: str
     body: bytes
     command_id: str = ""  # set on imported rows, so a retried command is recognised here too
+
+    def __post_init__(self) -> None:
+        _fits(self.body)
 
 
 class ImportBatch(msgspec.Struct, frozen=True, kw_only=True):
@@ -76,6 +90,9 @@ class SupersededRow(msgspec.Struct, frozen=True, kw_only=True):
     body: bytes
     by: str
     superseded_at: str  # RFC 3339 UTC
+
+    def __post_init__(self) -> None:
+        _fits(self.body)
 
 
 class StoredRow(msgspec.Struct, frozen=True):

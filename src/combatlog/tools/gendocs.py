@@ -44,8 +44,10 @@ def cli_reference() -> str:
         "# CLI reference",
         "",
         "Generated from `--help` by `make docs`; a test fails when it is out of date.",
-        "`--json` output is the stable contract; text output is for people and may change.",
-        "Errors go to stderr as `error[<code>]: <message>`; exit statuses: "
+        "`--json` output is the stable contract (what it holds: [guide.md, JSON output](guide.md#json-output));",
+        "text output is for people and may change. `-h` is `--help` everywhere.",
+        "Errors go to stderr as `error[<code>]: <message>` (with `--json`: one line of JSON,",
+        '`{"error": {"code": <code>, "message": <message>}}`); exit statuses: '
         + ", ".join(f"{s.value} {s.name.lower()}" for s in _statuses()) + ".",
         "",
     ]

@@ -31,15 +31,18 @@ _LINE_LIMIT = 2 * 1024 * 1024  # a header or an event line is far smaller (event
 def _genesis_in(path: Path | bytes) -> tuple[str, str, list[dict[str, Any]]] | None:
     """(stream id, hash, pinned players) of the genesis a combat file (or a bundle's bytes) opens with,
     or None (an incremental bundle, or a file ``import`` will refuse anyway: it says why)."""
+    from combatlog.events.canonical import depth_problem
+
     try:
         if isinstance(path, bytes):
             lines = path.split(b"\n", 2)
-            header = msgspec.json.decode(lines[0][:_LINE_LIMIT])
-            first = msgspec.json.decode(lines[1][:_LINE_LIMIT]) if len(lines) > 1 else None
+            raw = [lines[0][:_LINE_LIMIT], lines[1][:_LINE_LIMIT] if len(lines) > 1 else b"null"]
         else:
             with open(path, "rb") as f:
-                header = msgspec.json.decode(f.readline(_LINE_LIMIT))
-                first = msgspec.json.decode(f.readline(_LINE_LIMIT))
+                raw = [f.readline(_LINE_LIMIT), f.readline(_LINE_LIMIT)]
+        if any(depth_problem(line) for line in raw):
+            return None  # import refuses it, saying why; no decoder recurses into it here
+        header, first = (msgspec.json.decode(line) for line in raw)
     except (OSError, ValueError):  # msgspec.DecodeError, or UnicodeDecodeError for bytes that are not UTF-8
         return None
     if not isinstance(header, dict) or header.get("since") or not isinstance(first, dict):

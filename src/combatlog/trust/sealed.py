@@ -234,7 +234,7 @@ def decide_ack(store: EventStore, folded: Folded, cmd: Acknowledge, dice: DicePo
     head = folded.core.head_seq
     upto = cmd.upto or head
     if not 1 <= upto <= head:
-        raise InvalidCommand(f"--upto {upto}: this combat has events 1-{head}")
+        raise InvalidCommand(f"--at {upto}: this combat has events 1-{head}")
     already = checker.acknowledged().get(actor, 0)
     if already >= upto:
         raise InvalidCommand(f"{actor} has already signed or acknowledged everything up to #{already}")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, Cli
+from tests.conftest import Cli, example_lines
 
 GOLDEN = Path(__file__).parent / "golden"
 EXAMPLES = [("giant-and-goblins", "giant-goblins", 4), ("bashkar-ambush", "bashkars", 5),
@@ -84,7 +84,7 @@ def test_peace_and_goblins_key_outcomes(cli: Cli) -> None:
 
 def test_secret_play_hidden_from_other_player_in_cli(cli: Cli) -> None:
     # MR 8.4.5: bob's view of the log does not show alice's plays before both have played.
-    lines = (REPO / "docs/examples/magic_realm/giant-and-goblins.cmds").read_text().splitlines()
+    lines = example_lines("magic_realm/giant-and-goblins.cmds")
     upto = next(i for i, line in enumerate(lines) if line.startswith("mr play giant-goblins bk"))
     short = Path(cli.db).parent / "partial.cmds"
     short.write_text("\n".join(lines[:upto]) + "\n")

@@ -121,6 +121,7 @@ def test_an_undeployed_hireling_is_marked_and_explained(cli: Cli) -> None:
         in cli("show", "giant-goblins").out
     steps = cli("explain", "giant-goblins", "--round", "2", "--json").json()["steps"]  # type: ignore[index]
     assert {"seq": 26, "rule": "MR 001 Deployment", "dice": [],
+            "data": {"citation": "MR", "reference": "001 Deployment", "dice": []},
             "text": "unassigned after Deployment, so they do not attack this round: lancer-1 (Lancer 1), hired by "
                     "amazon"} in steps
 

@@ -242,3 +242,44 @@ def test_missile_bonus_to_initiative() -> None:
     from combatlog.rulesets.osric.views import schedule
 
     assert {x["who"]: x["segment"] for x in schedule(f.state)} == {"Ael": 2, "orc1": 3, "Brom": 4}
+
+
+def _holding() -> Fight:
+    # Party 5, orcs 2: the party acts in segment 2, the orcs in segment 5. Brom holds initiative;
+    # Cade fights orc2 in the party's segment 2. Rolls of 2 miss (B 14 vs AC 6 needs 8; the orcs'
+    # B 19 vs AC 4 needs 15): no damage dice.
+    f = Fight([FIGHTER, {**FIGHTER, "name": "Cade"}, orc(1), orc(2)], engaged=[["Brom", "orc1"], ["Cade", "orc2"]])
+    _round(f, 5, 2, party_decl=("Brom=hold", "Cade=melee"))
+    f.dice(c.Attack(who="Cade"), {"r1/Cade/atk1": 2})
+    return f
+
+
+def test_a_holder_waits_for_the_other_sides_segment() -> None:
+    # Seed 003 "Hold Initiative": "the character waits until the other side's initiative segment has been
+    # resolved before taking any action." Before the fix Brom's attack went in at "segment 5, late"
+    # ahead of orc1 and orc2, and their own segment-5 attacks were then refused (the timeline had
+    # reached segment 5). Refused, the timeline stays in segment 2.
+    f = _holding()
+    with pytest.raises(IllegalCommand, match="orc1, orc2 still to act") as err:
+        f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 2})
+    assert err.value.rule == "OSRIC Combat: Hold Initiative"
+    assert f.state.cursor == tick(1, 2) and f.state.live["Brom"].routines == 0
+    f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 2})
+    with pytest.raises(IllegalCommand, match="orc2 still to act"):
+        f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 2})
+    out = f.dice(c.Attack(who="orc2"), {"r1/orc2/atk1": 2})
+    assert (out.events[-1].event.segment, out.events[-1].event.late) == (5, False)
+    out = f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 2})
+    ev = out.events[-1].event
+    assert (ev.segment, ev.late) == (5, True)  # after the orcs' segment 5
+    assert f.state.cursor == tick(1, 5, LATE)
+
+
+def test_a_holder_acts_at_the_present_once_the_orcs_segment_is_ended() -> None:
+    # The orcs take no action: the referee ends their segment (segment 5 --end), which resolves it;
+    # the held action then falls at the timeline's present, segment 6 (Decision, docs/osric.md).
+    f = _holding()
+    f.dice(c.ReachSegment(segment=5, end=True), {})
+    out = f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 2})
+    ev = out.events[-1].event
+    assert (ev.segment, ev.late) == (6, False)

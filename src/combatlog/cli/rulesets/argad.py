@@ -10,7 +10,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
+    dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
     stream_argument,
 )
 from combatlog.errors import InvalidCommand
@@ -229,7 +229,7 @@ def recoil_policy(
 def remove(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    figure: str = typer.Argument(..., autocompletion=_figures),
+    figure: str = typer.Argument(..., autocompletion=_figures, help="The figure that leaves the fight."),
     reason: str = typer.Option("fled", "--reason"),
     as_json: bool = json_option(),
 ) -> None:

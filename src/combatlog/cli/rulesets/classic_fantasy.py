@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from combatlog.cli.common import (
-    dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
+    dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
     stream_argument,
 )
 from combatlog.errors import InvalidCommand
@@ -249,7 +249,7 @@ def effects(
 def luck(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(..., autocompletion=_combatants),
+    who: str = typer.Argument(..., autocompletion=_combatants, help="The combatant (a name in the combat)."),
     roll: str = typer.Argument(..., help="attack or defence (the open exchange, or the blow just resolved); a roll "
                                          "of the blow just resolved: damage, location, endurance, bleed, stun, "
                                          "knockback, trip, disarm, blind, obstacle...; action-point (Desperate "
@@ -277,7 +277,7 @@ def luck(
 def act(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(..., autocompletion=_combatants),
+    who: str = typer.Argument(..., autocompletion=_combatants, help="The combatant (a name in the combat)."),
     action: str = typer.Argument(..., help="move, hustle, delay, dither, brace, ready, aim, regain_footing, "
                                            "struggle, outmaneuver, first_aid, take_cover, change_range, mount, "
                                            "cast_magic, hold_magic, trip_entangled, interrupt, counter_spell, "

@@ -150,7 +150,7 @@ def heal(
 def condition(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    who: str = typer.Argument(..., autocompletion=_participants),
+    who: str = typer.Argument(..., autocompletion=_participants, help="The participant (a name in the combat)."),
     name: str = typer.Argument(..., help="The condition, e.g. stunned."),
     off: bool = typer.Option(False, "--off", help="Remove the condition instead."),
     reason: str = typer.Option("", "--reason"),

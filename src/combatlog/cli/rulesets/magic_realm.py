@@ -10,7 +10,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    app_state, dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command,
+    app_state, dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command,
     state_completer, stream_argument,
 )
 from combatlog.cli.ride import after_decision, after_referee, before_referee
@@ -112,7 +112,7 @@ def assign(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[s
 def deploy(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(..., autocompletion=_characters),
+    character: str = typer.Argument(..., autocompletion=_characters, help="The character (a name in the combat)."),
     hireling: list[str] = typer.Option([], "--hireling", metavar="HIRELING=DENIZEN",
                                        help="Deploy an unassigned hireling against a denizen."),
     charge: str = typer.Option("", "--charge", autocompletion=_characters,
@@ -135,7 +135,7 @@ def deploy(
 def action(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(..., autocompletion=_characters),
+    character: str = typer.Argument(..., autocompletion=_characters, help="The character (a name in the combat)."),
     kind: str = typer.Argument(..., help="none, alert, run, fly, cast, activate, deactivate or abandon."),
     chit: str = typer.Option("", "--chit", autocompletion=_action_chits,
                              help="The chit or card played (Fight chit or Gloves card to alert, Move "
@@ -176,7 +176,7 @@ def melee(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[st
 def target(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(..., autocompletion=_characters),
+    character: str = typer.Argument(..., autocompletion=_characters, help="The character (a name in the combat)."),
     victim: str = typer.Argument("", autocompletion=_targets,
                                  help="His own target (omit to leave the Attention chit unplayed)."),
     hireling: list[str] = typer.Option([], "--hireling", metavar="HIRELING=TARGET",
@@ -204,7 +204,7 @@ def target(
 def play(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(..., autocompletion=_characters),
+    character: str = typer.Argument(..., autocompletion=_characters, help="The character (a name in the combat)."),
     attack: str = typer.Option("", "--attack", help="Attack circle: thrust, swing or smash (or 1-3)."),
     fight: str = typer.Option("", "--fight", autocompletion=_fight_chits,
                               help="Fight chit (id like F3, or its label)."),
@@ -326,7 +326,7 @@ def resolve(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[
 def fatigue(
     ctx: typer.Context,
     stream: str = stream_argument(),
-    character: str = typer.Argument(..., autocompletion=_characters),
+    character: str = typer.Argument(..., autocompletion=_characters, help="The character (a name in the combat)."),
     chit: list[str] = typer.Option([], "--chit", autocompletion=_fatigue_chits, help="A chit to fatigue (repeatable)."),
     change: str = typer.Option("", "--change", autocompletion=_change_chits,
                                help="A fatigued one-asterisk chit returned as change."),

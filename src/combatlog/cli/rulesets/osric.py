@@ -7,7 +7,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
-    app_state, dice_scheme_option, echo, echo_view, faces_option, json_option, print_json, read_state, run_command,
+    app_state, dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command,
     state_completer, stream_argument,
 )
 from combatlog.errors import InvalidCommand
@@ -43,8 +43,8 @@ CONCEAL = typer.Option("", "--concealment", help="quarter, half, three-quarters 
 MOD = typer.Option(0, "--mod", help="Referee's adjustment to the roll (say why with --reason).")
 REASON = typer.Option("", "--reason")
 SEGMENT = typer.Option(0, "--segment", help="Act in this segment (default: the earliest allowed).")
-WHO = typer.Argument(..., autocompletion=_combatants)
-TARGET = typer.Argument(..., autocompletion=_combatants)
+WHO = typer.Argument(..., autocompletion=_combatants, help="The combatant (a name in the combat).")
+TARGET = typer.Argument(..., autocompletion=_combatants, help="The other combatant (a name in the combat).")
 
 
 @app.command()
@@ -377,7 +377,7 @@ def damage(
 @app.command()
 def heal(
     ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
-    amount: str = typer.Argument(...), source: str = typer.Option("", "--source"),
+    amount: str = typer.Argument(..., help="A number or dice, e.g. 1d8."), source: str = typer.Option("", "--source"),
     label: str = typer.Option("", "--label", help="Dice label (default rN/heal/WHO; refused with joint dice)."),
     dice: Optional[str] = dice_scheme_option(),
     face: list[str] = faces_option(), as_json: bool = json_option(),
@@ -417,7 +417,7 @@ def aid(ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
 @app.command()
 def morale(
     ctx: typer.Context, stream: str = stream_argument(),
-    who: list[str] = typer.Argument(..., autocompletion=_combatants),
+    who: list[str] = typer.Argument(..., autocompletion=_combatants, help="The combatants who check morale."),
     modifier: int = typer.Option(0, "--modifier", help="Percent from the morale modifier table."),
     reason: str = REASON, dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(),
     as_json: bool = json_option(),

@@ -14,7 +14,8 @@ from combatlog.rulesets.classic_fantasy.rounds import end_turn
 from combatlog.rulesets.classic_fantasy.rules import Roller, Steps, cite, label, resist
 from combatlog.rulesets.classic_fantasy.special import next_in_queue
 from combatlog.rulesets.classic_fantasy.state import (
-    CFIState, Combatant, Condition, Exchange, Resolution, add_condition, drop_condition, with_combatant, with_weapon,
+    CFIState, Combatant, Condition, Exchange, Resolution, add_condition, counted_from_next_turn, drop_condition,
+    with_combatant, with_weapon,
 )
 
 replace = msgspec.structs.replace
@@ -114,8 +115,8 @@ def resolve_exchange(state: CFIState, ex: Exchange, roller: Roller, steps: Steps
         if not ok:
             grade = ex.params.get("blind", "hard")
             _f, turns = roller.roll(lb("blind-turns"), "1d3", f"Turns {a.name} is blinded", ex.target)
-            state = with_combatant(state, add_condition(a, Condition(
-                name="blinded", grade=grade, turns=turns, by=ex.target, rule=cite("Blind Opponent"))))
+            state = with_combatant(state, add_condition(a, counted_from_next_turn(state, a.name, Condition(
+                name="blinded", grade=grade, turns=turns, by=ex.target, rule=cite("Blind Opponent")))))
             steps.add(cite("Blind Opponent"), f"{a.name} fights at {t.GRADE_NAMES[grade]} for {turns} Turn(s)",
                       lb("blind-turns"))
     if "damage_weapon" in effects and not attacking:

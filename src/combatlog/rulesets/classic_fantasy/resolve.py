@@ -11,7 +11,7 @@ from combatlog.rulesets.classic_fantasy import tables as t
 from combatlog.rulesets.classic_fantasy.effects import EFFECTS
 from combatlog.rulesets.classic_fantasy.rules import Roller, Steps, cite, label, resist, skill_target
 from combatlog.rulesets.classic_fantasy.state import (
-    CFIState, Combatant, Condition, Exchange, Location, add_condition, with_combatant,
+    CFIState, Combatant, Condition, Exchange, Location, add_condition, counted_from_next_turn, with_combatant,
     with_location, with_weapon,
 )
 
@@ -316,8 +316,8 @@ def injuring_effects(state: CFIState, b: Blow, loc: Location, final: int, roller
                           forced_fail=force)
         steps.add(cite("Stun Location"), f"Endurance against the attack roll: {text}", lb("stun") if not force else "")
         if not ok:
-            victim = add_condition(victim, Condition(name="stunned", location=loc.name, turns=final, by=att.name,
-                                                     rule=cite("Stun Location")))
+            victim = add_condition(victim, counted_from_next_turn(state, victim.name, Condition(
+                name="stunned", location=loc.name, turns=final, by=att.name, rule=cite("Stun Location"))))
             what = {"head": "insensible, unable to act", "chest": "winded, only able to defend",
                     "abdomen": "winded, only able to defend"}.get(loc.name, "Incapacitated")
             steps.add(cite("Stun Location"), f"the {loc.name} is stunned for {final} Turn(s): {what}")
@@ -360,8 +360,9 @@ def wound(state: CFIState, b: Blow, where: str, final: int, level: str, old: str
     if level == "serious":
         t_lbl = label(state, b.prefix + "serious-turns", ex.n)
         _f, turns = roller.roll(t_lbl, "1d3", f"{victim.name}'s Serious Wound: Turns unable to attack", victim.name)
-        victim = add_condition(victim, Condition(name="no_attack", turns=turns, rule="CFI Ch.7 Serious Wounds",
-                                                 note="cannot attack or start a spell; may still parry or evade"))
+        victim = add_condition(victim, counted_from_next_turn(state, victim.name, Condition(
+            name="no_attack", turns=turns, rule="CFI Ch.7 Serious Wounds",
+            note="cannot attack or start a spell; may still parry or evade")))
         steps.add("CFI Ch.7 Serious Wounds", f"{victim.name} cannot attack or cast for {turns} Turn(s) (1d3)", t_lbl)
         ok, text = resist(state, roller, victim, ("endurance",), lbl, b.orig_roll, b.orig_skill)
         steps.add("CFI Ch.7 Serious Wounds", f"Endurance against the attack roll: {text}", lbl)

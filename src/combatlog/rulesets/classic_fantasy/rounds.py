@@ -149,6 +149,10 @@ def tick_turns(c: Combatant, steps: Steps) -> Combatant:
     """Conditions counted in the bearer's Turns (Serious Wound 1d3, Blind Opponent 1d3, Stun Location)."""
     kept = []
     for cond in c.conditions:
+        if cond.turns > 0 and cond.own_turn:
+            # applied in the Turn now ending: the count starts with the bearer's next Turn
+            kept.append(replace(cond, own_turn=False))
+            continue
         if cond.turns > 0:
             left = cond.turns - 1
             if left == 0:

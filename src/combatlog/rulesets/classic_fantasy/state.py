@@ -63,6 +63,9 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True):
 class Condition(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     turns: int = -1  # Turns of the bearer still to pass (-1: not counted in Turns)
+    # Applied during the bearer's own Turn: that Turn is not one of the ``turns`` (seed 002, Blind
+    # Opponent: "for the *next* 1d3 Turns"), so its end clears this instead of counting (rounds.tick_turns).
+    own_turn: bool = False
     rounds: int = -1  # Combat Rounds still to pass (-1: not counted in Rounds)
     location: str = ""
     grade: str = ""
@@ -236,6 +239,15 @@ def with_weapon(c: Combatant, w: Weapon) -> Combatant:
 def add_condition(c: Combatant, cond: Condition) -> Combatant:
     kept = tuple(x for x in c.conditions if not (x.name == cond.name and x.location == cond.location))
     return replace(c, conditions=kept + (cond,))
+
+
+def counted_from_next_turn(state: CFIState, bearer: str, cond: Condition) -> Condition:
+    """A condition counted in Turns covers the bearer's Turns *after* the one in progress. When the
+    bearer is the one whose Turn is running, the end of this Turn must not count. An Interrupt's Turn
+    is not counted at its end (rounds.end_turn), so nothing is skipped then."""
+    if cond.turns > 0 and state.turn == bearer and not state.interrupted:
+        return replace(cond, own_turn=True)
+    return cond
 
 
 def drop_condition(c: Combatant, name: str, location: str | None = None) -> Combatant:

@@ -19,6 +19,7 @@ from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted, DiceRolled
+from combatlog.names import check_text
 from combatlog.rulesets import drawn
 from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.freeform import commands as c
@@ -29,6 +30,7 @@ from combatlog.rulesets.freeform.events import (
 from combatlog.rulesets.freeform.state import FreeformState, Participant
 
 TABLE = "Freeform: table decision"
+MAX_PARTICIPANT = 60
 _NAME = re.compile(r"^[^\s].{0,59}$")
 replace = msgspec.structs.replace
 
@@ -56,8 +58,8 @@ class Freeform(Ruleset[FreeformState]):
             raise IllegalCommand("the combat has ended", rule=TABLE)
         match command:
             case c.Join(name=name, side=side, hp=hp, note=note, player=player):
-                if not _NAME.match(name) or not side.strip():
-                    raise InvalidCommand("a participant needs a name and a side")
+                _check_participant(name, side)
+                check_text("the note", note)
                 if name in state.participants and state.participants[name].present:
                     raise InvalidCommand(f"{name} is already in the combat")
                 if hp is not None and hp < 0:
@@ -67,6 +69,7 @@ class Freeform(Ruleset[FreeformState]):
                 return [ParticipantJoined(name=name, side=side, hp=hp, note=note, player=player)]
             case c.Leave(name=name, reason=reason):
                 self._who(state, name)
+                check_text("the reason", reason)
                 return [ParticipantLeft(name=name, reason=reason)]
             case c.StartRound():
                 out: list[Event] = []
@@ -81,6 +84,7 @@ class Freeform(Ruleset[FreeformState]):
                 return [RoundEnded(round=state.round)]
             case c.Act(who=who, action=action, roll=roll, label=label):
                 p = self._who(state, who)
+                check_text(f"{who}'s action", action, required=True)
                 if not state.in_round:
                     raise IllegalCommand("actions happen inside a round; start one first", rule=TABLE)
                 labels: tuple[str, ...] = ()
@@ -93,11 +97,18 @@ class Freeform(Ruleset[FreeformState]):
                 p = self._who(state, who)
                 if p.hp is None:
                     raise IllegalCommand(f"{who} has no hit points recorded", rule=TABLE)
+                check_text("the reason", reason)
+                missing = max(0, (p.max_hp or 0) - p.hp)
                 labels = ()
                 if amount.strip().lstrip("+-").isdigit():
                     value = int(amount)
                     if value < 0:
                         raise InvalidCommand("give a positive amount; use --heal to restore hit points")
+                    if heal and value > missing:
+                        # a rolled heal cannot be refused after the roll: the fold caps it (_after_hp_change)
+                        most = f"heal at most {missing}" if missing else "nothing to heal"
+                        raise IllegalCommand(f"{who} is at {p.hp}/{p.max_hp} hp: {most} (healing never goes above "
+                                             "the hit points a participant joined with)", rule=TABLE)
                 else:
                     label = dice.rule_label(f"r{state.round}/{who}/{'heal' if heal else 'damage'}", label)
                     value = dice.roll(label, amount, purpose=reason or ("healing" if heal else "damage")).total
@@ -108,10 +119,13 @@ class Freeform(Ruleset[FreeformState]):
                 p = self._who(state, who)
                 if not condition.strip():
                     raise InvalidCommand("name the condition")
+                check_text("the condition", condition)
+                check_text("the reason", reason)
                 if present == (condition in p.conditions):
                     raise InvalidCommand(f"{who} {'already has' if present else 'does not have'} {condition}")
                 return [ConditionChanged(who=who, condition=condition, present=present, reason=reason)]
             case c.EndCombat(outcome=outcome):
+                check_text("the outcome", outcome)
                 if state.ended:
                     raise IllegalCommand("the combat has already ended", rule=TABLE)
                 out = [RoundEnded(round=state.round)] if state.in_round else []
@@ -143,7 +157,7 @@ class Freeform(Ruleset[FreeformState]):
                 return _update(state, event.who, acted=state.participants[event.who].acted + 1)
             case HpChanged():
                 p = state.participants[event.who]
-                return _update(state, event.who, hp=(p.hp or 0) + event.delta)
+                return _update(state, event.who, hp=_after_hp_change(p, event.delta))
             case ConditionChanged():
                 p = state.participants[event.who]
                 conds = p.conditions + (event.condition,) if event.present else tuple(
@@ -227,8 +241,10 @@ class Freeform(Ruleset[FreeformState]):
             case HpChanged():
                 old, new = before.participants[event.who].hp, after.participants[event.who].hp
                 verb = "regains" if event.delta > 0 else "loses"
+                capped = event.delta > 0 and new is not None and new < (old or 0) + event.delta
                 steps = [Step(seq=seq, rule=TABLE, dice=event.dice,
-                              text=f"{event.who} {verb} {abs(event.delta)} hp ({old} -> {new})"
+                              text=f"{event.who} {verb} {abs(event.delta)} hp ({old} -> {new}"
+                                   + (f", capped at the {new} joined with" if capped else "") + ")"
                                    + (f": {event.reason}" if event.reason else ""))]
                 if new is not None and new <= 0 < (old or 0):
                     steps.append(Step(seq=seq, rule=TABLE, text=f"{event.who} is down"))
@@ -288,6 +304,29 @@ class Freeform(Ruleset[FreeformState]):
             flags = ", ".join(p.conditions + (("down",) if p.down else ()) + (() if p.present else ("left",)))
             lines.append(f"  {p.name:<{width}}  side {p.side:<8} hp {hp:<7} {flags}".rstrip())
         return "\n".join(lines)
+
+
+def _check_participant(name: str, side: str) -> None:
+    if not name.strip():
+        raise InvalidCommand("a participant needs a name")
+    if len(name) > MAX_PARTICIPANT:
+        raise InvalidCommand(f"a participant's name is at most {MAX_PARTICIPANT} characters ({len(name)} given)")
+    if not _NAME.match(name) or not name.isprintable():
+        raise InvalidCommand(f"participant name {name!r}: printable characters, not starting with a space")
+    if not side.strip():
+        raise InvalidCommand(f"{name} needs a side (--side)")
+    if len(side) > MAX_PARTICIPANT:
+        raise InvalidCommand(f"a side's name is at most {MAX_PARTICIPANT} characters ({len(side)} given)")
+
+
+def _after_hp_change(p: Participant, delta: int) -> int:
+    """Healing never raises hit points above those the participant joined with (a rolled heal is
+    recorded as rolled and capped here; a number above the loss is refused in decide). A log from
+    before this rule whose hit points are already higher keeps them."""
+    hp = (p.hp or 0) + delta
+    if delta > 0 and p.max_hp is not None:
+        hp = min(hp, max(p.max_hp, p.hp or 0))
+    return hp
 
 
 def _reset_acted(state: FreeformState) -> dict[str, Participant]:

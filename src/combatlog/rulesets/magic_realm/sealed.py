@@ -122,7 +122,6 @@ def check_orders(state: MRState, step: str, player: str, orders: dict[str, Any])
     reveal would void (``apply_revealed``: wrong chit type, a counter not on his sheet...) or cancel
     (``rules.cancellations``: strength, effort limit) is refused as ``RefusedAtReveal``, every problem
     named with its rule; the player may seal it anyway (``--anyway``)."""
-    from combatlog.rulesets.magic_realm.turns import need_step
     from combatlog.rulesets.magic_realm.plays import check_play
 
     parsed = parse_step(step)

@@ -95,23 +95,29 @@ def action_tick(s: OsricState, name: str, routine: int, segment: int = 0, *, lat
                                  rule=SURPRISED)
         at = s.cursor
     else:
-        if routine >= 2:
-            # OSRIC Combat: Determine Initiative (multiple attack routines): refused, and the timeline
-            # left alone, until the opposing side's segment is resolved.
+        decl = s.declaration(name)
+        holds = decl is not None and decl.action == "hold"
+        waits = routine >= 2 or holds
+        if waits:
+            # OSRIC Combat: Determine Initiative (multiple attack routines) and Hold Initiative ("waits
+            # until the other side's initiative segment has been resolved"): refused, and the timeline
+            # left alone, until the opposing side's segment is resolved, so its members still act in it.
             seg, waiting = r.unresolved_segment(s, name)
             if waiting:
                 other = s.other_side(s.roster[name].side)
+                what = f"{name}'s extra attack routine cannot be used" if routine >= 2 else \
+                    f"{name} holds initiative and cannot act"
                 raise IllegalCommand(
-                    f"{name}'s extra attack routine cannot be used until the opposing side's initiative segment "
+                    f"{what} until the opposing side's initiative segment "
                     f"({other}, segment {seg}) has been resolved: {', '.join(waiting)} still to act there (record "
                     f"their actions first; if they take none, move the timeline on: osric segment STREAM {seg} "
-                    "--end)", rule=r.ROUTINES)
+                    "--end)", rule=r.ROUTINES if routine >= 2 else r.HOLD)
         earliest = r.earliest_tick(s, name, routine)
         at = earliest
-        if routine >= 2 and not segment and at < s.cursor:
-            # Decision: an extra routine may come at any time after that segment; once the timeline has
-            # passed its earliest moment it falls at the timeline's present (the next segment after an
-            # end-of-segment).
+        if waits and not segment and at < s.cursor:
+            # Decision: an extra routine or a held action may come at any time after that segment; once
+            # the timeline has passed its earliest moment it falls at the timeline's present (the next
+            # segment after an end-of-segment).
             at = s.cursor if s.cursor % 4 in (NORMAL, LATE) else tick(s.round, segment_of(s.cursor, s.round) + 1)
             if segment_of(at, s.round) > 10:
                 raise IllegalCommand(f"the timeline has reached the end of round {s.round}", rule=r.INITIATIVE)

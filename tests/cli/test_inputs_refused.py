@@ -1,0 +1,176 @@
+"""Inputs the CLI used to accept silently or answer misleadingly (issue #21), each through the real
+CLI in a subprocess: refused with a message that says what is wrong, and nothing appended."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from combatlog.errors import ExitStatus
+from tests.conftest import REPO, Cli
+
+
+def duel(cli: Cli) -> None:
+    cli("new", "duel", "--ruleset", "freeform", "--dice", "manual")
+    cli("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    cli("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    cli("freeform", "round", "duel")
+
+
+def head(cli: Cli) -> int:
+    return len(cli("log", "duel", "--json").json())  # type: ignore[arg-type]
+
+
+def refused(cli: Cli, *args: str, code: int, says: str) -> None:
+    before = head(cli)
+    result = cli(*args, ok=False)
+    assert result.code == code, result.err
+    assert says in result.err, result.err
+    assert head(cli) == before  # nothing appended
+
+
+def test_freeform_text_is_refused_when_empty_or_oversized(cli: Cli) -> None:
+    duel(cli)
+    refused(cli, "freeform", "act", "duel", "Aldo", "", code=ExitStatus.INVALID, says="Aldo's action is empty")
+    refused(cli, "freeform", "act", "duel", "Aldo", "   ", code=ExitStatus.INVALID, says="Aldo's action is empty")
+    # names are capped at 100 characters; free text at 2,000 (combatlog.names.MAX_TEXT, docs/rules.md)
+    refused(cli, "freeform", "act", "duel", "Aldo", "a" * 100_000, code=ExitStatus.INVALID,
+            says="Aldo's action is 100000 characters long; at most 2000")
+    cli("freeform", "act", "duel", "Aldo", "b" * 2000)  # the limit itself is accepted
+
+
+def test_healing_never_exceeds_the_hit_points_joined_with(cli: Cli) -> None:
+    # docs/rules.md, freeform: a number above the hit points lost is refused; a rolled heal is capped.
+    duel(cli)
+    refused(cli, "freeform", "heal", "duel", "Bo", "1000000", code=ExitStatus.ILLEGAL,
+            says="Bo is at 10/10 hp: nothing to heal")
+    cli("freeform", "damage", "duel", "Bo", "3")  # 10 -> 7
+    refused(cli, "freeform", "heal", "duel", "Bo", "4", code=ExitStatus.ILLEGAL, says="heal at most 3")
+    # a roll of 5 on 1d6 is recorded as rolled (verify recomputes it) and the fold stops at 10
+    cli("freeform", "heal", "duel", "Bo", "1d6", "--face", "r1/Bo/heal=5")
+    bo = next(p for p in cli("show", "duel", "--json").json()["state"]["participants"]  # type: ignore[index]
+              if p["name"] == "Bo")
+    assert (bo["hp"], bo["max_hp"]) == (10, 10)
+    assert "Bo regains 5 hp (7 -> 10, capped at the 10 joined with)" in cli("explain", "duel", "--round", "1").out
+    out = Path(cli.db).parent / "duel.jsonl"
+    cli("export", "duel", "-o", str(out))
+    assert "ok: duel" in cli("verify", str(out)).out
+
+
+def test_a_long_participant_name_says_the_limit(cli: Cli) -> None:
+    duel(cli)
+    refused(cli, "freeform", "join", "duel", "n" * 61, "--side", "red", code=ExitStatus.INVALID,
+            says="a participant's name is at most 60 characters (61 given)")
+    refused(cli, "freeform", "join", "duel", "Cy", "--side", " ", code=ExitStatus.INVALID, says="Cy needs a side")
+    cli("freeform", "join", "duel", "n" * 60, "--side", "red")
+
+
+def test_replay_and_explain_ranges(cli: Cli) -> None:
+    duel(cli)  # 4 events: #1 creates, #2 and #3 join (round 0, the set-up), #4 opens round 1
+    refused(cli, "replay", "duel", "--from", "9", "--to", "3", code=ExitStatus.INVALID,
+            says="--from 9 is after --to 3")
+    refused(cli, "replay", "duel", "--from", "0", code=ExitStatus.INVALID, says="seq numbers start at 1")
+    refused(cli, "replay", "duel", "--to", "99", code=ExitStatus.NOT_FOUND, says="duel has no event 99 (its last is 4)")
+    zero = cli("explain", "duel", "--round", "0")
+    assert "round 0 of duel is the set-up before round 1 (#1-#3)" in zero.out
+    late = cli("explain", "duel", "--round", "99", ok=False)
+    assert late.code == ExitStatus.NOT_FOUND
+    assert "no round 99 in duel (round 0 is the set-up before round 1; so far round 1)" in late.err
+    at0 = cli("show", "duel", "--at", "0", ok=False)
+    assert at0.code == ExitStatus.INVALID and "seq numbers start at 1" in at0.err and "genesis" not in at0.err
+
+
+@pytest.mark.parametrize("option", ["--as", "--command-id"])
+def test_blank_global_options_are_refused(cli: Cli, option: str) -> None:
+    duel(cli)
+    refused(cli, option, "", "freeform", "act", "duel", "Aldo", "x", code=ExitStatus.USAGE, says=f"{option}")
+    refused(cli, "freeform", "act", "duel", "Aldo", "x", option, " ", code=ExitStatus.USAGE, says="blank")
+
+
+def test_unknown_db_url_scheme(cli: Cli, tmp_path: Path) -> None:
+    result = Cli(tmp_path / "unused.db", tmp_path)("--db", "ftp://x/y", "list", ok=False)
+    assert result.code == ExitStatus.INVALID
+    assert "ftp://x/y: unknown kind of log 'ftp://'" in result.err
+    assert not (tmp_path / "ftp:").exists()  # no SQLite file made under a folder named "ftp:"
+
+
+def test_verify_names_a_sqlite_log_and_binary_bytes(cli: Cli, tmp_path: Path) -> None:
+    duel(cli)
+    sqlite = cli("verify", str(cli.db), ok=False)
+    assert sqlite.code == ExitStatus.VERIFY_FAILED
+    assert f"this is a SQLite log, not an export: verify a combat stored in it with `combatlog --db {cli.db} " \
+           "verify NAME`" in sqlite.err
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(bytes(range(256)) * 4)
+    binary = cli("verify", str(junk), ok=False)
+    assert binary.code == ExitStatus.VERIFY_FAILED and "not a combatlog export" in binary.err
+    assert "newline" not in binary.err
+    # the stored combat is verified the way the message says
+    assert "ok: duel" in cli("--db", str(cli.db), "verify", "duel").out
+    assert sqlite3.connect(cli.db).execute("select count(*) from events").fetchone()[0] >= 4
+
+
+def test_verify_and_run_read_standard_input(cli: Cli, tmp_path: Path) -> None:
+    script = "new piped --ruleset freeform --dice manual\nfreeform join piped Al --side a --hp 3\n"
+    cli("run", "-", stdin=script)
+    out = tmp_path / "piped.jsonl"
+    cli("export", "piped", "-o", str(out))
+    assert "ok: piped (freeform), events 1-2" in cli("verify", "-", stdin=out.read_text()).out
+    tampered = out.read_text().replace('"Al"', '"Bo"', 1)
+    assert cli("verify", "-", stdin=tampered, ok=False).code == ExitStatus.VERIFY_FAILED
+    empty = cli("verify", "-", stdin="", ok=False)
+    assert empty.code == ExitStatus.VERIFY_FAILED and "nothing on standard input" in empty.err
+
+
+def test_run_reads_relative_paths_from_the_command_files_folder(tmp_path: Path) -> None:
+    # docs/guide.md, Command files: --setup and -o inside the file are the file's own, and the log
+    # stays the one of the folder it is run from.
+    folder = tmp_path / "campaign"
+    folder.mkdir()
+    (folder / "setup.json").write_text((REPO / "docs/examples/osric/ford.json").read_text())
+    (folder / "fight.cmds").write_text("new ford --ruleset osric --setup setup.json --dice manual\n"
+                                       "export ford -o ford.jsonl\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    cli = Cli(Path("here.db"), elsewhere)  # COMBATLOG_DB=here.db and the key home ./keys: relative to elsewhere
+    cli("run", "-q", str(folder / "fight.cmds"))
+    assert (folder / "ford.jsonl").is_file()  # -o ford.jsonl: beside the command file
+    assert (elsewhere / "here.db").is_file() and not (folder / "here.db").exists()
+    # run - reads paths from the current folder
+    (elsewhere / "setup.json").write_text((REPO / "docs/examples/osric/ford.json").read_text())
+    cli("run", "-", stdin="new ford2 --ruleset osric --setup setup.json --dice manual\n")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [
+    ("export", "duel", "-o", "/dev/full"),
+    ("export", "duel", "--format", "text", "-o", "/dev/full"),
+    ("mail", "duel", "--for", "Bo", "--since", "0", "-o", "/dev/full"),
+    ("sheet", "duel", "-o", "/dev/full"),
+    ("report", "duel", "-o", "/dev/full"),
+])
+def test_a_full_disk_is_said_in_words(cli: Cli, args: tuple[str, ...]) -> None:
+    duel(cli)
+    result = cli(*args, ok=False)
+    assert result.code == ExitStatus.INVALID, result.err
+    assert "cannot write /dev/full: No space left on device" in result.err
+    assert "bug" not in result.err
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_for_keys_and_standard_output(cli: Cli) -> None:
+    duel(cli)
+    cli("keys", "new", "alice")
+    keys = cli("keys", "export", "alice", "-o", "/dev/full", ok=False)
+    assert "cannot write /dev/full: No space left on device" in keys.err
+    import subprocess
+
+    from tests.conftest import CLI
+
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([*CLI, "log", "duel"], cwd=cli.cwd, env=cli.env, stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    assert proc.returncode == ExitStatus.FAILURE
+    assert "cannot write standard output: No space left on device" in proc.stderr and "bug" not in proc.stderr
