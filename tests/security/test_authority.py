@@ -26,7 +26,7 @@ from combatlog.rulesets.argad import commands as argad
 from combatlog.rulesets.magic_realm import commands as mr
 from combatlog.rulesets.osric import commands as osric
 from combatlog.store import open_store
-from tests.conftest import REPO
+from tests.conftest import example_lines
 from tests.trust.pbem import Seat, appended, export, key_home, mail, pair, rechain, write_lines
 from tests.trust.test_osric_sealed import _pair as osric_pair
 
@@ -186,8 +186,7 @@ def test_a_strike_by_a_goblin_already_dead_fails_re_deciding(tmp_path: Path) -> 
     # Gob A may not strike with the swords (Argad, Melee peculiarities: a figure killed at an earlier step
     # does not strike). A modified client decides the swords' strike on the state from before the kill
     # (where the rules accepted it) and appends it now; every machine re-decides it on the real state.
-    example = REPO / "docs" / "examples" / "argad" / "warrior-vs-goblins.cmds"
-    lines = example.read_text().splitlines()
+    lines = example_lines("argad/warrior-vs-goblins.cmds")
     upto = next(i for i, line in enumerate(lines) if line.startswith("argad strike goblins gob-b gob-c"))
     played = write_text(tmp_path / "played.cmds", "\n".join(lines[:upto]) + "\n")
     seat = Seat("gm", tmp_path)
