@@ -28,7 +28,7 @@ from combatlog.exchange.redecide import Redecider
 from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
-from combatlog.text import CONTROL_BYTES, control_problem
+from combatlog.text import CONTROL_BYTES, control_problem, may_hold_control
 from combatlog.wiring import Wiring, standard
 
 
@@ -125,7 +125,7 @@ class ChainVerifier:
         except msgspec.DecodeError as exc:
             self.fail(where, f"not a valid event envelope: {exc}")
             raise  # unreachable; keeps type checkers calm
-        if CONTROL_BYTES.search(body):
+        if may_hold_control(body) and CONTROL_BYTES.search(body):
             problem = control_problem(msgspec.json.decode(body))
             if problem:
                 self.fail(where, f"seq {env.seq}: {problem} (it could rewrite what a terminal shows)")
