@@ -21,6 +21,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/bench.py
 	$(VENV)/bin/python bench/bench_postgres.py
 	$(VENV)/bin/python bench/bench_server.py
+	$(VENV)/bin/python bench/bench_report.py
 
 docs: $(STAMP)
 	$(VENV)/bin/python -m combatlog.tools.gendocs

@@ -24,6 +24,14 @@ _CONTROL_OR_BREAK = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 CONTROL_BYTES = re.compile(
     rb"(?<!\\)(?:\\\\)*\\(?:[nrtbf]|u00[01][0-9a-f]|u007f)|\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]"
 )
+
+
+def may_hold_control(body: bytes) -> bool:
+    """A cheap test before ``CONTROL_BYTES.search`` (about 70 µs an event): every match holds a backslash,
+    a non-ASCII byte or DEL, and most events hold none of them."""
+    return b"\\" in body or b"\x7f" in body or not body.isascii()
+
+
 # Event types whose free text may hold line breaks and tabs, and under which field.
 MULTILINE = {"core.noted": ("text",), "core.orders_revealed": ("orders",)}
 

@@ -2,6 +2,8 @@
 
 The screenshot must not be blank (the PNG is decoded here with zlib and struct and its non-white pixels
 counted) and the DOM Chromium built (``--dump-dom``) must hold the drawn pieces, with no XML parse error.
+Each gallery picture (docs/pictures) must look like its reference screenshot in tests/pictures/screens/
+(grey, a quarter of the size, compared in blocks: tests/pictures/screens.py says how and how to regenerate).
 
 Chromium is Debian's ``chromium`` package; ``.ci/run`` installs it where it is missing. Without it the
 test is skipped, except under CI (``CI=true``), where a missing browser fails it.
@@ -18,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from combatlog.pictures.gallery import GALLERY
+from tests.conftest import REPO
+from tests.pictures import screens
 from tests.pictures.conftest import run_cli
 from tests.pictures.svgcheck import groups, parse_html, parse_svg
 
@@ -47,7 +52,7 @@ def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
 
 
 def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
-    """Width, height and the unfiltered rows of an 8-bit RGB or RGBA PNG (the stdlib alone)."""
+    """Width, height and the unfiltered rows of an 8-bit grey, RGB or RGBA PNG (the stdlib alone)."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat = 8, b""
     width = height = depth = colour = 0
@@ -56,13 +61,13 @@ def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
         body = data[pos + 8:pos + 8 + length]
         if kind == b"IHDR":
             width, height, depth, colour, _c, _f, interlace = struct.unpack(">IIBBBBB", body)
-            assert depth == 8 and colour in (2, 6) and interlace == 0, (depth, colour, interlace)
+            assert depth == 8 and colour in (0, 2, 6) and interlace == 0, (depth, colour, interlace)
         elif kind == b"IDAT":
             idat += body
         elif kind == b"IEND":
             break
         pos += 12 + length
-    bpp = 3 if colour == 2 else 4
+    bpp = {0: 1, 2: 3, 6: 4}[colour]
     raw = zlib.decompress(idat)
     stride = width * bpp
     rows: list[bytes] = []
@@ -158,3 +163,50 @@ def test_the_report_renders_in_chromium(examples, tmp_path: Path) -> None:  # ty
     assert len(doc.find("g", class_="melee-section")) == len(written.find("g", class_="melee-section")) > 0
     assert not doc.find("script")
     assert "Dice ledger" in " ".join(doc.text)
+
+
+def svg_height(page: Path) -> int:
+    return int(float(parse_svg(page.read_text()).get("height") or 1000)) + 1
+
+
+@pytest.mark.parametrize("ruleset", sorted(GALLERY))
+def test_each_gallery_picture_matches_its_reference_screenshot(ruleset: str, tmp_path: Path) -> None:
+    """docs/pictures/RULESET.svg in Chromium looks as tests/pictures/screens/RULESET.png (a grey quarter-size
+    screenshot): a picture change is seen and confirmed, not slipped through."""
+    browser()
+    page = REPO / "docs" / "pictures" / f"{ruleset}.svg"
+    local = tmp_path / page.name
+    local.write_bytes(page.read_bytes())
+    shot = screenshot(tmp_path, local, f"1000,{svg_height(page)}")
+    thumb = screens.thumbnail(*png_pixels(shot.read_bytes()))
+    reference = screens.FOLDER / f"{ruleset}.png"
+    if os.environ.get("COMBATLOG_UPDATE_SCREENS") == "1":
+        screens.FOLDER.mkdir(exist_ok=True)
+        screens.write_grey_png(reference, *thumb)
+    assert reference.exists(), f"no reference screenshot {reference}; write it with: {screens.REGENERATE}"
+    w, h, rows = png_pixels(reference.read_bytes())
+    differs = screens.difference(thumb, (w, h, b"".join(rows)))
+    if differs:
+        seen = tmp_path / f"{ruleset}-now.png"
+        screens.write_grey_png(seen, *thumb)
+    assert not differs, (f"docs/pictures/{ruleset}.svg in Chromium no longer looks like {reference.name}: {differs}."
+                         f" Now: {tmp_path / (ruleset + '-now.png')}. If the change is meant, look at it and "
+                         f"regenerate: {screens.REGENERATE}")
+
+
+def test_the_screenshot_comparison_sees_a_real_change_and_ignores_a_pixel_shift() -> None:
+    # hand-made 64x64 thumbnails: white with a black bar 8 px high (a line of text, reduced 4 times)
+    def bar(top: int, left: int = 8, length: int = 48, shift: int = 0) -> tuple[int, int, bytes]:
+        """``shift``: the bar drawn ``shift`` screen pixels (a quarter of a thumbnail pixel each) right."""
+        px = bytearray(b"\xff" * 64 * 64)
+        for y in range(top, top + 8):
+            px[y * 64 + left:y * 64 + left + length] = b"\x00" * length
+            px[y * 64 + left] = 255 * shift // 4
+            px[y * 64 + left + length] = 255 - 255 * shift // 4
+        return 64, 64, bytes(px)
+
+    assert screens.difference(bar(20), bar(20)) == ""
+    assert screens.difference(bar(20), bar(20, shift=1)) == ""  # a glyph hinted one screen pixel over
+    assert "blocks differ" in screens.difference(bar(20), bar(40))  # the line moved down
+    assert "blocks differ" in screens.difference(bar(20), bar(20, length=20))  # a word went missing
+    assert "size" in screens.difference(bar(20), (64, 60, b"\xff" * 64 * 60))

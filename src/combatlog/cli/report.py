@@ -16,12 +16,17 @@ def command(
     round_no: Optional[int] = typer.Option(None, "--round", help="Only this round (the header, dice of the round "
                                                                  "and forks are always there)."),
     output: Path = typer.Option(..., "-o", "--output", help="The HTML file to write ('-': standard output)."),
+    sheets: str = typer.Option("auto", "--sheets", metavar="WHICH",
+                               help="Which rounds get a sheet picture: auto (where the picture changed, at most "
+                                    "20 in a long combat, and the last round), all, none, or rounds like 1,4-6."),
     as_json: bool = json_option(),
 ) -> None:
     """Write one self-contained HTML file (no network, no script, inline CSS and SVG): ruleset, players
     and key fingerprints, dice scheme, head hash and the verifier's result, then round by round the sheet
     picture and every step with its rule and dice, signatures, acknowledgements, the dice ledger with each
-    die's verification state, and the forks. --as PLAYER writes only what PLAYER may see.
+    die's verification state, and the forks. --as PLAYER writes only what PLAYER may see. A long combat
+    stays small enough to mail: a sheet is drawn where something changed (--sheets for others, --round N
+    for one round in full). Progress is shown on a terminal.
 
     Example: combatlog report giant-goblins -o giant-goblins.html
     """
@@ -34,7 +39,10 @@ def command(
     st = app_state(ctx)
     store = st.store()
     meta = resolve_stream(store, stream)
-    text = report_html(store, meta, viewer_of(st), round_no)
+    from combatlog.cli.progress import progress
+
+    with progress("report", as_json=as_json) as bar:
+        text = report_html(store, meta, viewer_of(st), round_no, sheets=sheets, on_progress=bar.callback)
     write_whole(output, text)
     if str(output) == "-":
         return

@@ -81,7 +81,8 @@ def after_decision(ctx: typer.Context, stream: str, as_json: bool = False) -> No
         extra(ctx, stream, RevealLink(step=step), "link", as_json)
         _meta, folded, checker = _now(ctx, stream)
         state = folded.state
-    if release_due(state, actor) and actor in checker.chains and not checker.chains[actor].secret:
+    if release_due(state, actor) and actor in checker.chains and not checker.chains[actor].secret \
+            and not checker.release_problem(actor):
         extra(ctx, stream, ReleaseChain(), "release", as_json)
 
 

@@ -126,7 +126,8 @@ def chain(
 
     The chain's secret stays in this log's local secrets; only its head enters the log. Once every
     pinned player has a chain, seed steps are seeded by links (docs/trust.md, "Nonce chains"). Magic
-    Realm commands do this by themselves.
+    Realm commands do this by themselves. Refused between the steps of a seed and once every other
+    player's chain is released.
 
     Example: combatlog seal chain cave --as bob
     """
@@ -154,8 +155,8 @@ def link(
 @app.command("release")
 def release(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
     """Publish your chain's secret when you have nothing left to decide: your links then contribute to
-    every later seed step by themselves, and nobody waits for you. Refused for the last player whose
-    links are secret.
+    every later seed step by themselves, and nobody waits for you. Refused unless another player holds
+    an unreleased chain (a player with no chain is no secret holder).
 
     Example: combatlog seal release cave --as alice
     """

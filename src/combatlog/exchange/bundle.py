@@ -455,7 +455,7 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
                         raise Diverged(local.name, seq, ours[seq].hash, theirs)
                     branch = [NewRow(s, t, h, b, c) for s, h, b, t, c in rows if s >= seq]
                     result = merge(store, local, seq - 1, branch, signer_for=signer_for, wiring=wiring, where=where,
-                                   prefer_theirs=prefer_theirs)
+                                   prefer_theirs=prefer_theirs, proof=proof)
                     changed = result.kept == "theirs" or result.superseded or any(
                         d.outcome == "reapplied" for d in result.decisions)
                     return ImportReport(stream=local.id, name=local.name, appended={local.name: len(branch)}

@@ -23,12 +23,18 @@ neither is wrong: two players decided on the same head. ``import`` then merges:
    player whose re-sealed commit differs from the one they signed first is refused
    (``check_resealed``): a rebase may move a sealed decision, never change it.
 
-5. **A sequencer, where the table has one.** Without one, a player who saw a decision could
+5. **No rewinding.** A branch whose author signed an event of the other branch after the parting
+   (an ``ack`` included) and that would go first is his rewind of history he signed: refused as
+   equivocation with a proof (``trust/rewind.py``, ``trust/evidence.py``). So no merge supersedes
+   events below the oldest head every pinned player has signed or acknowledged (``_no_rewind``).
+
+6. **A sequencer, where the table has one.** Without one, a player who saw a decision could
    drop it and answer on the same head, claiming the two were concurrent (the merge cannot
    tell; the rotation bounds how often it pays, and the dropped decision is re-applied, not
    lost). With ``--option sequencer=NAME`` (a pinned player, usually the referee), a branch
    the sequencer has signed on (any event of theirs after the parting, an ``ack`` included)
-   goes first: what the sequencer saw first stands, as with the hosted service.
+   goes first: what the sequencer saw first stands, on every path (a pull from a server included: the
+   server's first-come order yields to it).
 
 Decisions of players whose keys are not on this machine are left to their owners: the
 merge reports them as awaited, and their re-applied events arrive by mail like any other.
@@ -38,6 +44,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 
 import msgspec
 
@@ -49,6 +56,7 @@ from combatlog.events.envelope import Envelope, decode_envelope
 from combatlog.projections.fold import lineage, state_at
 from combatlog.store.base import AppendResult, EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
 from combatlog.store.memory import MemoryStore
+from combatlog.trust.rewind import RULE_REWIND, rank, rewinder, settled_by_sequencer, signed_by
 from combatlog.wiring import Wiring
 
 Signer = Callable[[Envelope], Envelope]
@@ -102,34 +110,19 @@ class MergeReport(msgspec.Struct, kw_only=True):
         return out
 
 
-def rank(genesis: CombatStarted | None, fork_seq: int, branch: Sequence[Envelope]) -> tuple[int, int, str]:
-    """The merge order of a branch: lower goes first (see the module's points 1 and 5).
-
-    With a sequencer (``--option sequencer=gm``), a branch holding an event the sequencer signed
-    after the place where the branches part goes first: the sequencer saw it first, and signs one
-    branch only (two would be equivocation). Otherwise, and between two such branches, the first
-    event's actor in the rotated players' order. Only combats with pinned players merge, and verify
-    has checked that every actor is pinned; the hash breaks the tie only between two events of one
-    actor, which equivocation refuses first."""
-    names = [p.name for p in genesis.players] if genesis is not None else []
-    sequencer = genesis.options.get("sequencer", "") if genesis is not None else ""
-    seen_by_sequencer = 0 if sequencer and any(e.actor == sequencer for e in branch) else 1
-    first = branch[0]
-    # the two branches start at ``fork_seq + 1``: the player at that index (mod players) goes first
-    place = (names.index(first.actor) - fork_seq - 1) % len(names) if first.actor in names else len(names)
-    return (seen_by_sequencer, place, first.hash)
-
-
 def now_utc() -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[NewRow], *,
-          signer_for: SignerFor | None, wiring: Wiring, where: str, prefer_theirs: bool = False) -> MergeReport:
+          signer_for: SignerFor | None, wiring: Wiring, where: str, prefer_theirs: bool = False,
+          proof: Path | None = None) -> MergeReport:
     """Merge the bundle's branch ``theirs`` (its events after ``fork_seq``, verified) into ``meta``.
 
-    ``prefer_theirs``: the bundle comes from the sequencer itself (a combat server orders appends first
-    come, first served), so its branch is kept whatever the players' order says."""
+    ``prefer_theirs``: the bundle comes from a combat server, which orders appends first come, first
+    served, so its branch is kept whatever the players' order says; but not over a branch the pinned
+    sequencer signed and the server's does not (refused, nothing changed). A rewind (point 5) is
+    refused with its proof written beside ``proof``."""
     for child in store.list_streams():
         if child.parent == meta.id and child.fork_seq > fork_seq:
             raise IllegalCommand(
@@ -141,12 +134,23 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     ours = [decode_envelope(r.body) for r in ours_rows]
     their_envs = [decode_envelope(r.body) for r in theirs]
     genesis = state_at(store, meta, fork_seq).core.genesis
-    keep_theirs = prefer_theirs or rank(genesis, fork_seq, their_envs) < rank(genesis, fork_seq, ours)
-    kept, lost = (their_envs, ours) if keep_theirs else (ours, their_envs)
     sequencer = genesis.options.get("sequencer", "") if genesis is not None else ""
-    signed_on = [any(e.actor == sequencer for e in b) for b in (kept, lost)] if sequencer else [False, False]
-    why = ("the server ordered it first" if prefer_theirs
-           else f"the sequencer {sequencer} signed on it" if signed_on == [True, False]
+    if prefer_theirs and settled_by_sequencer(genesis, ours, their_envs):
+        mine = next(e for e in ours if e.actor == sequencer)
+        raise IllegalCommand(
+            f"{where}: the server holds #{fork_seq + 1}-#{their_envs[-1].seq} ({their_envs[0].actor} first), and "
+            f"this log holds another branch from #{fork_seq + 1}, which the sequencer {sequencer} signed (#{mine.seq}, "
+            f"{mine.type}); the server's has nothing of {sequencer}'s. What the sequencer signed stands on every "
+            "path, so nothing is pulled and this log is unchanged; the server only appends, so the table must "
+            f"settle which copy {meta.name} continues on", rule=RULE_REWIND)
+    keep_theirs = (prefer_theirs and not settled_by_sequencer(genesis, ours, their_envs)) \
+        or rank(genesis, fork_seq, their_envs) < rank(genesis, fork_seq, ours)
+    kept, lost = (their_envs, ours) if keep_theirs else (ours, their_envs)
+    _no_rewind(store, meta, fork_seq, genesis, kept, lost, theirs_rows=list(theirs), ours_rows=ours_rows,
+               keep_theirs=keep_theirs, proof=proof)
+    signed_on = [signed_by(b, sequencer) for b in (kept, lost)] if sequencer else [False, False]
+    why = (f"the sequencer {sequencer} signed on it" if signed_on == [True, False]
+           else "the server ordered it first" if prefer_theirs
            else f"the players' order at #{fork_seq + 1}")
     check_resealed(kept, list(lost) + _superseded_envs(store, meta))
 
@@ -206,6 +210,23 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     return MergeReport(fork_seq=fork_seq, kept="theirs" if keep_theirs else "ours", kept_actor=kept[0].actor,
                        other_actor=lost[0].actor, superseded=count, decisions=decisions, head_seq=head.seq,
                        head_hash=head.hash, why=why)
+
+
+def _no_rewind(store: EventStore, meta: StreamMeta, fork_seq: int, genesis: CombatStarted | None,
+               kept: Sequence[Envelope], lost: Sequence[Envelope], *, theirs_rows: Sequence[NewRow],
+               ours_rows: Sequence[object], keep_theirs: bool, proof: Path | None) -> None:
+    """Refuse, before anything changes, a merge that would rewind signed history (module point 5). The
+    merge order itself lives in ``trust/rewind.py``: verify of a rewind proof needs it too."""
+    from combatlog.trust.evidence import rewind_error
+
+    signed = rewinder(genesis, kept, lost)
+    if signed is not None:
+        bodies = ([r.body for r in theirs_rows], [r.body for r in ours_rows])  # type: ignore[attr-defined]
+        winner, loser = bodies if keep_theirs else bodies[::-1]
+        raise rewind_error(store, meta, fork_seq, winner, loser, signed.seq, proof, loser_is_ours=keep_theirs)
+    # The depth bound follows: when every pinned player has signed the losing branch past the parting
+    # (the oldest head all acknowledged is above it), the winner's author is one of them, and the
+    # sequencer, having signed the loser too, settles nothing; so the merge is a rewind, refused above.
 
 
 def keep_lost_branch(store: EventStore, meta: StreamMeta, rows: Iterable[NewRow]) -> int:

@@ -186,14 +186,14 @@ def _email_bundles(data: bytes, where: str, proof: Path, message: _Message) -> I
     import email.policy
 
     try:
-        message = email.message_from_bytes(data, policy=email.policy.compat32)
+        parsed = email.message_from_bytes(data, policy=email.policy.compat32)
     except Exception as exc:  # the parser is lenient; anything it still cannot take is the sender's
         yield Incoming(where, proof, None, VerificationFailed(f"not a readable email: {exc}", where=where))
         return
     texts: list[tuple[str, str]] = []  # (subtype, text)
     attachments: list[tuple[str, bytes]] = []
     try:
-        for part in _leaves(message, 0, [0], where):
+        for part in _leaves(parsed, 0, [0], where):
             payload = part.get_payload(decode=True)
             if not isinstance(payload, bytes):
                 continue

@@ -61,7 +61,9 @@ def round_steps(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str
 
 
 def scene_of(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | None, *,
-             with_steps: bool | None = None) -> Scene:
+             with_steps: bool | None = None, sealed: list[Sealed] | None = None) -> Scene:
+    """What the sheet at ``folded`` shows. ``sealed``: the sealed orders up to that point, when the caller
+    already tracks them (the report, in its one pass), instead of reading the log again."""
     ruleset, state, core = folded.ruleset, folded.state, folded.core
     genesis = core.genesis
     if with_steps is None:
@@ -70,7 +72,7 @@ def scene_of(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | 
         stream=meta.name, ruleset=ruleset.info.name, title=ruleset.info.title, seq=core.head_seq,
         round=ruleset.round_of(state), finished=ruleset.finished(state), viewer=viewer,
         data=ruleset.describe(state, viewer), state=state,
-        sealed=sealed_orders(store, meta, core.head_seq),
+        sealed=sealed if sealed is not None else sealed_orders(store, meta, core.head_seq),
         players=[p.name for p in genesis.players] if genesis is not None else [],
         pending=[(p.who, p.what) for p in ruleset.pending(state)],
         steps=round_steps(store, meta, folded, viewer) if with_steps else [],

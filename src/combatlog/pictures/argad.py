@@ -7,13 +7,33 @@ from typing import Any
 
 from combatlog.pictures.scene import Scene
 from combatlog.pictures.common import (
-    MARGIN, WIDTH, canvas_for, heading, numbered, pending_list, sealed_strip, section, tag_row,
+    MARGIN, WIDTH, canvas_for, heading, humane, legend, numbered, pending_list, sealed_strip, section,
+    tag_row,
 )
 from combatlog.pictures.svg import INK, MUTED, Canvas
 
-CARD_W, CARD_H = 232, 134
+CARD_W, CARD_H = 232, 164
 SIDE_FILL = ("#e3ecf7", "#f7e6e3", "#e6f2e3", "#f3ebf7")
 RESULT = {"kill": "kills", "wound": "wounds", "recoil": "makes it recoil", "none": "no effect"}
+# The strength categories (Argad seed 004, "Humanoid creatures strength"): the code and its melee die.
+STRENGTH = {"-H": "weaker than a human, D4", "=H": "human strength, D6", "+H": "stronger than a human, D8",
+            "++H": "much stronger (ogre), D10", "H2": "huge (large troll), D12"}
+ABILITY = {"elite_shooter": "elite shooter", "strong": "strong", "strike_last": "strikes last",
+           "skeleton": "skeleton", "zombie": "zombie", "hero": "hero"}
+
+
+def species_name(ident: str) -> str:
+    from combatlog.rulesets.argad.tables import species_table
+
+    found = species_table().get(ident)
+    return found.name if found is not None else humane(ident)
+
+
+def weapon_name(ident: str, missile: bool = False) -> str:
+    from combatlog.rulesets.argad.tables import melee_weapons, missile_weapons
+
+    found = (missile_weapons() if missile else melee_weapons()).get(ident)
+    return found.name if found is not None else humane(ident)
 
 
 def figure(c: Canvas, x: float, y: float, f: dict[str, Any], fill: str, recoiled: bool) -> None:
@@ -24,8 +44,17 @@ def figure(c: Canvas, x: float, y: float, f: dict[str, Any], fill: str, recoiled
                              ("recoil refused", turn.get("recoil_refused")),
                              ("recoiled", turn.get("recoiled") or recoiled), ("struck", turn.get("struck")),
                              ("shot", turn.get("shot"))) if on]
-    title = f"{f['name']} ({f['side']}, {f.get('species')}): {status}; strength {f.get('strength')}, class " \
-            f"{f.get('class')}, armour {f.get('armour')}, melee {f.get('melee_die')}; wounds {f.get('wounds')} " \
+    species = species_name(str(f.get("species")))
+    weapon = weapon_name(f.get("weapon") or "") if f.get("weapon") else "no melee weapon"
+    missile = weapon_name(f["missile"], missile=True) if f.get("missile") else ""
+    armour = f"armour {f.get('armour')}"
+    if f.get("shooting_armour") not in (None, f.get("armour")):
+        armour += f" ({f.get('shooting_armour')} against shooting)"
+    extras = (["mounted"] if f.get("mounted") else []) + [ABILITY.get(a, humane(a)) for a in f.get("abilities") or []] \
+        + [f"base {f.get('base_mm')} mm"]
+    title = f"{f['name']} ({f['side']}, {species}): {status}; strength {f.get('strength')}, class " \
+            f"{f.get('class')}, {armour}, melee {f.get('melee_die')}; melee weapon {weapon}" + \
+            (f"; shoots with {missile}" if missile else "") + f"; wounds {f.get('wounds')} " \
             f"(life points {f.get('life_points')})" + (f"; {', '.join(marks)}" if marks else "") + \
             (f"; {', '.join(f['effects'])}" if f.get("effects") else "")
     with c.group(title, cls="figure", data_name=f["name"], data_side=f["side"], data_status=status,
@@ -38,23 +67,39 @@ def figure(c: Canvas, x: float, y: float, f: dict[str, Any], fill: str, recoiled
         c.text(x + 16 + base, y + 23, f["name"], size=14, weight="bold", width=CARD_W - 80 - base)
         c.text(x + CARD_W - 8, y + 22, status.upper() if out else "", size=11, anchor="end", weight="bold",
                fill="#b00000")
-        c.text(x + 10, y + 42, f"{f.get('species')} \u00b7 {f.get('strength')} \u00b7 C{f.get('class')} "
-               f"A{f.get('armour')} \u00b7 {f.get('melee_die')}", size=11, width=CARD_W - 16)
-        weapons = f.get("weapon", "") + (f", {f['missile']}" if f.get("missile") else "")
-        c.text(x + 10, y + 58, weapons + (" \u00b7 mounted" if f.get("mounted") else ""), size=10, fill=MUTED,
-               width=CARD_W - 16)
+        # the strength code on a chip (the key under the figures says what it means)
+        strength = str(f.get("strength"))
+        with c.group(f"strength {strength}: {STRENGTH.get(strength, 'strength category')}", cls="code",
+                     data_code=f"strength {strength}"):
+            c.rect(x + 10, y + 32, 34, 16, fill="#ffffff", stroke=INK, rx=8)
+            c.text(x + 27, y + 44, strength, size=10, anchor="middle", weight="bold", width=30)
+        c.text(x + 50, y + 44, species, size=11, weight="bold", width=CARD_W - 60)
+        c.text(x + 10, y + 62, f"class {f.get('class')} \u00b7 {armour} \u00b7 melee {f.get('melee_die')}", size=10,
+               width=CARD_W - 20)
+        yy = c.lines(x + 10, y + 78, f"melee: {weapon}", CARD_W - 20, size=10)
+        if missile:
+            yy = c.lines(x + 10, yy, f"shoots: {missile}", CARD_W - 20, size=10)
+        yy = c.lines(x + 10, yy, " \u00b7 ".join(extras), CARD_W - 20, size=10, fill=MUTED)
         wounds = int(f.get("wounds") or 0)
-        c.text(x + 10, y + 78, f"wounds ({f.get('life_points')} life):", size=11)
+        c.text(x + 10, yy + 4, f"wounds ({f.get('life_points')} life):", size=11)
         with c.group(f"{f['name']}: {wounds} wound(s)", cls="wounds", data_wounds=wounds):
             for k in range(min(wounds, 8)):
-                c.circle(x + 142 + k * 13, y + 74, 5, fill="#b00000", stroke=INK)
+                c.circle(x + 142 + k * 13, yy, 5, fill="#b00000", stroke=INK)
             if not wounds:
-                c.text(x + 140, y + 78, "none", size=11, fill=MUTED)
-        tag_row(c, x + 10, y + 88, CARD_W - 20, marks, "mark", size=9, fill="#fde0dc")
+                c.text(x + 140, yy + 4, "none", size=11, fill=MUTED)
+        tags = tag_row(c, x + 10, yy + 12, CARD_W - 20, marks, "mark", size=9, fill="#fde0dc") if marks else yy + 12
         if f.get("effects"):
-            tag_row(c, x + 10, y + 110, CARD_W - 20, list(f["effects"]), "effect", size=9)
+            tag_row(c, x + 10, tags, CARD_W - 20, list(f["effects"]), "effect", size=9)
         if out:
             c.line(x + 6, y + CARD_H - 6, x + CARD_W - 6, y + 6, stroke="#b00000", width=1.5)
+
+
+def strength_key(c: Canvas, y: float, figures: list[dict[str, Any]]) -> float:
+    """The key to the strength codes on the cards (those drawn only)."""
+    shown = [s for s in STRENGTH if any(f.get("strength") == s for f in figures)]
+    entries = [(f"strength {s}", "#ffffff", s, STRENGTH[s]) for s in shown]
+    return legend(c, y, "Key: strength category (Argad seed 004, Humanoid creatures strength) and its melee die",
+                  entries) + 8
 
 
 def strike_text(s: dict[str, Any]) -> str:
@@ -63,7 +108,7 @@ def strike_text(s: dict[str, Any]) -> str:
     verdict = "cancelled" if s.get("cancelled") else RESULT.get(s.get("result", ""), s.get("result", ""))
     extra = "; ".join(x for x in (s.get("priority"), s.get("recoil_refused"),
                                   "automatic hit" if s.get("auto_hit") else "") if x)
-    return (f"{', '.join(s['attackers'])} strike {s['target']} ({s.get('order', '').replace('_', ' ')}): "
+    return (f"{', '.join(s['attackers'])} strike {s['target']} ({humane(s.get('order', ''))}): "
             f"dice {dice or '-'}; best {s.get('best')} vs defence {s.get('defence')}: {verdict}"
             + (f" ({extra})" if extra else ""))
 
@@ -102,6 +147,8 @@ def draw(scene: Scene, prefix: str = "p") -> str:
                 figure(c, MARGIN + (k % 4) * (CARD_W + 11), y + (k // 4) * (CARD_H + 10), f,
                        SIDE_FILL[n % len(SIDE_FILL)], f["name"] in recoiled)
             y += ((len(figs) + 3) // 4) * (CARD_H + 10) + 4
+    if d.get("figures"):
+        y = strength_key(c, y, d["figures"])
     if summary is not None:
         shots = list(summary.get("shots") or [])
         y = section(c, y, f"Turn {turn_no}: volleys")

@@ -4,13 +4,14 @@ last exchange."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from combatlog.pictures.scene import Scene
 from combatlog.pictures.common import (
-    MARGIN, WIDTH, canvas_for, heading, pending_list, sealed_strip, section, tag_row,
+    MARGIN, WIDTH, canvas_for, heading, humane, legend, pending_list, sealed_strip, section, tag_row,
 )
-from combatlog.pictures.svg import INK, MUTED, Canvas
+from combatlog.pictures.svg import INK, MUTED, Canvas, text_width
 
 CARD_W, CARD_H = 470, 300
 # A humanoid's seven locations on a figure 228 wide (its right arm on the viewer's left).
@@ -21,6 +22,28 @@ BODY = {
 }
 WOUND_FILL = {"": "#ffffff", "minor": "#fff3c4", "serious": "hatch", "major": "#f4c7c3"}
 SHORT = {"right arm": "R arm", "left arm": "L arm", "right leg": "R leg", "left leg": "L leg"}
+# A Combat Round is five seconds (CFI Ch.8 Running Combat): 12 to the minute.
+ROUNDS_PER_MINUTE = 12
+_LEFT = re.compile(r" (\d+) (Round|Turn)\(s\) left")
+
+
+def effect_title(key: str) -> str:
+    """A Special Effect by its name in the rules (``scar_foe`` -> ``Scar Foe``)."""
+    from combatlog.rulesets.classic_fantasy.effects import EFFECTS
+
+    found = EFFECTS.get(key)
+    return found.title if found is not None else humane(key)
+
+
+def condition_words(text: str) -> str:
+    """``unconscious 71 Round(s) left`` -> ``unconscious, 71 more Rounds (about 6 min)``."""
+    def spell(m: re.Match[str]) -> str:
+        n, unit = int(m.group(1)), m.group(2)
+        out = f", {n} more {unit}{'s' if n != 1 else ''}"
+        if unit == "Round" and n >= ROUNDS_PER_MINUTE:
+            out += f" (about {round(n / ROUNDS_PER_MINUTE)} min)"
+        return out
+    return humane(_LEFT.sub(spell, text))
 
 
 def location(c: Canvas, x: float, y: float, w: float, h: float, loc: dict[str, Any], who: str) -> None:
@@ -29,7 +52,8 @@ def location(c: Canvas, x: float, y: float, w: float, h: float, loc: dict[str, A
     title = f"{who}'s {loc['name']} (d20 {loc.get('d20', '?')}): {loc['hp']} of {loc['max_hp']} hp, armor {armor}" \
         + (f", {wound} wound" if wound else ", unhurt")
     fill = WOUND_FILL.get(wound, "#ffffff")
-    with c.group(title, cls="location", data_location=loc["name"], data_hp=loc["hp"], data_wound=wound or "none"):
+    with c.group(title, cls="location", data_location=loc["name"], data_hp=loc["hp"], data_wound=wound or "none",
+                 data_code=f"wound {wound}" if wound else None):
         c.rect(x, y, w, h, fill=c.url("hatch") if fill == "hatch" else fill, stroke=INK,
                width=2 if wound in ("serious", "major") else 1, rx=4)
         size = 9 if w < 60 else 10
@@ -37,7 +61,7 @@ def location(c: Canvas, x: float, y: float, w: float, h: float, loc: dict[str, A
         c.text(x + w / 2, y + 27, f"{loc['hp']}/{loc['max_hp']}", size=12, anchor="middle", weight="bold",
                fill="#b00000" if loc["hp"] <= 0 else INK)
         if h >= 54:
-            c.text(x + w / 2, y + 40, f"AP {armor}", size=8, anchor="middle", fill=MUTED)
+            c.text(x + w / 2, y + 40, f"armour {armor}", size=8, anchor="middle", fill=MUTED, width=w - 4)
         if wound in ("serious", "major"):
             c.text(x + w / 2, y + h - 5, wound.upper(), size=8, anchor="middle", weight="bold", fill="#b00000")
         if wound == "major":
@@ -73,7 +97,7 @@ def pips(c: Canvas, x: float, y: float, have: int, most: int, title: str) -> Non
 
 
 def card(c: Canvas, x: float, y: float, cb: dict[str, Any], turn: str, h: float) -> None:
-    conditions = list(cb.get("conditions") or [])
+    conditions = [condition_words(x) for x in cb.get("conditions") or []]
     down = next((w for w in ("dead", "unconscious", "incapacitated") if any(k.startswith(w) for k in conditions)), "")
     title = f"{cb['name']} (side {cb['side']}): initiative {cb.get('initiative')}, {cb.get('ap')} of " \
             f"{cb.get('ap_max')} Action Points, fatigue {cb.get('fatigue')}" + (f", {down}" if down else "") \
@@ -105,10 +129,14 @@ def card(c: Canvas, x: float, y: float, cb: dict[str, Any], turn: str, h: float)
             c.text(rx, ry, "Holds", size=11, weight="bold")
             c.text(rx + 92, ry, ", ".join(held) or "nothing", size=11, width=120)
         ry += 16
-        dropped = [w["name"] for w in cb.get("weapons") or [] if w.get("state")]
-        if dropped:
-            c.text(rx, ry, "Weapons " + ", ".join(f"{w['name']} {w['state']}" for w in cb["weapons"] if w.get("state")),
-                   size=10, fill="#b00000", width=210)
+        lost: dict[str, list[str]] = {}
+        for w in cb.get("weapons") or []:
+            if w.get("state"):
+                lost.setdefault(humane(w["state"]), []).append(w["name"])
+        for state, names in lost.items():  # "Dropped: great axe"
+            with c.group(f"{cb['name']}'s weapons {state}: {', '.join(names)}", cls="fact", data_fact="weapons"):
+                c.text(rx, ry, state.capitalize(), size=11, weight="bold", fill="#b00000")
+                c.text(rx + 92, ry, ", ".join(names), size=11, fill="#b00000", width=120)
             ry += 16
         if cb.get("engaged"):
             c.text(rx, ry, f"Engaged with {', '.join(cb['engaged'])}", size=10, width=210)
@@ -129,6 +157,17 @@ def card(c: Canvas, x: float, y: float, cb: dict[str, Any], turn: str, h: float)
                 ry += 21
 
 
+def wound_key(c: Canvas, y: float, people: list[dict[str, Any]]) -> float:
+    """The key to the wound fills drawn on the locations (CFI Ch.7: minor, serious, major wounds)."""
+    drawn = {loc.get("wound") for cb in people for loc in cb.get("locations") or []}
+    entries = [(f"wound {w}", fill, w, meaning) for w, fill, meaning in (
+        ("minor", "#fff3c4", "a minor wound: hit points lost, above 0"),
+        ("serious", c.url("hatch"), "a serious wound (hatched): at 0 or below"),
+        ("major", "#f4c7c3", "a major wound (crossed): at minus its full hit points or below"),
+    ) if w in drawn]
+    return legend(c, y, "Key to the locations", entries) + 10 if entries else y
+
+
 def draw(scene: Scene, prefix: str = "p") -> str:
     d = scene.data
     c = canvas_for(scene, "combatants", prefix)
@@ -139,13 +178,14 @@ def draw(scene: Scene, prefix: str = "p") -> str:
     y = heading(c, scene, sub)
     order = d.get("initiative") or []
     if order:
-        y = section(c, y, "Initiative order")
+        y = section(c, y, "Initiative order") + 14
         x = MARGIN
         with c.group("initiative order: " + ", ".join(f"{o['name']} {o['initiative']}" for o in order),
                      cls="initiative"):
             for n, o in enumerate(order, 1):
-                label = f"{n}. {o['name']} {o['initiative']} ({o.get('ap', 0)} AP)"
-                w = len(label) * 7.2 + 16
+                ap = int(o.get("ap", 0))
+                label = f"{n}. {o['name']} {o['initiative']} ({ap} Action Point{'s' if ap != 1 else ''})"
+                w = text_width(label, 11, "bold") + 16
                 if x + w > WIDTH - MARGIN:
                     x, y = MARGIN, y + 28
                 now = d.get("turn") == o["name"]
@@ -162,6 +202,7 @@ def draw(scene: Scene, prefix: str = "p") -> str:
         for n, cb in enumerate(pair):
             card(c, MARGIN + n * (CARD_W + 20), y, cb, d.get("turn") or "", h)
         y += h + 14
+    y = wound_key(c, y, people)
     ex = d.get("exchange") or d.get("last_exchange")
     if ex:
         label = "Exchange in progress" if d.get("exchange") else "Last exchange"
@@ -169,7 +210,8 @@ def draw(scene: Scene, prefix: str = "p") -> str:
         text = (f"#{ex.get('n')}: {ex.get('attacker')} attacks {ex.get('target')} with {ex.get('weapon')}: attack "
                 f"{ex.get('attack')}, defence {ex.get('defence')} ({ex.get('defence_level')})"
                 + (f"; the {ex['winner']} wins" if ex.get("winner") else "")
-                + (f"; special effects: {', '.join(ex['effects'])}" if ex.get("effects") else ""))
+                + (f"; Special Effects: {', '.join(effect_title(e) for e in ex['effects'])}" if ex.get("effects")
+                   else ""))
         with c.group(f"{label}: {text}", cls="exchange"):
             y = c.lines(MARGIN, y, text, WIDTH - 2 * MARGIN, size=12)
         y += 6

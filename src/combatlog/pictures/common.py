@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from combatlog.pictures.scene import Scene
@@ -100,21 +102,21 @@ def words_of(value: Any) -> str:
 
 def tag_row(c: Canvas, x: float, y: float, width: float, tags: list[str], kind: str, *, size: float = 10,
             fill: str = "#fff3c4") -> float:
-    """Small labelled tags in a row (conditions, effects); returns the x after the last."""
-    from combatlog.pictures.svg import fit, text_width
+    """Small labelled tags (conditions, effects), in rows that wrap inside ``width``; a tag wider than the
+    row shrinks (never cut). Returns the y under the last row."""
+    from combatlog.pictures.svg import fitted_size, text_width
 
-    right = x + width
+    left, right = x, x + width
     for tag in tags:
-        label = fit(tag, width, size)
-        w = text_width(label, size) + 12
-        if x + w > right:
-            c.text(x, y + 13, "\u2026", size=size)
-            break
+        label_size = fitted_size(tag, width - 12, size)
+        w = min(width, text_width(tag, label_size) + 12)
+        if x > left and x + w > right:
+            x, y = left, y + 22
         with c.group(f"{kind}: {tag}", cls=kind):
             c.rect(x, y, w, 18, fill=fill, stroke=INK, rx=9)
-            c.text(x + 6, y + 13, label, size=size)
+            c.text(x + 6, y + 13, tag, size=label_size, width=w - 12)
         x += w + 5
-    return x
+    return y + 22
 
 
 def pending_list(c: Canvas, scene: Scene, y: float) -> float:
@@ -123,3 +125,44 @@ def pending_list(c: Canvas, scene: Scene, y: float) -> float:
     y = section(c, y, "Waiting for")
     return numbered(c, y, [(f"{who}: {what}", f"waiting for {who}: {what}") for who, what in scene.pending],
                     cls="pending", size=11) + 6
+
+
+def humane(value: Any) -> str:
+    """A ruleset's identifier (``two_handed_axe``, ``circumvent_parry``) as words for a person."""
+    return str(value).replace("_", " ")
+
+
+def legend(c: Canvas, y: float, title: str, entries: list[tuple[str, str, str, str]], *, x: float = MARGIN,
+           width: float = WIDTH - 2 * MARGIN) -> float:
+    """A key to the codes and colour chips drawn: ``(code, chip fill or "", chip label, meaning)`` each.
+    Every element drawn with ``data_code=CODE`` has its entry here (tests/pictures/legibility.py checks
+    it). Returns the y under the key."""
+    with c.group(title, cls="legend"):
+        c.text(x, y + 12, title, size=11, weight="bold")
+        y += 20
+        cx = x
+        for code, fill, label, meaning in entries:
+            from combatlog.pictures.svg import text_width
+
+            chip = max(22.0, text_width(label, 10, "bold") + 12) if label else 0.0
+            need = chip + 6 + text_width(meaning, 10) + 16
+            if cx > x and cx + need > x + width:
+                cx, y = x, y + 20
+            with c.group(f"key: {label or code}: {meaning}", cls="legend-entry", data_legend=code):
+                if label:
+                    c.rect(cx, y, chip, 16, fill=fill or "#ffffff", stroke=INK, rx=8)
+                    c.text(cx + chip / 2, y + 12, label, size=10, anchor="middle", weight="bold")
+                c.text(cx + chip + (6 if label else 0), y + 12, meaning, size=10, fill=MUTED,
+                       width=min(width, x + width - cx - chip - 6))
+            cx += min(need, width)
+        return y + 24
+
+
+_SNAKE = re.compile(r"(?<![\w/.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/])")
+
+
+def humane_text(text: str, keep: Iterable[str] = ()) -> str:
+    """Rules prose with the ruleset's identifiers in it (``option monster_death=zero``) as words; the
+    names in ``keep`` (chosen by players, ``orc_1``) stay as written."""
+    kept = set(keep)
+    return _SNAKE.sub(lambda m: m.group(0) if m.group(0) in kept else humane(m.group(0)), text)

@@ -24,7 +24,7 @@ from combatlog.pictures.scene import Scene
 from combatlog.pictures.common import (
     MARGIN, WIDTH, canvas_for, face_down, heading, numbered, sealed_strip, section,
 )
-from combatlog.pictures.svg import INK, MUTED, Canvas
+from combatlog.pictures.svg import INK, MUTED, Canvas, fitted_size, text_width
 
 CIRCLES = {1: "Thrust", 2: "Swing", 3: "Smash"}
 SQUARES = {1: "Charge", 2: "Dodge", 3: "Duck"}
@@ -32,6 +32,10 @@ BOXES = {1: "Charge and Thrust", 2: "Dodge and Swing", 3: "Duck and Smash"}
 SIDES = ("light", "dark", "RED", "trot", "gallop")
 FILL = {"light": "#f6e7bd", "dark": "#4e3b26", "RED": "#c0392b", "trot": "#efe3c8", "gallop": "#7b5a35"}
 DARK_FACES = ("dark", "RED", "gallop")
+DEAD_FILL = "#f2f2f2"
+# A character with no active weapon attacks with a dagger (the rules' attack for it: melee.py), which is
+# not a counter: it has no alerted side to show.
+DAGGER = "none active: attacks with a dagger (no counter, no alerted side)"
 SHEET_W = 600
 PANEL_X = MARGIN + SHEET_W + 20
 PANEL_W = WIDTH - PANEL_X - MARGIN
@@ -133,10 +137,13 @@ def draw_counter(c: Canvas, x: float, y: float, ctr: dict[str, Any], *, size: fl
             "trot": "trotting (light) side up", "gallop": "galloping (dark) side up"}[side]
     title = f"{ctr['id']}: {ctr['name']}, {face}: {ctr['values']}" + (f", hired by {owner}" if owner else "") \
         + (f", under its rider {under}" if under else "") + (", dead" if dead else "")
-    ink = "#ffffff" if side in DARK_FACES else INK
+    # A dead counter is drawn pale with dark ink under the red cross, whatever its side (its side is
+    # still written on it): white letters on a greyed dark face do not read.
+    ink = "#ffffff" if side in DARK_FACES and not dead else INK
+    fill = DEAD_FILL if dead else FILL[side]
     with c.group(title, cls="counter", data_counter=ctr["id"], data_side=side, data_dead="yes" if dead else None,
                  data_under=under or None):
-        c.rect(x, y, size, size, fill=FILL[side], stroke=INK, width=1.5 if side == "RED" else 1, rx=3,
+        c.rect(x, y, size, size, fill=fill, stroke=INK, width=1.5 if side == "RED" else 1, rx=3,
                dash="" if not horse else "4 2")
         attack, move = _attack_values(ctr["values"])
         small = 9 if size >= 40 else 8
@@ -160,7 +167,6 @@ def draw_counter(c: Canvas, x: float, y: float, ctr: dict[str, Any], *, size: fl
             c.path(f"M{x + size - 10:g},{y:g} L{x + size:g},{y:g} L{x + size:g},{y + 10:g} z", fill="#d4a017",
                    stroke=INK, width=0.5)
         if dead:
-            c.rect(x, y, size, size, fill="#ffffff", stroke="none", opacity="0.45")
             c.cross(x + 2, y + 2, size - 4, size - 4)
 
 
@@ -188,8 +194,12 @@ def draw_chit(c: Canvas, x: float, y: float, entry: str, *, size: float = 44, st
     with c.group(title, cls="chit", data_chit=chit["id"], data_status=status,
                  data_cancelled="yes" if cancelled else None):
         c.rect(x, y, size, size, fill=fill, stroke=INK, rx=4, dash="3 2" if status == "fatigued" else "")
-        c.text(x + 3, y + 9, chit["id"], size=8, fill=MUTED)
-        c.text(x + size - 3, y + 9, chit["action"][:5], size=7, anchor="end", fill=MUTED)
+        # the header: the chit's id at the left, its action at the right, each measured so that they
+        # never run together ("X1 MAGIC", not "X1MAGIC")
+        ident_size = fitted_size(chit["id"], size * 0.4, 8, "bold")
+        room = size - 9 - text_width(chit["id"], ident_size, "bold")
+        c.text(x + 3, y + 9, chit["id"], size=ident_size, weight="bold", fill=MUTED)
+        c.text(x + size - 3, y + 9, chit["action"], size=7, anchor="end", fill=MUTED, width=room)
         c.text(x + size / 2, y + size / 2 + 5, chit["value"], size=14 if size >= 40 else 12, anchor="middle",
                weight="bold", width=size - 4)
         if chit["stars"]:
@@ -422,8 +432,8 @@ def _attack_play(c: Canvas, scene: Scene, owner: str, attack: dict[str, Any], cx
     left = attack.get("circle") == 3
     tx, anchor = (cx - 50, "end") if left else (cx + 50, "start")
     c.text(tx, cy - 8, weapon, size=10, weight="bold", width=98, anchor=anchor)
-    if side:
-        c.text(tx, cy + 5, side, size=9, fill=MUTED, anchor=anchor)
+    if side or weapon == "dagger":
+        c.text(tx, cy + 5, side or "no counter, no side", size=9, fill=MUTED, anchor=anchor, width=98)
     c.text(tx, cy + 18, f"\u2192 {attack.get('target') or 'no target'}", size=10, width=98, anchor=anchor)
     if cancelled:
         c.text(tx, cy + 31, "CANCELLED", size=10, weight="bold", fill="#b00000", anchor=anchor)
@@ -480,9 +490,10 @@ def character_panel(c: Canvas, scene: Scene, owner: str, x: float, y: float) -> 
             yy += 16
         # weapon and armor
         weapon = char.get("weapon")
-        wtext = f"{weapon['name']} ({weapon['side']} side up)" if weapon else "dagger"
-        with c.group(f"weapon: {wtext}", cls="weapon"):
-            c.text(x, yy + 4, f"Weapon: {wtext}", size=11, width=PANEL_W)
+        wtext = f"{weapon['name']} ({weapon['side']} side up)" if weapon else DAGGER
+        with c.group(f"weapon: {wtext}", cls="weapon", data_weapon=weapon["name"] if weapon else "dagger",
+                     data_weapon_side=weapon["side"] if weapon else None):
+            yy = c.lines(x, yy + 4, f"Weapon: {wtext}", PANEL_W, size=11) - 15
         yy += 14
         armor = char.get("armor") or []
         if armor:

@@ -2,24 +2,40 @@
 
 No script, no network, no external file: the CSS and the SVG pictures are inline, so the file reads
 the same offline, with scripts off and printed. Every string that comes from the log (names, notes,
-reasons, orders, labels) is escaped, since a hostile player writes them.
+reasons, orders, labels) is escaped by the template (``pictures.html``), since a hostile player writes them.
 
 Contents: the header (ruleset, players and their key fingerprints, dice scheme, head hash, the
 verifier's result), then round by round the sheet picture and every event with the steps it derived
 (rule citation and dice, as ``explain`` shows them) and who signed it; acknowledgements; the dice
 ledger with each die's verification state; the forks with their point and reason.
+
+Linear and small, so that a long campaign can be mailed: the log is read in one pass (the verifier's
+pass, then one walk that folds, explains and draws), and what repeats is written once. A sheet is drawn
+where the picture changed since the last one drawn, at most one every ``gap`` rounds (at most
+``MAX_SHEETS`` pictures whatever the length) and always at the last round; ``--sheets`` asks for other
+rounds and ``--round N`` draws that round whatever it holds. Who recorded and signed an event is
+written where it changes; the rule most steps of a round cite is named once above them; a die's
+line links to its ledger row instead of repeating it.
 """
 
 from __future__ import annotations
 
-import html
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from combatlog.pictures.svg import clean
 
 if TYPE_CHECKING:
     from combatlog.exchange.verify import VerifyReport
+    from combatlog.projections.fold import Folded
+    from combatlog.projections.views import ReplayStep
     from combatlog.store.base import EventStore, StreamMeta
+
+Progress = Callable[[int, int], None]
+
+MAX_SHEETS = 20  # pictures in a whole-combat report unless --sheets asks for more
+PROGRESS_STEPS = 200  # on_progress calls over a whole report, at most
 
 CSS = """
 :root { color-scheme: light; }
@@ -34,14 +50,17 @@ th { background: #f1ede4; }
 code, .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px; word-break: break-all; }
 .ok { color: #1b5e20; font-weight: bold; }
 .bad { color: #b00000; font-weight: bold; }
-.muted { color: #555555; }
+.muted, .who { color: #555555; }
 .picture { margin: 8px 0 14px; overflow-x: auto; }
 .picture svg { max-width: 100%; height: auto; border: 1px solid #cccccc; }
 ol.events { padding-left: 0; list-style: none; }
 ol.events > li { border-top: 1px solid #dddddd; padding: 4px 0; }
 ol.events ul { margin: 2px 0 2px 18px; padding-left: 12px; }
-.seq { display: inline-block; min-width: 4.2em; font-weight: bold; }
-.rule { color: #4a4a4a; font-style: italic; }
+#dice td:nth-child(2) { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px; }
+ol.events a { color: #3b4a6b; }
+ol.events b, .seq { display: inline-block; min-width: 4.2em; font-weight: bold; }
+ol.events i, .rule { color: #4a4a4a; font-style: italic; }
+.who { display: block; margin-top: 6px; font-size: 13px; }
 .dice { color: #3b4a6b; }
 .signed { color: #1b5e20; }
 .concealed { color: #555555; font-style: italic; }
@@ -58,33 +77,125 @@ dl.facts dd { margin: 0; }
 """
 
 
-def h(value: Any) -> str:
-    """A value from the log as HTML text or attribute value."""
-    return html.escape(clean(value), quote=True)
+def die_anchor(seq: int) -> str:
+    """The id of a die's ledger row: the seq of the event that rolled it (one die per event, and short:
+    a long combat links every die three times)."""
+    return f"die-{seq}"
 
 
-def anchor(label: str) -> str:
-    """An id for a die's row: letters, digits and hyphens (labels hold slashes and #), and a short hash
-    of the label so that ``a/b`` and ``a-b`` never share one."""
-    import hashlib
+def dice_links(labels: Any, rolled: dict[str, int], shown: tuple[int, int]) -> list[tuple[str, str]]:
+    """(label, anchor) of each die a step read; anchor "" where the ledger does not show it."""
+    out = []
+    for label in labels:
+        seq = rolled.get(label)
+        out.append((label, die_anchor(seq) if seq is not None and shown[0] <= seq <= shown[1] else ""))
+    return out
 
-    digest = hashlib.sha256(label.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return "die-" + "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in clean(label)) + "-" + digest
+
+# -- what the template shows ------------------------------------------------------------------------------
+
+
+@dataclass
+class StepRow:
+    text: str  # "" where it would repeat the event's summary
+    rule: str  # "" where it is the round's common rule
+    dice: list[tuple[str, str]]  # (label, anchor)
+
+
+@dataclass
+class EventRow:
+    seq: int
+    summary: str
+    concealed: bool
+    who: str | None  # "actor, signed by ..." where it changes from the event before, else None
+    die: str | None  # a die's event: the anchor of its ledger row
+    inline: StepRow | None  # a lone step, written on the event's line
+    steps: list[StepRow]
+
+
+@dataclass
+class RoundPart:
+    number: int
+    title: str
+    lo: int
+    hi: int
+    picture: Any = None  # Markup of the SVG, or None
+    no_picture: tuple[str, int | None] = ("", None)  # why there is none, and the round last drawn
+    common_rule: str = ""
+    events: list[EventRow] = field(default_factory=list)
+
+
+def who_line(row: ReplayStep, rec: Any) -> str:
+    """Who recorded an event and who signed it."""
+    sigs = rec.env.sigs
+    return "recorded by " + row.actor + (", signed by " + ", ".join(s.signer for s in sigs) if sigs else ", unsigned")
+
+
+def event_row(row: ReplayStep, who: str | None, is_die: bool, rolled: dict[str, int],
+              shown: tuple[int, int]) -> EventRow:
+    """One event as the report and the live page list it, written compactly: a die's own step repeats its
+    summary and its ledger row, so the summary links to the row; a lone step goes on the event's line."""
+    steps = [StepRow(s.text, s.rule, dice_links(s.dice, rolled, shown)) for s in row.steps]
+    die = None
+    if is_die and not row.concealed and steps and steps[0].rule.startswith("core: dice"):
+        die, steps = die_anchor(row.seq), steps[1:]
+    inline = None
+    if len(steps) == 1:
+        inline, steps = steps[0], []
+        if inline.text == row.summary:
+            inline.text = ""
+    return EventRow(seq=row.seq, summary=row.summary, concealed=row.concealed, who=who, die=die,
+                    inline=inline, steps=steps)
+
+
+def sheet_rounds(spec: str, rounds: list[int]) -> set[int] | None:
+    """``--sheets``: "auto" (None: where the picture changed), "all", "none" or rounds like ``1,4-6``."""
+    from combatlog.errors import InvalidCommand
+
+    spec = spec.strip().lower()
+    if spec == "auto":
+        return None
+    if spec == "all":
+        return set(rounds)
+    if spec == "none":
+        return set()
+    chosen: set[int] = set()
+    for part in spec.split(","):
+        lo, _, hi = part.strip().partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()) or len(part) > 20:
+            raise InvalidCommand(f"--sheets takes auto, all, none or rounds like 1,4-6, not {clean(spec)!r}")
+        a, b = int(lo), int(hi or lo)
+        if b < a:
+            raise InvalidCommand(f"--sheets: the range {a}-{b} runs backwards")
+        if not hi and a not in rounds:
+            known = f"{rounds[0]}-{rounds[-1]}" if rounds else "none"
+            raise InvalidCommand(f"--sheets: no round {a} in this report (rounds: {known})")
+        chosen.update(r for r in rounds if a <= r <= b)
+    return chosen
 
 
 class Report:
-    def __init__(self, store: EventStore, meta: StreamMeta, viewer: str | None, round_no: int | None) -> None:
+    def __init__(self, store: EventStore, meta: StreamMeta, viewer: str | None, round_no: int | None,
+                 sheets: str = "auto", on_progress: Progress | None = None) -> None:
         from combatlog.projections.fold import round_end, state_at
 
         self.store, self.meta, self.viewer, self.round_no = store, meta, viewer, round_no
+        self.on_progress = on_progress or (lambda done, total: None)
         self.head = state_at(store, meta)
         self.rounds = sorted(self.head.core.round_last)
         if round_no is not None:
             round_end(self.head, round_no)  # refuses a round that does not exist, naming those that do
             self.rounds = [round_no]
-        self.out: list[str] = []
+        self.asked = sheet_rounds(sheets, self.rounds)
+        if round_no is not None:
+            self.asked = {round_no} if self.asked is None else self.asked
+        self.window = (self.head.core.round_first[self.rounds[0]], self.head.core.round_last[self.rounds[-1]]) \
+            if self.rounds else (1, 0)  # the seqs the report shows
+        # "auto": at most one picture every `gap` rounds, so at most MAX_SHEETS (+ the last round)
+        self.gap = max(1, -(-len(self.rounds) // MAX_SHEETS))
+        self.position = {r: i for i, r in enumerate(self.rounds)}
 
-    # -- the parts ------------------------------------------------------------------------------
+    # -- the header -----------------------------------------------------------------------------
     def verify(self) -> tuple[VerifyReport | None, str]:
         from combatlog.errors import CombatlogError
         from combatlog.exchange.bundle import verify_stream
@@ -94,207 +205,157 @@ class Report:
         except CombatlogError as exc:
             return None, str(exc)
 
-    def header(self, report: VerifyReport | None, failure: str) -> None:
-        core, ruleset = self.head.core, self.head.ruleset
-        g = core.genesis
-        o = self.out
-        o.append(f"<header><h1>Combat {h(self.meta.name)}</h1>")
-        o.append(f'<p class="muted">{h(ruleset.info.title)}: a report written by combatlog from the log '
-                 f"(stream <code>{h(self.meta.id)}</code>), "
-                 + ("showing everything (the gm view)" if self.viewer is None
-                    else f"showing only what {h(self.viewer)} may see") + ".</p>")
-        o.append('<dl class="facts">')
-        fact = lambda k, v: o.append(f"<dt>{k}</dt><dd>{v}</dd>")  # noqa: E731
-        fact("Ruleset", f"{h(ruleset.info.name)} version {h(g.ruleset_version if g else ruleset.info.version)} "
-                        f"({h(ruleset.info.citation)}); rules digest <code>{h(g.rules_digest if g else '')}</code>")
-        if g is not None:
-            fact("Dice scheme", h(g.dice) + (f"; options: {h(', '.join(f'{k}={v}' for k, v in g.options.items()))}"
-                                            if g.options else ""))
-            if g.players:
-                fact("Players", "<ul>" + "".join(
-                    f"<li>{h(p.name)}: key fingerprint <code>{h(p.fingerprint or 'none')}</code></li>"
-                    for p in g.players) + "</ul>")
-            else:
-                fact("Players", "none pinned (no signatures: one table or one referee)")
-        fact("Head", f"seq {core.head_seq}, hash <code>{h(core.head_hash)}</code>")
-        state = self.head.state
-        fact("Now", "finished" if ruleset.finished(state) else f"round {ruleset.round_of(state)}")
-        if self.meta.parent:
-            parent = self.store.get_stream(self.meta.parent)
-            fact("Fork of", f"{h(parent.name if parent else self.meta.parent)} after seq {self.meta.fork_seq}"
-                            + self._fork_reason(self.meta))
-        if report is not None:
-            d = report.dice
-            text = (f'<span class="ok">verified</span>: events {report.first_seq}-{report.head_seq}, every hash, '
-                    f"the chain and the rules' invariants; dice: {d.verified} verified against revealed seeds, "
-                    f"{d.pending} awaiting a reveal, {d.manual} entered by hand, {d.local} local (unverifiable)"
-                    + (f", {d.unbound} joint dice read by no rule" if d.unbound else "")
-                    + (f"; {report.signatures} signatures checked" if report.signatures else "")
-                    + ("" if report.rules_digest_matches else "; the rules digest differs from this version's"))
-            if report.notes:
-                text += "<ul>" + "".join(f"<li>{h(n)}</li>" for n in report.notes) + "</ul>"
-        else:
-            text = f'<span class="bad">VERIFICATION FAILED</span>: {h(failure)}'
-        fact("Verification", text)
-        o.append("</dl></header>")
-
-    def _fork_reason(self, meta: StreamMeta) -> str:
+    def fork_reason(self, meta: StreamMeta) -> str:
         from combatlog.events.core import Forked
         from combatlog.projections.fold import history
 
         for rec in history(self.store, meta, meta.fork_seq + 1, meta.fork_seq + 1):
             if type(rec.event) is Forked:
-                return f": {h(rec.event.reason)}" if rec.event.reason else " (no reason given)"
+                return f": {rec.event.reason}" if rec.event.reason else " (no reason given)"
         return ""
 
-    def contents(self) -> None:
-        items = [f'<li><a href="#round-{r}">{"Set-up" if r == 0 else f"Round {r}"}</a></li>' for r in self.rounds]
-        items += ['<li><a href="#acknowledgements">Acknowledgements</a></li>',
-                  '<li><a href="#dice">Dice ledger</a></li>', '<li><a href="#forks">Forks</a></li>']
-        self.out.append(f'<nav aria-label="contents"><h2>Contents</h2><ul>{"".join(items)}</ul></nav>')
+    def parent_name(self) -> str:
+        parent = self.store.get_stream(self.meta.parent) if self.meta.parent else None
+        return parent.name if parent else (self.meta.parent or "")
 
-    def rounds_part(self) -> None:
-        from combatlog.pictures import scene_of, draw
-        from combatlog.projections.fold import state_at
-        from combatlog.projections.views import timeline, walk
+    # -- the one pass ---------------------------------------------------------------------------
+    def walk(self) -> tuple[list[RoundPart], list[dict[str, Any]], list[tuple[int, Any]]]:
+        """Every round's part, the rolls and the acknowledgements, in one walk of the log."""
+        from combatlog.events.core import Acknowledged, DiceRolled, OrdersCommitted, OrdersRevealed
+        from combatlog.pictures.scene import Sealed
+        from combatlog.projections.views import roll_row, walk_folded
 
-        rows = {r["seq"]: r for r in timeline(self.store, self.meta, self.viewer)}
         core = self.head.core
-        for rnd in self.rounds:
-            lo, hi = core.round_first[rnd], core.round_last[rnd]
-            o = self.out
-            title = "Set-up" if rnd == 0 else f"Round {rnd}"
-            o.append(f'<section class="round" id="round-{rnd}" aria-labelledby="round-{rnd}-h">'
-                     f'<h2 id="round-{rnd}-h">{title}</h2>')
-            folded = state_at(self.store, self.meta, hi)
-            scene = scene_of(self.store, self.meta, folded, self.viewer)
-            svg = draw(scene, prefix=f"r{rnd}")
-            o.append(f'<figure class="picture"><figcaption>The state at the end of {title.lower()} '
-                     f"(seq {hi})</figcaption>{svg}</figure>")
-            o.append(f"<h3>Events {lo}-{hi}, with the steps they derived</h3>")
-            o.append('<ol class="events">')
-            for r in walk(self.store, self.meta, lo, hi, self.viewer, self.head):
-                row = rows.get(r.seq, {})
-                signed = row.get("signed_by") or []
-                sig = f' <span class="signed">signed by {h(", ".join(signed))}</span>' if signed else \
-                    ' <span class="muted">unsigned</span>'
-                cls = ' class="concealed"' if r.concealed else ""
-                o.append(f'<li id="seq-{r.seq}"><span class="seq">#{r.seq}</span> <span class="muted">'
-                         f"{h(r.actor)}</span> <span{cls}>{h(r.summary)}</span>{sig}")
-                if r.steps:
-                    o.append("<ul>")
-                    for s in r.steps:
-                        dice = "".join(f' <a class="dice" href="#{anchor(d)}">[{h(d)}]</a>' for d in s.dice)
-                        o.append(f'<li>{h(s.text)} <span class="rule">({h(s.rule)})</span>{dice}</li>')
-                    o.append("</ul>")
-                o.append("</li>")
-            o.append("</ol></section>")
+        total = core.head_seq
+        every = max(1, -(-total // PROGRESS_STEPS))
+        parts = {r: RoundPart(r, "Set-up" if r == 0 else f"Round {r}", core.round_first[r], core.round_last[r])
+                 for r in self.rounds}
+        starts, ends = {p.lo: p for p in parts.values()}, {p.hi: p for p in parts.values()}
+        part: RoundPart | None = None  # the round being walked, if the report shows it
+        window = self.window
+        rolls: list[dict[str, Any]] = []
+        acks: list[tuple[int, Any]] = []
+        sealed: dict[tuple[str, str], Sealed] = {}
+        last_drawn: tuple[int, str] | None = None  # (round, what its picture showed)
+        previous_who: str | None = None
+        for row, rec, folded in walk_folded(self.store, self.meta, 1, None, self.viewer, self.head):
+            ev = rec.event
+            if type(ev) is OrdersCommitted:
+                sealed[(ev.step, ev.player)] = Sealed(step=ev.step, player=ev.player, seq=rec.seq)
+            elif type(ev) is OrdersRevealed and (ev.step, ev.player) in sealed:
+                sealed[(ev.step, ev.player)].revealed = True
+            elif type(ev) is Acknowledged:
+                acks.append((rec.seq, ev))
+            if type(ev) is DiceRolled and window[0] <= rec.seq <= window[1]:
+                rolls.append(roll_row(rec.seq, ev))
+            if rec.seq in starts:  # rounds are consecutive runs of seqs
+                part, previous_who = starts[rec.seq], None  # each round names who recorded its first event
+            if part is not None:
+                who = who_line(row, rec)
+                part.events.append(event_row(row, who if who != previous_who else None, type(ev) is DiceRolled,
+                                             self.head.core.labels, self.window))
+                previous_who = who
+            if rec.seq in ends:
+                last_drawn = self._picture(ends[rec.seq], folded, list(sealed.values()), last_drawn)
+                self._collapse_rules(ends[rec.seq])
+                part = None
+            if rec.seq % every == 0:
+                self.on_progress(rec.seq, total)
+        self.on_progress(total, total)
+        return [parts[r] for r in self.rounds], rolls, acks
 
-    def acknowledgements(self, report: VerifyReport | None) -> None:
-        from combatlog.events.core import Acknowledged
-        from combatlog.projections.fold import history
-
-        o = self.out
-        o.append('<section id="acknowledgements"><h2>Acknowledgements</h2>')
-        acks = [(rec.seq, rec.event) for rec in history(self.store, self.meta) if type(rec.event) is Acknowledged]
-        if acks:
-            o.append("<table><thead><tr><th>seq</th><th>player</th><th>acknowledges the log up to</th>"
-                     "<th>hash</th></tr></thead><tbody>")
-            for seq, ev in acks:
-                o.append(f'<tr><td><a href="#seq-{seq}">#{seq}</a></td><td>{h(ev.player)}</td><td>#{ev.upto}</td>'
-                         f'<td class="mono">{h(ev.hash)}</td></tr>')
-            o.append("</tbody></table>")
-        else:
-            o.append('<p class="muted">No acknowledgement in this log.</p>')
-        if report is not None and report.acknowledged:
-            o.append("<p>Last seq each pinned player signed or acknowledged: "
-                     + ", ".join(f"{h(p)} #{n}" for p, n in report.acknowledged.items()) + ".</p>")
-        o.append("</section>")
-
-    def dice(self, report: VerifyReport | None) -> None:
-        from combatlog.projections.views import dice_ledger
-
-        ledger = dice_ledger(self.store, self.meta)
-        rolls = ledger["rolls"]
-        if self.round_no is not None:
-            lo, hi = self.head.core.round_first[self.round_no], self.head.core.round_last[self.round_no]
-            rolls = [r for r in rolls if lo <= r["seq"] <= hi]
-        pending = set(report.pending_dice) if report is not None else set()
-        o = self.out
-        o.append('<section id="dice"><h2>Dice ledger</h2>')
-        if self.round_no is not None:
-            o.append(f'<p class="muted">The dice of round {self.round_no} only.</p>')
-        if not rolls:
-            o.append('<p class="muted">No dice rolled.</p></section>')
+    def _collapse_rules(self, part: RoundPart) -> None:
+        """Name the rule that most of the round's steps cite once, above them, when it is at least half."""
+        rules: dict[str, int] = {}
+        steps = [s for e in part.events for s in ([e.inline] if e.inline else []) + e.steps]
+        for s in steps:
+            rules[s.rule] = rules.get(s.rule, 0) + 1
+        if not rules:
             return
-        o.append("<table><thead><tr><th>seq</th><th>label</th><th>dice</th><th>faces</th><th>total</th>"
-                 "<th>scheme</th><th>rolled by</th><th>verification</th></tr></thead><tbody>")
-        for r in rolls:
-            state, cls = die_state(r, report, pending)
-            o.append(f'<tr id="{anchor(r["label"])}"><td><a href="#seq-{r["seq"]}">#{r["seq"]}</a></td>'
-                     f'<td class="mono">{h(r["label"])}</td><td>{h(r["notation"])}</td>'
-                     f'<td>{h(", ".join(str(f) for f in r["faces"]))}</td><td>{h(r["total"])}</td>'
-                     f'<td>{h(r["scheme"])}</td><td>{h(r["by"] or "")}</td><td class="{cls}">{h(state)}</td></tr>')
-        o.append("</tbody></table></section>")
+        common, count = max(rules.items(), key=lambda kv: kv[1])
+        if count >= 2 and 2 * count >= len(steps):
+            part.common_rule = common
+            for s in steps:
+                if s.rule == common:
+                    s.rule = ""
 
-    def forks(self) -> None:
-        o = self.out
-        o.append('<section id="forks"><h2>Forks</h2>')
-        children = [m for m in self.store.list_streams() if m.parent == self.meta.id]
-        if self.meta.parent:
-            parent = self.store.get_stream(self.meta.parent)
-            o.append(f"<p>This combat is a fork of {h(parent.name if parent else self.meta.parent)} after seq "
-                     f"{self.meta.fork_seq}{self._fork_reason(self.meta)}.</p>")
-        if children:
-            o.append("<table><thead><tr><th>fork</th><th>after seq</th><th>reason</th></tr></thead><tbody>")
-            for m in sorted(children, key=lambda m: (m.fork_seq, m.name)):
-                reason = self._fork_reason(m).removeprefix(": ")
-                o.append(f"<tr><td>{h(m.name)} <code>{h(m.id)}</code></td><td>#{m.fork_seq}</td>"
-                         f"<td>{reason}</td></tr>")
-            o.append("</tbody></table>")
-        elif not self.meta.parent:
-            o.append('<p class="muted">No fork of this combat in this log.</p>')
-        o.append("</section>")
+    def _picture(self, part: RoundPart, folded: Folded, sealed: list[Any],
+                 last: tuple[int, str] | None) -> tuple[int, str] | None:
+        """Draw the round's sheet where asked, or where it changed (``auto``); say why where not."""
+        from combatlog.pictures import draw, scene_of
+        from combatlog.pictures.html import trusted
+
+        scene = scene_of(self.store, self.meta, folded, self.viewer, with_steps=False, sealed=sealed)
+        shows = repr((scene.data, scene.pending, [(s.step, s.player, s.revealed) for s in scene.sealed]))
+        r = part.number
+        if self.asked is not None:
+            wanted, why = r in self.asked, "not asked for"
+        elif last is not None and shows == last[1]:
+            wanted, why = r == self.rounds[-1], "nothing drawn changed since"
+        else:
+            wanted = last is None or r == self.rounds[-1] or self.position[r] - self.position[last[0]] >= self.gap
+            why = "the last one is at"
+        if not wanted:
+            part.no_picture = (why, last[0] if last is not None and why != "not asked for" else None)
+            return last
+        part.picture = trusted(draw(scene, prefix=f"r{r}"))
+        return r, shows
 
     # -- the document ---------------------------------------------------------------------------
     def build(self) -> str:
-        report, failure = self.verify()
-        self.header(report, failure)
-        self.contents()
-        self.rounds_part()
-        self.acknowledgements(report)
-        self.dice(report)
-        self.forks()
         from combatlog import __version__
+        from combatlog.pictures.html import render, trusted
 
-        title = f"combatlog report: {self.meta.name}"
-        return ("<!DOCTYPE html>\n"
-                f'<html lang="en"><head><meta charset="utf-8">'
-                f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-                f"<meta name=\"generator\" content=\"combatlog {h(__version__)}\">"
-                f"<title>{h(title)}</title><style>{CSS}</style></head><body>"
-                + "".join(self.out)
-                + f'<footer><p class="muted">Written by combatlog {h(__version__)} from the log. This file needs no '
-                  "network and runs no script.</p></footer></body></html>\n")
+        self.on_progress(0, self.head.core.head_seq)  # at once: the verifier's pass comes first
+        report, failure = self.verify()
+        parts, rolls, acks = self.walk()
+        dice, legend = ledger(rolls, report)
+        children = sorted((m for m in self.store.list_streams() if m.parent == self.meta.id),
+                          key=lambda m: (m.fork_seq, m.name))
+        core, ruleset, state = self.head.core, self.head.ruleset, self.head.state
+        return render(
+            "report.html", css=trusted(CSS), version=__version__, meta=self.meta, viewer=self.viewer,
+            ruleset=ruleset.info, genesis=core.genesis, core=core,
+            now="finished" if ruleset.finished(state) else f"round {ruleset.round_of(state)}",
+            report=report, failure=failure, parent=self.parent_name(),
+            fork_reason=self.fork_reason(self.meta) if self.meta.parent else "",
+            rounds=parts, round_no=self.round_no, acks=acks, dice=dice, legend=legend,
+            forks=[(m, self.fork_reason(m).removeprefix(": ")) for m in children],
+            sheets="auto" if self.asked is None else "asked", gap=self.gap,
+        )
 
 
-def die_state(roll: dict[str, Any], report: VerifyReport | None, pending: set[str]) -> tuple[str, str]:
-    """What is known of one die: verified, awaiting its seed, trusted as entered, or unverifiable."""
-    if report is None:
-        return "not checked: the log failed verification", "bad"
+def die_state(roll: dict[str, Any], report: VerifyReport | None, pending: set[str]) -> tuple[str, str, str]:
+    """What is known of one die, as (the ledger's short word, what it means, css class): verified, awaiting
+    its seed, trusted as entered, or unverifiable. The ledger writes the word and explains each word once."""
     scheme = roll["scheme"]
+    if report is None:
+        return "not checked", "the log failed verification", "bad"
     if scheme == "manual":
-        return "entered by hand: trusted, not checkable", "muted"
+        return "manual", "entered by hand: trusted, not checkable", "muted"
     if scheme == "local":
-        return "local randomness: honest but unverifiable", "muted"
+        return "local", "local randomness: honest but unverifiable", "muted"
     if roll["label"] in pending:
-        return "awaiting the seed's reveal", "muted"
+        return f"{scheme}: awaiting", "awaiting the seed's reveal", "muted"
     if scheme == "referee":
-        return "verified against the revealed referee seed", "ok"
+        return "referee: verified", "verified against the revealed referee seed", "ok"
     if scheme == "joint":
-        return "verified against the players' revealed nonces", "ok"
-    return f"{scheme}: checked by the verifier", "ok"
+        return "joint: verified", "verified against the players' revealed nonces", "ok"
+    return f"{scheme}: checked", "checked by the verifier", "ok"
 
 
-def report_html(store: EventStore, meta: StreamMeta, viewer: str | None, round_no: int | None = None) -> str:
-    return Report(store, meta, viewer, round_no).build()
+def ledger(rolls: list[dict[str, Any]], report: VerifyReport | None) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    """The ledger's rows (each with its anchor and state) and the legend of the states they use."""
+    pending = set(report.pending_dice) if report is not None else set()
+    rows, legend = [], {}
+    for r in rolls:
+        word, meaning, cls = die_state(r, report, pending)
+        legend.setdefault(word, meaning)
+        rows.append({**r, "anchor": die_anchor(r["seq"]), "state": word, "cls": cls})
+    return rows, list(legend.items())
+
+
+def report_html(store: EventStore, meta: StreamMeta, viewer: str | None, round_no: int | None = None, *,
+                sheets: str = "auto", on_progress: Progress | None = None) -> str:
+    """The report; ``on_progress(done, total)`` is called as the events are walked (total: the head seq)."""
+    return Report(store, meta, viewer, round_no, sheets, on_progress).build()

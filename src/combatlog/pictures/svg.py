@@ -11,6 +11,7 @@ same on screen at 100% and on paper in black and white (a pattern or a word says
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,9 +20,10 @@ FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 INK = "#1a1a1a"
 MUTED = "#555555"
 PAPER = "#ffffff"
-# Width of one character in ems for the text layout (a little wider than DejaVu Sans' average,
-# so that laid-out text never overflows its box).
-CHAR_EM = 0.62
+# Text is laid out with DejaVu Sans' own advance widths (fontwidths.json, written by
+# ``python -m combatlog.tools.fontwidths``), with a little room for the fallback fonts.
+SAFETY = 1.04
+SMALLEST = 6.0  # a fitted text shrinks down to this size (px), then is squeezed, never cut
 
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
@@ -40,36 +42,50 @@ def esc(value: Any) -> str:
             .replace('"', "&quot;").replace("'", "&#39;"))
 
 
-def text_width(text: str, size: float) -> float:
-    return len(text) * size * CHAR_EM
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Any]:
+    import json
+    from importlib.resources import files
+
+    return json.loads(files("combatlog.pictures").joinpath("fontwidths.json").read_text(encoding="utf-8"))["faces"]
 
 
-def fit(text: str, width: float, size: float) -> str:
-    """``text`` cut with an ellipsis to fit ``width`` pixels (the whole text stays in the title)."""
-    text = clean(text)
-    most = max(1, int(width / (size * CHAR_EM)))
-    return text if len(text) <= most else text[: max(1, most - 1)] + "\u2026"
+def text_width(text: str, size: float, weight: str = "normal") -> float:
+    """The width in pixels of ``text`` at ``size`` px in DejaVu Sans (``weight`` normal or bold); a
+    character the table lacks counts as the face's widest."""
+    face = _table()["bold" if weight == "bold" else "normal"]
+    widths, widest = face["widths"], face["widest"]
+    return sum(widths.get(ch, widest) for ch in text) * size * SAFETY / 1000
 
 
-def wrap(text: str, width: float, size: float) -> list[str]:
-    """``text`` broken into lines that fit ``width`` pixels (words longer than a line are cut)."""
-    most = max(4, int(width / (size * CHAR_EM)))
+def fitted_size(text: str, width: float, size: float, weight: str = "normal") -> float:
+    """The largest size up to ``size`` (not below ``SMALLEST``) at which ``text`` fits ``width``."""
+    need = text_width(text, size, weight)
+    if need <= width:
+        return size
+    return max(SMALLEST, int(size * width / need * 4) / 4)
+
+
+def wrap(text: str, width: float, size: float, weight: str = "normal") -> list[str]:
+    """``text`` broken at spaces into lines that fit ``width`` pixels (a word longer than a line is
+    broken over lines, never cut)."""
     lines: list[str] = []
     for paragraph in clean(text).split("\n"):
         line = ""
         for word in paragraph.split(" "):
-            while len(word) > most:
-                if line:
-                    lines.append(line)
-                    line = ""
-                lines.append(word[:most])
-                word = word[most:]
             candidate = f"{line} {word}" if line else word
-            if len(candidate) > most:
-                lines.append(line)
-                line = word
-            else:
+            if text_width(candidate, size, weight) <= width:
                 line = candidate
+                continue
+            if line:
+                lines.append(line)
+            line = word
+            while text_width(line, size, weight) > width and len(line) > 1:
+                cut = len(line) - 1
+                while cut > 1 and text_width(line[:cut], size, weight) > width:
+                    cut -= 1
+                lines.append(line[:cut])
+                line = line[cut:]
         lines.append(line)
     return lines
 
@@ -148,17 +164,23 @@ class Canvas:
     def text(self, x: float, y: float, value: Any, *, size: float = 12, anchor: str = "start",
              weight: str = "normal", fill: str = INK, width: float | None = None, italic: bool = False,
              **attrs: Any) -> None:
-        """One line of text at baseline ``y``; cut to ``width`` pixels when given."""
-        content = fit(str(value), width, size) if width is not None else clean(value)
+        """One line of text at baseline ``y``. With ``width`` (pixels) a text too wide shrinks, down to
+        ``SMALLEST``, and past that is squeezed to the width (``textLength``): a name is never cut."""
+        content = clean(value)
+        squeeze = ""
+        if width is not None:
+            size = fitted_size(content, width, size, weight)
+            if text_width(content, size, weight) > width:
+                squeeze = f' textLength="{width:g}" lengthAdjust="spacingAndGlyphs"'
         style = ' font-style="italic"' if italic else ""
         self.parts.append(f'<text x="{x:g}" y="{y:g}" font-size="{size:g}" text-anchor="{anchor}" '
-                          f'font-weight="{weight}" fill="{fill}"{style}{_attrs(attrs)}>'
+                          f'font-weight="{weight}" fill="{fill}"{style}{squeeze}{_attrs(attrs)}>'
                           f"{esc_text(content)}</text>")
 
     def lines(self, x: float, y: float, value: Any, width: float, *, size: float = 12, leading: float = 1.35,
               **kw: Any) -> float:
         """Wrapped text from baseline ``y``; returns the baseline after the last line."""
-        for line in wrap(str(value), width, size):
+        for line in wrap(str(value), width, size, kw.get("weight", "normal")):
             self.text(x, y, line, size=size, **kw)
             y += size * leading
         return y

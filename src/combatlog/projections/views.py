@@ -39,6 +39,15 @@ def dice_step(rec: Recorded) -> Step | None:
 def walk(store: EventStore, meta: StreamMeta, from_seq: int = 1, to_seq: int | None = None,
          viewer: str | None = None, head: Folded | None = None) -> Iterator[ReplayStep]:
     """Replay ``meta`` event by event, with the steps each event derived."""
+    for step, _rec, _folded in walk_folded(store, meta, from_seq, to_seq, viewer, head):
+        yield step
+
+
+def walk_folded(store: EventStore, meta: StreamMeta, from_seq: int = 1, to_seq: int | None = None,
+                viewer: str | None = None, head: Folded | None = None,
+                ) -> Iterator[tuple[ReplayStep, Recorded, Folded]]:
+    """``walk``, with each event's record and the fold just after it (one object, updated in place: read
+    it before asking for the next event). One pass for readers that need the state along the way."""
     start = state_at(store, meta, from_seq - 1) if from_seq > 1 else None
     folded = start if start is not None else fold_start(store, meta)
     ruleset = folded.ruleset
@@ -57,7 +66,7 @@ def walk(store: EventStore, meta: StreamMeta, from_seq: int = 1, to_seq: int | N
             seq=rec.seq, type=rec.env.type, actor=rec.env.actor,
             summary="(concealed until every side has played)" if concealed else ruleset.summarize(rec.event),
             steps=steps, round=ruleset.round_of(folded.state), concealed=concealed,
-        )
+        ), rec, folded
 
 
 def fold_start(store: EventStore, meta: StreamMeta) -> Folded:
@@ -111,6 +120,12 @@ def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None) -> 
     return rows
 
 
+def roll_row(seq: int, ev: DiceRolled) -> dict[str, Any]:
+    """One roll as the dice ledger lists it."""
+    return {"seq": seq, "label": ev.label, "notation": ev.notation, "faces": list(ev.faces), "total": ev.total,
+            "scheme": ev.scheme, "by": ev.by, "purpose": ev.purpose, "seed_ref": ev.seed_ref}
+
+
 def dice_ledger(store: EventStore, meta: StreamMeta) -> dict[str, Any]:
     """Every roll with label, scheme and who; per-roller statistics."""
     rolls: list[dict[str, Any]] = []
@@ -119,9 +134,7 @@ def dice_ledger(store: EventStore, meta: StreamMeta) -> dict[str, Any]:
         ev = rec.event
         if type(ev) is not DiceRolled:
             continue
-        rolls.append({"seq": rec.seq, "label": ev.label, "notation": ev.notation, "faces": list(ev.faces),
-                      "total": ev.total, "scheme": ev.scheme, "by": ev.by, "purpose": ev.purpose,
-                      "seed_ref": ev.seed_ref})
+        rolls.append(roll_row(rec.seq, ev))
         s = stats.setdefault(ev.by or "?", {"rolls": 0, "dice": 0, "by_sides": {}})
         s["rolls"] += 1
         s["dice"] += ev.count

@@ -6,9 +6,10 @@ steps (rule and dice, as ``explain``), the dice ledger and the verification stat
 
 What it never shows: it is drawn for a **spectator** (``SPECTATOR``, a name no pinned player can
 have: pinned names are letters, digits, ``_ . -``), so every ruleset conceals every player's hidden
-plays and sealed orders are drawn face down (the server holds only their commitments anyway). Every
-string from the log goes through ``pictures.report.h`` or the SVG's own escaping: control characters
-shown as escapes, ``& < > " '`` escaped.
+plays and sealed orders are drawn face down (the server holds only their commitments anyway). The HTML
+comes from Jinja2 templates with autoescape (``combatlog/templates``, ``pictures.html``): every string
+from the log, and in the SVG by the picture's own escaping, has its control characters shown as escapes
+and ``& < > " '`` escaped. The script is written as is, so its hash in the CSP stays true.
 
 With scripts, one small inline script (allowed by its hash in the Content-Security-Policy, the only
 script the page may run) listens to the combat's event stream and replaces the content with the
@@ -33,7 +34,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from combatlog.pictures.report import CSS, anchor, die_state, h
+from combatlog.pictures.report import CSS
 from combatlog.server.errors import ApiError
 
 if TYPE_CHECKING:
@@ -113,23 +114,24 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", 
 
 def fragment(store: EventStore, meta: StreamMeta) -> str:
     """The page's content for a spectator (no token in it: it is cached and shared by every reader)."""
+    from combatlog.pictures import sheet_svg
+    from combatlog.pictures.html import render, trusted
+    from combatlog.pictures.report import ledger
     from combatlog.projections.fold import state_at
 
     head = state_at(store, meta)
     core, ruleset, state = head.core, head.ruleset, head.state
-    where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
-    out = [f'<div class="combat" data-head="{core.head_seq}">',
-           f"<header><h1>Combat {h(meta.name)}</h1>",
-           f'<p class="muted">{h(ruleset.info.title)}; now {h(where)}, after event #{core.head_seq}. Shown as a '
-           "spectator sees it: hidden plays concealed, sealed orders face down.</p></header>"]
     report, failure = _verify(store, meta)
-    out += _verification(store, meta, report, failure)
-    out += _picture(store, meta, head)
-    out += _pending(store, meta, head)
-    out += _timeline(store, meta, head)
-    out += _dice(store, meta, report)
-    out.append("</div>")
-    return "".join(out)
+    rows, rolls = _timeline(store, meta, head)
+    dice, legend = ledger(rolls, report)
+    rnd = ruleset.round_of(state)
+    return render(
+        "page_fragment.html", name=meta.name, title=ruleset.info.title, head_seq=core.head_seq,
+        head_hash=core.head_hash, where="finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}",
+        report=report, failure=failure, round_title="set-up" if rnd == 0 else f"round {rnd}",
+        picture=trusted(sheet_svg(store, meta, head, SPECTATOR, prefix="live")),
+        pending=_pending(store, meta, head), rows=rows, dice=dice, legend=legend,
+    )
 
 
 def _verify(store: EventStore, meta: StreamMeta) -> tuple[VerifyReport | None, str]:
@@ -142,130 +144,62 @@ def _verify(store: EventStore, meta: StreamMeta) -> tuple[VerifyReport | None, s
         return None, str(exc)
 
 
-def _verification(store: EventStore, meta: StreamMeta, report: VerifyReport | None, failure: str) -> list[str]:
-    out = ['<section id="verification"><h2>Verification</h2><dl class="facts">']
-    if report is None:
-        head = store.head(meta.id)
-        out.append(f"<dt>Head</dt><dd>event #{head.seq}, hash <code>{h(head.hash)}</code></dd>"
-                   f'<dt>Result</dt><dd><span class="bad">VERIFICATION FAILED</span>: {h(failure)}</dd></dl></section>')
-        return out
-    d = report.dice
-    out.append(f"<dt>Head</dt><dd>event #{report.head_seq}, hash <code>{h(report.head_hash)}</code></dd>")
-    out.append(f"<dt>Signatures</dt><dd>{report.signatures} checked</dd>")
-    out.append('<dt>Result</dt><dd><span class="ok">verified</span>: every hash, the chain, every signature by its '
-               f"own player and the rules; dice: {d.verified} verified against revealed seeds, {d.pending} awaiting "
-               f"a reveal, {d.manual} entered by hand, {d.local} local (unverifiable)"
-               + ("" if report.rules_digest_matches else "; the rules digest differs from this server's version")
-               + "</dd>")
-    if report.notes:
-        out.append("<dt>Notes</dt><dd><ul>" + "".join(f"<li>{h(n)}</li>" for n in report.notes) + "</ul></dd>")
-    out.append("</dl></section>")
-    return out
-
-
-def _picture(store: EventStore, meta: StreamMeta, head: Any) -> list[str]:
-    from combatlog.pictures import sheet_svg
-
-    svg = sheet_svg(store, meta, head, SPECTATOR, prefix="live")
-    rnd = head.ruleset.round_of(head.state)
-    return [f'<section id="sheet"><h2>The sheet</h2><figure class="picture"><figcaption>The state after event '
-            f"#{head.core.head_seq} ({'set-up' if rnd == 0 else f'round {rnd}'})</figcaption>{svg}</figure></section>"]
-
-
-def _pending(store: EventStore, meta: StreamMeta, head: Any) -> list[str]:
+def _pending(store: EventStore, meta: StreamMeta, head: Any) -> list[dict[str, Any]]:
     pending = head.ruleset.pending(head.state)
-    out = ['<section id="pending" class="pending"><h2>Waiting for</h2>']
-    if not pending:
-        out.append('<p class="muted">Nothing pending.</p></section>')
-        return out
     referee = "gm"
     if any(p.who == "gm" for p in pending):
         from combatlog.trust.mine import referee_of
 
         referee = referee_of(store, meta)
-    out.append("<ul>")
-    for p in pending:
-        who = f"gm ({h(referee)}: the referee's step)" if p.who == "gm" and referee != "gm" else h(p.who)
-        opts = f' <span class="muted">[{h(" | ".join(p.options))}]</span>' if p.options else ""
-        rule = f' <span class="rule">({h(p.rule)})</span>' if p.rule else ""
-        out.append(f'<li data-who="{h(p.who)}"><strong>{who}</strong>: {h(p.what)}{opts}{rule}</li>')
-    out.append("</ul></section>")
-    return out
+    return [{"who": p.who, "referee": referee if p.who == "gm" and referee != "gm" else "", "what": p.what,
+             "options": list(p.options), "rule": p.rule} for p in pending]
 
 
-def _timeline(store: EventStore, meta: StreamMeta, head: Any) -> list[str]:
-    from combatlog.projections.views import timeline, walk
+def _timeline(store: EventStore, meta: StreamMeta, head: Any) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Every event as the spectator may read it, and the rolls, in one walk of the log."""
+    from combatlog.events.core import DiceRolled
+    from combatlog.pictures.report import event_row, who_line
+    from combatlog.projections.views import roll_row, walk_folded
 
-    signers = {r["seq"]: r["signed_by"] for r in timeline(store, meta, SPECTATOR)}
-    out = ['<section id="timeline"><h2>Timeline</h2><ol class="events">']
-    for r in walk(store, meta, 1, None, SPECTATOR, head):
-        signed = signers.get(r.seq) or []
-        sig = (f' <span class="signed">signed by {h(", ".join(signed))}</span>' if signed
-               else ' <span class="muted">unsigned</span>')
-        cls = ' class="concealed"' if r.concealed else ""
-        out.append(f'<li id="seq-{r.seq}"><span class="seq">#{r.seq}</span> <span class="muted">{h(r.actor)}</span> '
-                   f"<span{cls}>{h(r.summary)}</span>{sig}")
-        if r.steps:
-            out.append("<ul>")
-            for s in r.steps:
-                dice = "".join(f' <a class="dice" href="#{anchor(d)}">[{h(d)}]</a>' for d in s.dice)
-                out.append(f'<li>{h(s.text)} <span class="rule">({h(s.rule)})</span>{dice}</li>')
-            out.append("</ul>")
-        out.append("</li>")
-    out.append("</ol></section>")
-    return out
-
-
-def _dice(store: EventStore, meta: StreamMeta, report: VerifyReport | None) -> list[str]:
-    from combatlog.projections.views import dice_ledger
-
-    rolls = dice_ledger(store, meta)["rolls"]
-    pending = set(report.pending_dice) if report is not None else set()
-    out = ['<section id="dice"><h2>Dice ledger</h2>']
-    if not rolls:
-        out.append('<p class="muted">No dice rolled.</p></section>')
-        return out
-    out.append("<table><thead><tr><th>seq</th><th>label</th><th>dice</th><th>faces</th><th>total</th>"
-               "<th>scheme</th><th>rolled by</th><th>verification</th></tr></thead><tbody>")
-    for r in rolls:
-        text, cls = die_state(r, report, pending)
-        out.append(f'<tr id="{anchor(r["label"])}"><td><a href="#seq-{r["seq"]}">#{r["seq"]}</a></td>'
-                   f'<td class="mono">{h(r["label"])}</td><td>{h(r["notation"])}</td>'
-                   f'<td>{h(", ".join(str(f) for f in r["faces"]))}</td><td>{h(r["total"])}</td>'
-                   f'<td>{h(r["scheme"])}</td><td>{h(r["by"] or "")}</td><td class="{cls}">{h(text)}</td></tr>')
-    out.append("</tbody></table></section>")
-    return out
+    rows, rolls, previous = [], [], None
+    shown = (1, head.core.head_seq)
+    for row, rec, _folded in walk_folded(store, meta, 1, None, SPECTATOR, head):
+        is_die = type(rec.event) is DiceRolled
+        if is_die:
+            rolls.append(roll_row(rec.seq, rec.event))
+        who = who_line(row, rec)
+        rows.append(event_row(row, who if who != previous else None, is_die, head.core.labels, shown))
+        previous = who
+    return rows, rolls
 
 
 # -- the documents ----------------------------------------------------------------------------------------
 
 
 def document(title: str, body: str, script: bool = False) -> str:
-    return ("<!DOCTYPE html>\n"
-            '<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            '<meta name="referrer" content="no-referrer">'
-            f"<title>{h(title)}</title><style>{PAGE_CSS}</style></head><body>{body}"
-            + (f"<script>{SCRIPT}</script>" if script else "") + "</body></html>\n")
+    from combatlog.pictures.html import render, trusted
+
+    return render("document.html", title=title, css=trusted(PAGE_CSS), body=trusted(body),
+                  script=trusted(SCRIPT) if script else None)
 
 
 def page_html(combat_id: str, name: str, head_seq: int, content: str, token: str) -> str:
     """The whole page: the fragment, the live-update switch (the script's URLs, token kept) and links."""
+    from combatlog.pictures.html import render, trusted
+
     query = f"?token={quote(token, safe='')}" if token else ""
     here = f"{quote(combat_id, safe='')}{query}"
     fragment_url = here + ("&" if query else "?") + "fragment=1"
     stream_url = f"../v1/combats/{quote(combat_id, safe='')}/stream" + (query or "?")  # the script adds since=
-    body = (f'<nav aria-label="this page"><p id="live" data-stream="{h(stream_url)}" data-fragment="{h(fragment_url)}" '
-            f'data-head="{head_seq}"><span id="live-state" class="muted">Not live: <a href="{h(here)}">reload</a> '
-            "for new events (with scripts on, this page updates itself).</span></p></nav>"
-            f'<main id="content">{content}</main>'
-            '<footer><p class="muted">Drawn by combatlog from the server\'s log, as a spectator sees it. Verify it '
-            "yourself: <code>combatlog pull</code> checks every event.</p></footer>")
+    body = render("page.html", stream_url=stream_url, fragment_url=fragment_url, head_seq=head_seq, here=here,
+                  content=trusted(content))  # the fragment: our own template's escaped output
     return document(f"combatlog: {name}", body, script=True)
 
 
 def error_html(status: int, code: str, message: str) -> str:
-    return document(f"combatlog: {status}", f"<main><h1>{status}: {h(code)}</h1><p>{h(message)}</p></main>")
+    from combatlog.pictures.html import render
+
+    return document(f"combatlog: {status}", render("error.html", status=status, code=code, message=message))
 
 
 # -- the route --------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Equivocation evidence: one author signed two different events at the same place.
+"""Equivocation evidence: one author signed two different events at the same place, or rewound.
 
 When an import meets an event that differs from ours at the same (stream, seq),
 it is a divergence. If both events are validly signed by the same pinned
@@ -6,6 +6,12 @@ author, it is more: that author showed two histories. The import is refused
 with an ``Equivocation`` error naming both events, and both signed envelopes
 (with the genesis that pins the author's key) are written next to the imported
 file as ``<file>.equivocation-<seq>.jsonl`` so anyone can check the proof.
+
+A *rewind* is equivocation across places: an author signed an event of one branch after ``#f``,
+and authored another branch that parts from it at ``#f`` and goes first in the merge order
+(``trust/rewind.py``). The proof (version 2, ``kind: rewind``) holds the genesis, the author's branch
+and the branch he signed, each from ``#f + 1``; ``verify`` re-checks hashes, chains, signatures and
+the merge order.
 """
 
 from __future__ import annotations
@@ -69,6 +75,32 @@ def check_equivocation(store: EventStore, meta: StreamMeta, seq: int, ours_body:
     )
 
 
+def rewind_error(store: EventStore, meta: StreamMeta, fork_seq: int, winner: list[bytes], loser: list[bytes],
+                 signed_seq: int, path: Path | None, *, loser_is_ours: bool) -> Equivocation:
+    """The error (and proof file) for a branch whose author signed an event of the other branch after
+    ``#fork_seq`` (``signed_seq``) and would win the merge: nothing is merged."""
+    first, signed = decode_recorded(winner[0]).env, decode_recorded(loser[signed_seq - fork_seq - 1]).env
+    author = first.actor
+    written = ""
+    if path is not None:
+        root = store.read_stream(_root_id(store, meta), 1, 1)[0].body
+        out = path.with_name(f"{path.name}.equivocation-{fork_seq + 1}.jsonl")
+        head = canonical(RewindHeader(format=EVIDENCE_FORMAT, version=2, kind="rewind", name=meta.name,
+                                      seq=fork_seq + 1, author=author, branch=len(winner), signed=len(loser)))
+        try:
+            out.write_bytes(b"\n".join([head, root, *winner, *loser]) + b"\n")
+            written = f"; the proof is in {out}"
+        except OSError:
+            pass
+    where, other = ("the bundle's", "this log's") if loser_is_ours else ("this log's", "the bundle's")
+    return Equivocation(
+        meta.name, fork_seq + 1, author, signed.hash, first.hash,
+        f"rewind by {author}: {author} signed #{signed_seq} of {other} branch ({signed.type}, "
+        f"{signed.hash[:16]}...), and {where} branch, which {author} began at #{fork_seq + 1} "
+        f"({first.type}, {first.hash[:16]}...), parts from it at #{fork_seq} and would go first in the merge, "
+        f"undoing what {author} had signed: equivocation, nothing merged{written}")
+
+
 def _root_id(store: EventStore, meta: StreamMeta) -> str:
     from combatlog.projections.fold import lineage
 
@@ -88,9 +120,20 @@ class EvidenceHeader(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     author: str
 
 
+class RewindHeader(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    format: str
+    version: int
+    kind: str  # "rewind"
+    name: str
+    seq: int  # the first seq of the author's branch (the fork point plus one)
+    author: str
+    branch: int  # lines of the author's branch
+    signed: int  # lines of the branch he had signed
+
+
 class EvidenceReport(msgspec.Struct, kw_only=True):
     ok: bool
-    proof: str  # "equivocation"
+    proof: str  # "equivocation" or "rewind"
     name: str
     seq: int
     author: str
@@ -115,6 +158,8 @@ def verify_evidence(path: Path) -> EvidenceReport:
         lines = path.read_bytes().split(b"\n")
     except OSError as exc:
         raise VerificationFailed(f"cannot read the proof: {exc.strerror}", where=where) from None
+    if lines and b'"kind":"rewind"' in lines[0]:
+        return _verify_rewind(lines, where)
     if len(lines) != 5 or lines[4] != b"" or not all(is_canonical(line) for line in lines[:4]):
         raise VerificationFailed("not an equivocation proof (a header, the genesis, two events; canonical JSON)",
                                  where=where)
@@ -153,7 +198,71 @@ def verify_evidence(path: Path) -> EvidenceReport:
     )
 
 
+def _verify_rewind(lines: list[bytes], where: str) -> EvidenceReport:
+    from combatlog.trust.rewind import rank, rewinder
+
+    if len(lines) < 5 or lines[-1] != b"" or not all(is_canonical(line) for line in lines[:-1]):
+        raise VerificationFailed("not a rewind proof (a header, the genesis, two branches; canonical JSON)",
+                                 where=where)
+    try:
+        header = msgspec.json.decode(lines[0], type=RewindHeader)
+        genesis = decode_recorded(lines[1])
+        if type(genesis.event) is CombatStarted:
+            load_ruleset(genesis.event.ruleset)
+        if header.branch < 1 or header.signed < 1 or len(lines) != 3 + header.branch + header.signed:
+            raise VerificationFailed("the header's counts do not match the lines", where=where)
+        recs = [decode_recorded(line) for line in lines[2:-1]]
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise VerificationFailed(f"not a rewind proof: {exc}", where=where) from None
+    except CombatlogError as exc:
+        raise VerificationFailed(f"not a rewind proof: {exc}", where=where) from None
+    if header.format != EVIDENCE_FORMAT or header.version != 2 or header.kind != "rewind":
+        raise VerificationFailed(f"format {header.format} v{header.version} is not {EVIDENCE_FORMAT} v2 (rewind)",
+                                 where=where)
+    if type(genesis.event) is not CombatStarted or genesis.env.seq != 1:
+        raise VerificationFailed("the second line is not a genesis (core.combat_started at seq 1)", where=where)
+    branch, signed = recs[:header.branch], recs[header.branch:]
+    checker = TrustChecker.from_genesis(genesis.event)
+    for part in (branch, signed):
+        prev, seq = part[0].env.prev, header.seq
+        for rec in part:
+            env = rec.env
+            if env.computed_hash() != env.hash or env.seq != seq or env.prev != prev \
+                    or env.stream != part[0].env.stream:
+                raise VerificationFailed(f"seq {env.seq}: the event does not hash or chain as its place needs",
+                                         where=where)
+            try:
+                checker._signatures(env)
+            except TrustViolation as exc:
+                raise VerificationFailed(f"the proof does not hold: {exc.message}", where=where) from None
+            prev, seq = env.hash, seq + 1
+    if branch[0].env.prev != signed[0].env.prev or branch[0].env.stream != signed[0].env.stream \
+            or branch[0].env.hash == signed[0].env.hash:
+        raise VerificationFailed("the two branches do not part at the same place", where=where)
+    envs_b, envs_s = [r.env for r in branch], [r.env for r in signed]
+    if branch[0].env.actor != header.author:
+        raise VerificationFailed(f"the branch is not begun by {header.author}, as the header says", where=where)
+    fork_seq = header.seq - 1
+    if rank(genesis.event, fork_seq, envs_b) >= rank(genesis.event, fork_seq, envs_s):
+        raise VerificationFailed(f"the proof does not hold: {header.author}'s branch would not go first in the merge "
+                                 "(the other branch is kept, nothing is rewound)", where=where)
+    last = rewinder(genesis.event, envs_b, envs_s)
+    if last is None:
+        raise VerificationFailed(f"the proof does not hold: {header.author} signed nothing of the other branch "
+                                 "(or the sequencer settled the order)", where=where)
+    return EvidenceReport(
+        ok=True, proof="rewind", name=header.name, seq=header.seq, author=header.author,
+        fingerprint=checker.players[header.author].fingerprint, hashes=[last.hash, branch[0].env.hash],
+        types=[last.type, branch[0].env.type],
+    )
+
+
 def evidence_text(report: EvidenceReport) -> str:
+    if report.proof == "rewind":
+        return (f"proof holds: {report.author} ({report.fingerprint}) signed {report.hashes[0][:16]}... "
+                f"({report.types[0]}) on one branch, then began at {report.name} seq {report.seq} another branch "
+                f"({report.hashes[1][:16]}..., {report.types[1]}) that parts before it and goes first in the merge: "
+                "a rewind")
     return (f"proof holds: {report.author} ({report.fingerprint}) signed two different events at {report.name} "
             f"seq {report.seq}: {report.hashes[0][:16]}... ({report.types[0]}) and {report.hashes[1][:16]}... "
             f"({report.types[1]})")

@@ -308,6 +308,11 @@ def decide_chain(store: EventStore, folded: Folded, cmd: CommitChain, dice: Dice
     if open_step is not None:
         raise IllegalCommand(f"seed step {open_step.name} is open: a chain is committed between seed steps",
                              rule=RULE_CHAIN)
+    others = [p for p in checker.players if p != actor]
+    if others and all(p in checker.chains and checker.chains[p].secret for p in others):
+        raise IllegalCommand(f"every other player has released his nonce chain ({', '.join(others)}): a chain "
+                             "committed now could be ground against their public links, so the combat goes on "
+                             "with seal commit and reveal", rule=RULE_CHAIN)
     length = cmd.length or CHAIN_LENGTH
     if not 1 <= length <= MAX_CHAIN_LENGTH:
         raise InvalidCommand(f"--length {length}: 1-{MAX_CHAIN_LENGTH}")
@@ -361,6 +366,9 @@ def decide_release(store: EventStore, folded: Folded, cmd: ReleaseChain, dice: D
     chain = checker.chains[actor]
     if chain.secret:
         raise IllegalCommand(f"{actor} already released his chain (seq {chain.released_at})", rule=RULE_CHAIN)
+    problem = checker.release_problem(actor)
+    if problem:
+        raise IllegalCommand(problem, rule=RULE_CHAIN)
     return [ChainReleased(player=actor, secret=secret)]
 
 

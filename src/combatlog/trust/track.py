@@ -348,6 +348,12 @@ class TrustChecker:
         if not is_hex64(ev.head) or not 1 <= ev.length <= MAX_CHAIN_LENGTH:
             raise TrustViolation(f"seq {seq}: a chain head is 64 hex digits and its length 1-{MAX_CHAIN_LENGTH}",
                                  RULE_CHAIN)
+        others = [p for p in self.players if p != ev.player]
+        if others and all(p in self.chains and self.chains[p].secret for p in others):
+            raise TrustViolation(f"seq {seq}: {ev.player} commits a nonce chain after every other player released "
+                                 f"his ({', '.join(others)}): every later seed would be a function of a secret "
+                                 f"{ev.player} chooses now, so he could try secrets offline until the dice suit him "
+                                 "(a late chain is refused once the others' links are all public)", RULE_CHAIN)
         other = self.step_open()
         if other is not None:
             raise TrustViolation(f"seq {seq}: {ev.player} commits a nonce chain while seed step {other.name} is "
@@ -426,10 +432,9 @@ class TrustChecker:
         if not is_hex64(ev.secret) or chain_walk(ev.secret, chain.length) != chain.head:
             raise TrustViolation(f"seq {seq}: the secret {ev.player} releases does not hash to the head of his chain "
                                  f"(seq {chain.committed_at})", RULE_CHAIN)
-        keep = [p for p in self.players if p != ev.player and not (p in self.chains and self.chains[p].secret)]
-        if not keep:
-            raise TrustViolation(f"seq {seq}: {ev.player} is the last player whose links are secret; releasing "
-                                 "would make every seed public in advance", RULE_CHAIN)
+        problem = self.release_problem(ev.player)
+        if problem:
+            raise TrustViolation(f"seq {seq}: {problem}", RULE_CHAIN)
         for info in self.steps.values():
             if not info.completed_at and ev.player in info.commits and ev.player not in info.reveals:
                 raise TrustViolation(f"seq {seq}: {ev.player} releases his chain before revealing what he sealed for "
@@ -439,6 +444,19 @@ class TrustChecker:
         if info is not None and info.chained:
             self._auto(info, seq)
             self._complete(info, seq)
+
+    def release_problem(self, player: str) -> str:
+        """Why ``player`` may not release his chain now ('' when he may): someone else must still hold an
+        unreleased chain. A player with no chain is no secret holder: he may commit one later, and with
+        every other link public he could grind its secret offline (docs/trust.md, "Releasing a chain")."""
+        holders = [p for p in self.players if p != player and p in self.chains and not self.chains[p].secret]
+        if holders:
+            return ""
+        none = [p for p in self.players if p != player and p not in self.chains]
+        why = (f"{', '.join(none)} holds no nonce chain yet, and could commit one after the release with a "
+               "secret tried offline until the dice suit him" if none else
+               "releasing would make every seed public in advance")
+        return f"{player} is the last player whose links are secret; {why}"
 
     def foreknown_by(self, player: str) -> StepInfo | None:
         """The open chained step whose seed ``player`` can already compute (every other contribution is

@@ -451,6 +451,7 @@ def release_due(state: MRState, player: str) -> bool:
         return False
     if any(state.characters[cid].player == player for cid in deciders(state, state.step)):
         return False
-    secret = [p for p in state.players if p != player and p not in chains.released]
+    # someone else must still hold an unreleased chain (one with no chain is no secret: trust/track.py)
+    secret = [p for p in state.players if p != player and p in chains.committed and p not in chains.released]
     return bool(secret) and not any(player in s.committed and player not in s.orders and not s.complete
                                     for s in state.sealed.values())

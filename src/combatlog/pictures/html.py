@@ -1,0 +1,50 @@
+"""HTML from Jinja2 templates (``combatlog/templates``) with autoescape: the report and the live page.
+
+Every ``{{ value }}`` is first made printable (``svg.clean``: control characters shown as escapes,
+characters XML cannot hold replaced) and then HTML-escaped by Jinja2, since a hostile player writes the
+names, notes and reasons. Only what we drew ourselves (the SVG pictures, already escaped by
+``pictures.svg``) and our own CSS and script go in as ``Markup``. jinja2 is imported here, on first use:
+only ``report`` and ``serve`` draw HTML, and CLI start-up must not pay for it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from combatlog.pictures.svg import clean
+
+if TYPE_CHECKING:
+    import jinja2
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+def _printable(value: Any) -> Any:
+    if type(value) is str and value.isprintable():  # the common case, in C: no control, bidi or surrogate
+        return value
+    if type(value) is int or hasattr(value, "__html__"):  # a number, or our own Markup
+        return value
+    return "" if value is None else clean(value)
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=jinja2.StrictUndefined,
+        finalize=_printable, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    )
+
+
+def render(template: str, **context: Any) -> str:
+    return environment().get_template(template).render(**context)
+
+
+def trusted(text: str) -> Any:
+    """Our own markup (an SVG we drew, our CSS, our script): written as is."""
+    from markupsafe import Markup
+
+    return Markup(text)
