@@ -12,6 +12,13 @@ the dead, a ruling by a player) therefore fails here without any second, hand-wr
 In a log that records commands (engine 0.2 and later), an event of the ruleset that no
 recorded command produced is refused. Core events (dice, seeds, notes, sealed orders,
 acknowledgements, chains) are checked by the core and the trust layer event by event.
+
+The dice-use checks (``Ruleset.dice_uses``, in ``verify.py``) of the events inside a batch wait for
+the batch's end: a batch that re-decides and drew no die needs none (its events are the rules' own
+output for a decision that drew nothing, so they read no die), which spares Magic Realm and Classic
+Fantasy a second fold of most events. A batch that drew dice has them run at its end, in order; a
+batch that fails, at any check, has them run first, so a forged die is named as precisely as when
+each event was checked on arrival.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from combatlog.events.envelope import Recorded
 from combatlog.projections.fold import Folded
 
 Fail = Callable[[str, str], None]
+CheckUses = Callable[[Recorded, Any, str], None]  # (event, the rules' state before it, where)
 
 
 class ReplayMismatch(Exception):
@@ -76,30 +84,42 @@ class ReplayPort(DicePort):
 
 
 class _Batch:
-    __slots__ = ("command", "name", "state", "first_seq", "command_id", "actor", "recs", "where")
+    __slots__ = ("command", "name", "state", "first_seq", "command_id", "actor", "recs", "where", "deferred", "drew")
 
     def __init__(self, command: Any, name: str, state: Any, rec: Recorded, where: str) -> None:
         self.command, self.name, self.state = command, name, state
         self.first_seq, self.command_id, self.actor = rec.seq, rec.env.command_id, rec.env.actor
         self.recs: list[Recorded] = []
         self.where = where
+        self.deferred: list[tuple[Recorded, Any, str]] = []  # dice-use checks waiting for the batch's end
+        self.drew = False  # holds a die
 
 
 class Redecider:
     """Fed every envelope before it is folded; re-decides each recorded command when its batch ends."""
 
-    def __init__(self, folded: Folded, fail: Fail) -> None:
-        self.folded, self.fail = folded, fail
+    def __init__(self, folded: Folded, fail: Fail, check_uses: CheckUses) -> None:
+        self.folded, self.fail, self.check_uses = folded, fail, check_uses
         self.batch: _Batch | None = None
+        self.closing: _Batch | None = None  # the batch being re-decided
         self.last_command_id: str | None = None
         self.batches = 0  # re-decided
         self.skipped = False  # rules differ from the log's: re-deciding was not possible
+        self._roles: Any = None  # the genesis's roles, the same for every batch
+
+    def run_deferred(self) -> None:
+        """Run the dice-use checks the open (or closing) batch put off; each may fail with its own message."""
+        for batch in (self.closing, self.batch):
+            if batch is not None:
+                self.run_deferred_of(batch)
 
     def required(self) -> bool:
         genesis = self.folded.core.genesis
         return genesis is not None and records_commands(genesis.engine_version)
 
     def feed(self, rec: Recorded, where: str) -> None:
+        """Take ``rec`` (not yet folded): close the batch it ends, open the one it begins, and run or put
+        off its dice-use checks."""
         env = rec.env
         if self.batch is not None and env.command_id != self.batch.command_id:
             # a fork may begin inside its parent's batch: the parent's part is then a prefix of the batch
@@ -119,9 +139,19 @@ class Redecider:
             name = type(command).__name__
             self.batch = _Batch(command, name, self.folded.state, rec, where)
         self.last_command_id = env.command_id
+        rules_event = not env.type.startswith("core.") and self.folded.state is not None
         if self.batch is not None:
             self.batch.recs.append(rec)
-        elif not env.type.startswith("core.") and self.required():
+            if type(rec.event) is DiceRolled:
+                self.batch.drew = True
+            elif rules_event and self.skipped:
+                self.check_uses(rec, self.folded.state, where)
+            elif rules_event:
+                self.batch.deferred.append((rec, self.folded.state, where))
+            return
+        if rules_event:
+            self.check_uses(rec, self.folded.state, where)
+        if not env.type.startswith("core.") and self.required():
             self.fail(where, f"seq {env.seq}: {env.type} was produced by no recorded command: an event of the rules "
                              "exists only as what a command's decision produced, and every machine re-decides it")
 
@@ -131,6 +161,20 @@ class Redecider:
         batch, self.batch = self.batch, None
         if batch is None or self.skipped:
             return
+        self.closing = batch
+        try:
+            self._redecide(batch, cut_by_fork)
+        finally:
+            self.closing = None
+        if batch.drew:  # its dice: each bound to the event that reads it, as on arrival
+            self.run_deferred_of(batch)
+
+    def run_deferred_of(self, batch: _Batch) -> None:
+        deferred, batch.deferred = batch.deferred, []
+        for rec, state, where in deferred:
+            self.check_uses(rec, state, where)
+
+    def _redecide(self, batch: _Batch, cut_by_fork: bool) -> None:
         ruleset, core = self.folded.ruleset, self.folded.core
         last = batch.recs[-1].seq
         span = f"seq {batch.first_seq}" + (f"-{last}" if last != batch.first_seq else "")
@@ -138,7 +182,9 @@ class Redecider:
         dice = {r.event.label: r.event for r in batch.recs if type(r.event) is DiceRolled}
         scheme = next(iter(dice.values())).scheme if dice else (core.genesis.dice if core.genesis else "local")
         port = ReplayPort(dice, scheme=scheme, actor=batch.actor, labels_taken=_DrawnBefore(core.labels, batch.first_seq))
-        roles = roles_of(ruleset, core.genesis, core.creator)
+        if self._roles is None:
+            self._roles = roles_of(ruleset, core.genesis, core.creator)
+        roles = self._roles
         try:
             check_authority(ruleset, batch.state, roles, batch.command, batch.actor)
             events = ruleset.decide(batch.state, batch.command, port)

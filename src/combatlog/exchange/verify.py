@@ -102,9 +102,12 @@ class ChainVerifier:
         self.used: dict[str, int] = {}
         self._prior_loaded = prior is None
         self._command_id = ""
-        self.redecider = Redecider(self.folded, self.fail)  # every recorded command, re-decided
+        # every recorded command, re-decided; it runs (or puts off, inside a batch) the dice-use checks
+        self.redecider = Redecider(self.folded, self.fail, self._check_dice_uses)
 
     def fail(self, where: str, message: str) -> None:
+        # a die a batch's event misuses is named first, as if each event had been checked on arrival
+        self.redecider.run_deferred()
         raise VerificationFailed(message, where=where)
 
     def _segment_for(self, seq: int) -> Segment:
@@ -157,9 +160,7 @@ class ChainVerifier:
         self._semantics(rec, seg, where)
         for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
             check(self, rec, where)
-        if self.folded.state is not None and not rec.env.type.startswith("core."):
-            self._check_dice_uses(rec, where)
-        self.redecider.feed(rec, where)
+        self.redecider.feed(rec, where)  # batches, and the dice each event of the rules reads
         try:
             self.folded.apply(rec)
         except Exception as exc:  # a crafted event the ruleset cannot fold
@@ -269,9 +270,11 @@ class ChainVerifier:
                         self.used.setdefault(use.label, rec.seq)
             folded.apply(rec)
 
-    def _check_dice_uses(self, rec: Recorded, where: str) -> None:
+    def _check_dice_uses(self, rec: Recorded, state: Any, where: str) -> None:
+        """Every die the rules read for ``rec`` on ``state`` (the state before it): drawn before it, under
+        the rules' label and notation, with the value the event copies, read once."""
         try:
-            uses = self.ruleset.dice_uses(self.folded.state, rec.event)
+            uses = self.ruleset.dice_uses(state, rec.event)
         except Exception as exc:  # a crafted event the ruleset cannot even read
             self.fail(where, f"seq {rec.seq}: the {self.ruleset.info.name} rules cannot read {rec.env.type}: {exc}")
             return
@@ -287,7 +290,7 @@ class ChainVerifier:
                 self.fail(where, f"{what} says {use.copied}, but no die was drawn for it (it must be 0)")
             return
         found = self.dice.get(use.label)
-        if found is None:
+        if found is None or found[0] > seq:  # (checked at a batch's end, a die of the batch after it)
             self.fail(where, f"{what} reads die {use.label!r}, which was not drawn before it")
             return
         dseq, die, drawn_by = found
