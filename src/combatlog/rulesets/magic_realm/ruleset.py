@@ -216,8 +216,8 @@ class MagicRealm(Ruleset[MRState]):
     def explain(self, before: MRState, event: Event, after: MRState, seq: int) -> Sequence[Step]:
         if before is None:
             return ()
-        new = after.steps[len(before.steps):] if len(after.steps) >= len(before.steps) else after.steps
-        return [Step(seq=seq, rule=s.rule, text=s.text, dice=s.dice) for s in new]
+        # the state keeps the steps of the last event folded by the rules (work.py); a core event leaves them
+        return [Step(seq=seq, rule=s.rule, text=s.text, dice=s.dice) for s in after.steps if s.seq == seq]
 
     def summarize(self, event: Event) -> str:
         match event:
