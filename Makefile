@@ -23,6 +23,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/bench_postgres.py
 	$(VENV)/bin/python bench/bench_server.py
 	$(VENV)/bin/python bench/bench_report.py
+	PYTHONPATH=src $(VENV)/bin/python bench/bench_verify.py
 
 docs: $(STAMP)
 	$(VENV)/bin/python -m combatlog.tools.gendocs

@@ -5,4 +5,7 @@ __version__ = "0.1.0"
 # Bumped whenever a fold could produce a different state from the same events
 # (a rules fix, a new derived field). Snapshots are keyed by it, so a new engine
 # never trusts a snapshot written by an old one.
-ENGINE_VERSION = "0.1.0"
+ENGINE_VERSION = "0.2.0"
+# Logs begun by this engine version or a later one record each ruleset command with its events, and
+# ``verify`` re-decides every one (commands/record.py); older logs are verified without re-deciding.
+COMMANDS_RECORDED_SINCE = (0, 2, 0)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import REPO, CliResult
-from tests.trust.pbem import rechain, truncated, write_lines
+from tests.trust.pbem import is_batch_cut, rechain, truncated, write_lines
 
 Mutation = Callable[[dict[str, Any]], None]
 
@@ -153,9 +153,11 @@ def renotate(notation: str, faces: list[int]) -> Mutation:
 
 class Receiver:
     """The player who receives a file: a log holding the combat up to some seq, which a refused file
-    must leave exactly as it was."""
+    must leave exactly as it was. ``upto`` ends a batch (``tests.trust.pbem.batch_cut``), as every honest
+    log does: a log cut inside a command's batch would itself be refused."""
 
     def __init__(self, db: Path, honest: list[bytes], upto: int, home: Path | None = None) -> None:
+        assert is_batch_cut(honest, upto), f"seq {upto} is inside a batch: cut at batch_cut(lines, {upto + 1})"
         self.db, self.home = db, home
         ok(db, "import", str(write_lines(db.with_suffix(".prefix.jsonl"), truncated(honest, upto))), home=home)
         self.snapshot = self.contents()

@@ -32,7 +32,7 @@ from combatlog.events.core import CombatStarted, DiceRolled
 from combatlog.rulesets.argad import RULESET
 from combatlog.rulesets.argad import commands as c
 from tests.conftest import REPO, Cli
-from tests.trust.pbem import key_home, rechain, truncated, write_lines
+from tests.trust.pbem import batch_cut, is_batch_cut, key_home, rechain, truncated, write_lines
 
 EXAMPLES = REPO / "docs" / "examples" / "argad"
 Mutate = Callable[[dict[str, Any]], None]
@@ -81,9 +81,11 @@ def snapshot(db: Path) -> dict[str, bytes]:
 
 
 class Table:
-    """A played combat's export, a log to verify it from and a receiving log holding its start."""
+    """A played combat's export, a log to verify it from and a receiving log holding its start (up to the
+    end of a batch, ``keep_to_seq``: a log cut inside a command's batch would itself be refused)."""
 
     def __init__(self, root: Path, lines: list[bytes], keep_to_seq: int, env: dict[str, str] | None = None) -> None:
+        assert is_batch_cut(lines, keep_to_seq), f"seq {keep_to_seq} is inside a batch"
         self.root, self.lines = root, lines
         self.checker = Cli(root / "checker" / "log.db", REPO, env)
         (root / "checker").mkdir(exist_ok=True)
@@ -120,13 +122,15 @@ def play_example(root: Path, example: str, stream: str) -> list[bytes]:
 @pytest.fixture(scope="module")
 def goblins(tmp_path_factory: pytest.TempPathFactory) -> Table:
     root = tmp_path_factory.mktemp("goblins")
-    return Table(root, play_example(root, "warrior-vs-goblins", "goblins"), keep_to_seq=2)
+    lines = play_example(root, "warrior-vs-goblins", "goblins")
+    return Table(root, lines, keep_to_seq=batch_cut(lines, 3))  # the genesis and turn 1's start (seq 2)
 
 
 @pytest.fixture(scope="module")
 def wall(tmp_path_factory: pytest.TempPathFactory) -> Table:
     root = tmp_path_factory.mktemp("wall")
-    return Table(root, play_example(root, "band-vs-ogre-and-troll", "wall"), keep_to_seq=2)
+    lines = play_example(root, "band-vs-ogre-and-troll", "wall")
+    return Table(root, lines, keep_to_seq=batch_cut(lines, 3))  # the genesis and turn 1's start (seq 2)
 
 
 # -- the honest examples ------------------------------------------------------------------------
@@ -309,7 +313,8 @@ def joint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Joint]:
         meta = resolve_stream(store, "skirmish")
         export_file(store, meta, root / "skirmish.jsonl")
         lines = (root / "skirmish.jsonl").read_bytes().split(b"\n")[:-1]
-        table = Joint(root, lines, keep_to_seq=5, env={"COMBATLOG_HOME": str(home)})
+        # the receiver holds the seed step (seqs 1-5): everything before bob's game turn
+        table = Joint(root, lines, keep_to_seq=batch_cut(lines, 6), env={"COMBATLOG_HOME": str(home)})
         table.seed = joint_key(store, state_at(store, meta).core)[1]
         table.bob = signers["bob"]
         yield table

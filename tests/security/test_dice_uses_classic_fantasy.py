@@ -9,7 +9,8 @@ the seed is revealed) a die drawn under a label of their choosing. ``combatlog v
 receiving log byte for byte as it was. The honest examples verify, with no joint die unbound.
 
 The forged files are incremental bundles (``export --since K``) on top of a receiving log that
-holds the combat up to K, as a player would mail them.
+holds the combat up to K, as a player would mail them; K ends a batch (the one before the forged event's:
+``tests.trust.pbem.batch_cut``), as every honest log does.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from combatlog.store import open_store
 from combatlog.trust.crypto import joint_seed
 from tests.conftest import REPO, Cli
 from tests.rulesets.classic_fantasy.cfi_support import Combat, fighter
-from tests.trust.pbem import export, key_home, rechain, truncated, write_lines
+from tests.trust.pbem import batch_cut, export, key_home, rechain, truncated, write_lines
 
 EXAMPLES = sorted((REPO / "docs" / "examples" / "classic_fantasy").glob("*.cmds"))
 Mutate = Callable[[dict[str, Any]], None]
@@ -207,16 +208,18 @@ def _resigned(lines: list[bytes], from_seq: int, signer: Any) -> list[bytes]:
 
 def _forge(tmp: Path, db: Path, name: str, edits: dict[int, Mutate], *, home: Path | None = None,
            signer: str = "") -> tuple[Cli, Path]:
-    """The receiving log holds ``name`` up to the first edited seq; the forged bundle carries the rest
-    with ``edits`` applied (and, with ``signer``, the forger's events signed again)."""
+    """The receiving log holds ``name`` up to the batch of the first edited seq (a log ends between
+    batches); the forged bundle carries the rest, that whole batch first, with ``edits`` applied (and,
+    with ``signer``, the forger's events signed again)."""
     tmp.mkdir(parents=True, exist_ok=True)
     store = open_store(str(db))
     first = min(edits)
     full = export(store, tmp / "full.jsonl", name)
+    cut = batch_cut(full, first)
     env = {"COMBATLOG_HOME": str(home)} if home else {}
     victim = Cli(tmp / "victim.db", REPO, env)
-    victim("import", str(write_lines(tmp / "prefix.jsonl", truncated(full, first - 1))))
-    lines = export(store, tmp / "bundle.jsonl", name, since=first - 1)
+    victim("import", str(write_lines(tmp / "prefix.jsonl", truncated(full, cut))))
+    lines = export(store, tmp / "bundle.jsonl", name, since=cut)
     for seq, mutate in sorted(edits.items()):
         lines = rechain(lines, seq, mutate)
     if signer:

@@ -26,7 +26,7 @@ from tests.conftest import REPO
 from tests.security.dice_forgery import (
     Mutation, Receiver, cli, die_seq, forged, lines_of, ok, payload, relabel_joint, seq_of,
 )
-from tests.trust.pbem import key_home, signed_duel, write_lines
+from tests.trust.pbem import batch_cut, key_home, signed_duel, write_lines
 
 EXAMPLE = REPO / "docs" / "examples" / "freeform" / "tavern-brawl.cmds"
 
@@ -92,7 +92,8 @@ ATTACKS = {
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_a_forged_die_number_is_refused(attack: str, tavern: list[bytes], tmp_path: Path) -> None:
     edits, expected = ATTACKS[attack](tavern)
-    receiver = Receiver(tmp_path / "receiver.db", tavern, upto=5)
+    # the receiver holds the tavern up to the batch of the first forged event
+    receiver = Receiver(tmp_path / "receiver.db", tavern, upto=batch_cut(tavern, min(edits)))
     receiver.refuses(write_lines(tmp_path / "forged.jsonl", forged(tavern, edits)), *expected)
 
 
@@ -126,9 +127,10 @@ def test_the_honest_joint_duel_verifies_with_no_joint_die_unbound(duel: dict[str
 
 
 def _forgery(duel: dict[str, Any], tmp_path: Path, edits: dict[int, Mutation], *expected: str) -> None:
-    """alice edits and re-signs her own events (seq 9 on); bob's log, which has seqs 1-8, refuses the file."""
+    """alice edits and re-signs her own events (seq 9 on); bob's log, which has seqs 1-8 (everything before
+    alice's first batch), refuses the file."""
     assert min(edits) >= 9
-    receiver = Receiver(tmp_path / "bob.db", duel["lines"], upto=8, home=duel["home"])
+    receiver = Receiver(tmp_path / "bob.db", duel["lines"], upto=batch_cut(duel["lines"], 9), home=duel["home"])
     with key_home(duel["home"]):
         lines = forged(duel["lines"], edits, forger="alice", signer=duel["alice"])
     receiver.refuses(write_lines(tmp_path / "forged.jsonl", lines), *expected)

@@ -12,10 +12,11 @@ The forger edits an export as a modified client would: re-chains every hash and 
 re-signed with his own key, with joint faces recomputed from the revealed seed (``derive_faces``), so
 that only the dice binding stands between the cheat and the other players. Each forged file is refused
 by ``combatlog verify FILE`` and ``combatlog import FILE`` (the real CLI) with a message naming the die,
-and the receiving log is left byte for byte as it was. Two cheats are not refused: a joint die under a
-label no rule reads changes nothing and is reported (``dice.unbound``); a rules' die drawn at an earlier
-step than its own (so known before the choices between) is refused since the core binds a joint die to the
-command that resolves with it (the last test).
+and the receiving log is left byte for byte as it was. A joint die under a label no rule reads is refused
+inside a command's batch (re-deciding the batch finds no such die), and outside one changes nothing and is
+reported (``dice.unbound``); a rules' die drawn at an earlier step than its own (so known before the
+choices between) is refused since the core binds a joint die to the command that resolves with it (the
+last test). Receiving logs end between batches (``tests.trust.pbem.batch_cut``), as honest logs do.
 
 The joint round's seqs (``joint`` fixture; the seed, so the dice, differ at each run): 10
 ``r1/assign/goblin-2`` 1d2, 11 mr.denizens_assigned; 16 ``r1/attention/1`` 1d2, 17 mr.melee_started;
@@ -47,7 +48,7 @@ from combatlog.exchange.bundle import Header, _header_check, import_file, verify
 from combatlog.rulesets import available, load_ruleset
 from tests.conftest import REPO, Cli
 from tests.played import copy_log, played_log
-from tests.trust.pbem import export, key_home, truncated, write_lines
+from tests.trust.pbem import batch_cut, export, key_home, truncated, write_lines
 
 pytestmark = pytest.mark.skipif("magic_realm" not in available(), reason="the Magic Realm ruleset is not installed")
 
@@ -113,7 +114,8 @@ def snapshot(db: Path) -> dict[str, bytes]:
 
 
 def receiver(tmp: Path, lines: list[bytes], upto: int, home: Path | None = None) -> tuple[Cli, Path]:
-    """A player's log holding the honest events up to ``upto``, and a CLI on it."""
+    """A player's log holding the honest events up to ``upto`` (the end of a batch, as every honest log
+    ends: ``batch_cut``), and a CLI on it."""
     from combatlog.store import open_store
 
     db = tmp / "receiver" / "log.db"
@@ -358,7 +360,7 @@ def test_each_honest_example_verifies(examples, file: str, tmp_path: Path) -> No
 
 def test_the_honest_joint_round_verifies_and_imports_with_no_unbound_die(joint: Joint, tmp_path: Path) -> None:
     path = write_lines(tmp_path / "honest.jsonl", joint.lines)
-    cli, _db = receiver(tmp_path, joint.lines, 24, joint.home)
+    cli, _db = receiver(tmp_path, joint.lines, batch_cut(joint.lines, 25), joint.home)
     report = cli("verify", str(path), "--json").json()
     dice = [e for e in envelopes(joint.lines) if e.type == "core.dice_rolled"]
     assert report["ok"] and report["dice"]["unbound"] == 0 and report["dice"]["verified"] == len(dice)  # type: ignore[index]
@@ -370,6 +372,8 @@ def test_the_honest_joint_round_verifies_and_imports_with_no_unbound_die(joint: 
 # -- attacks on the example combats (manual dice, nobody pinned: any event can be rewritten) ---------------
 
 # Each attack: (example, the seq before the first forged event, edit of the envelopes, what the refusal says).
+# The receiving log holds the example up to the batch of the first forged event (``batch_cut``): the forged
+# file carries that whole batch, as an honest one would.
 Edit = Callable[[list[Envelope]], list[Envelope]]
 
 
@@ -415,11 +419,12 @@ def _after(label: str, seq: int) -> Edit:
 
 
 MANUAL_ATTACKS = {
-    # giant-and-goblins round 1: 19-23 the resolution dice, 24 mr.melee_resolved.
+    # giant-and-goblins round 1: 17-24 gm's Resolve (17-23 its dice, 24 mr.melee_resolved).
     "swap a rule's die for another": (
         "giant-and-goblins", 18, _swap_labels("r1/reposition/amazon", "r1/tactics/amazon/box1"),
         ("seq 24: mr.melee_resolved (reposition amazon)", "the rules roll 1d6 here, die 'r1/reposition/amazon' is 2d6")),
-    # goblin-2 is assigned by one die over four targets: a d6 lets the roller reach targets the rules cannot.
+    # goblin-2 is assigned by one die over four targets: a d6 lets the roller reach targets the rules cannot
+    # (4-6 gm's Assign: the dice of goblin-2 and goblin-3, then mr.denizens_assigned).
     "wrong notation": (
         "giant-and-goblins", 4, _notation("r1/assign/goblin-2", "1d6", (1,)),
         ("seq 6: mr.denizens_assigned (random assignment of goblin-2)",
@@ -442,7 +447,7 @@ def test_a_forged_example_is_refused(examples, attack: str, tmp_path: Path) -> N
     file, upto, edit, messages = MANUAL_ATTACKS[attack]
     lines = examples[file]
     forged = write_lines(tmp_path / "forged.jsonl", rebuilt(lines, edit(envelopes(lines))))
-    cli, db = receiver(tmp_path, lines, upto)
+    cli, db = receiver(tmp_path, lines, batch_cut(lines, upto + 1))
     refused(cli, db, forged, *messages)
 
 
@@ -510,27 +515,43 @@ def test_a_forged_joint_resolution_is_refused(joint: Joint, attack: str, tmp_pat
     # Only bob's events changed, each validly signed by him, and every joint die matches the seed.
     changed = [decode_envelope(line) for line in forged_lines[1:] if line not in joint.lines]
     assert changed and all(env.actor == "bob" and env.seq > 25 for env in changed)
-    cli, db = receiver(tmp_path, joint.lines, 24, joint.home)
+    cli, db = receiver(tmp_path, joint.lines, batch_cut(joint.lines, 25), joint.home)
     refused(cli, db, forged, *(m.format(resolved=joint.resolved, again=joint.resolved + 1, tactics=joint.tactics)
                                for m in messages))
 
 
-def test_a_joint_die_no_rule_reads_changes_nothing_and_is_reported(joint: Joint, tmp_path: Path) -> None:
-    """A die under an invented label next to the rule's own: the rules never read it (they find each die by
-    its rules' label), so it cannot change the combat; ``verify`` reports it as a roll no rule reads."""
-    def edit(envs: list[Envelope]) -> list[Envelope]:
+def test_a_joint_die_no_rule_reads_is_refused_inside_a_batch_and_reported_outside(joint: Joint,
+                                                                                   tmp_path: Path) -> None:
+    """A die under an invented label next to the rule's own. Slipped into bob's Resolve batch, it is refused:
+    every machine re-decides the batch, and the rules draw no such die (exchange/redecide.py). Drawn as a
+    batch of its own (a free roll, which the CLI refuses with joint dice: bob's modified client forges it),
+    the rules never read it (they find each die by its rules' label), so it cannot change the combat;
+    ``verify`` reports it as a roll no rule reads."""
+    first = labelled(envelopes(joint.lines), "r1/reposition/amazon")
+    die_seq = envelopes(joint.lines)[first].seq  # the first of bob's Resolve batch (seq 26)
+
+    def inside(envs: list[Envelope]) -> list[Envelope]:
         i = labelled(envs, "r1/reposition/amazon")
         return [*envs[: i + 1], joint_die(joint, envs[i], "r1/reposition/amazon#2", "1d6"), *envs[i + 1:]]
 
+    def free_roll(envs: list[Envelope]) -> list[Envelope]:
+        i = labelled(envs, "r1/reposition/amazon")
+        die = replace(joint_die(joint, envs[i], "r1/reposition/amazon#2", "1d6"), command_id="bob-free-roll")
+        return [*envs[:i], die, *envs[i:]]
+
     with key_home(joint.home):
-        forged_lines = rebuilt(joint.lines, edit(envelopes(joint.lines)), {"bob": joint.signers["bob"]})
-    forged = write_lines(tmp_path / "forged.jsonl", forged_lines)
-    cli, _db = receiver(tmp_path, joint.lines, 24, joint.home)
-    report = cli("verify", str(forged), "--json").json()
-    assert report["dice"]["unbound"] == 1  # type: ignore[index]
+        signers = {"bob": joint.signers["bob"]}
+        batched = write_lines(tmp_path / "inside.jsonl", rebuilt(joint.lines, inside(envelopes(joint.lines)), signers))
+        alone = write_lines(tmp_path / "alone.jsonl", rebuilt(joint.lines, free_roll(envelopes(joint.lines)), signers))
+    cli, db = receiver(tmp_path, joint.lines, batch_cut(joint.lines, 25), joint.home)
+    refused(cli, db, batched,
+            f"seq {die_seq}-{joint.resolved + 1}: bob's magic_realm Resolve does not re-decide to the recorded "
+            f"events: seq {die_seq + 1} records core.dice_rolled", '"label":"r1/reposition/amazon#2"')
+    report = cli("verify", str(alone), "--json").json()
+    assert report["ok"] and report["dice"]["unbound"] == 1  # type: ignore[index]
     assert any("r1/reposition/amazon#2" in note and "read by no rule" in note for note in report["notes"])  # type: ignore[union-attr,index]
     honest = write_lines(tmp_path / "honest.jsonl", joint.lines)
-    assert _final_state(forged) == _final_state(honest)
+    assert _final_state(alone) == _final_state(honest)
 
 
 def _final_state(path: Path) -> bytes:

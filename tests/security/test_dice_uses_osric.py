@@ -26,7 +26,7 @@ from tests.conftest import REPO
 from tests.security.dice_forgery import (
     Mutation, Receiver, cli, die_seq, forged, lines_of, ok, payload, relabel_joint, renotate, seq_of,
 )
-from tests.trust.pbem import key_home, write_lines
+from tests.trust.pbem import batch_cut, key_home, write_lines
 
 EXAMPLES = REPO / "docs" / "examples" / "osric"
 
@@ -212,7 +212,8 @@ def test_a_forged_die_number_is_refused(attack: str, played: dict[str, list[byte
     example, build = {**COPIES, **SWAPS}[attack]
     honest = played[example]
     edits, expected = build(honest)
-    receiver = Receiver(tmp_path / "receiver.db", honest, upto=2)
+    # the receiver holds the combat up to the batch of the first forged event (a log ends between batches)
+    receiver = Receiver(tmp_path / "receiver.db", honest, upto=batch_cut(honest, min(edits)))
     receiver.refuses(write_lines(tmp_path / "forged.jsonl", forged(honest, edits)), *expected)
 
 
@@ -221,13 +222,14 @@ def test_an_incremental_bundle_on_a_die_used_in_the_receivers_log_is_refused(pla
     """The earlier use of the die is in the receiving log only (``verify`` reads it from there)."""
     honest = played["ford"]
     brom, spent = _brom(honest), seq_of(honest, "osric.attack_rolled", label="r0/orc1/atk2")
-    receiver = Receiver(tmp_path / "receiver.db", honest, upto=brom - 1)
-    # the sender has the whole combat; his bundle from brom - 1 on swaps Brom's d20 for orc1's spent one
+    cut = batch_cut(honest, brom)  # the receiver holds everything before Brom's attack (its dice and event)
+    receiver = Receiver(tmp_path / "receiver.db", honest, upto=cut)
+    # the sender has the whole combat; his bundle from that cut on swaps Brom's d20 for orc1's spent one
     sender = tmp_path / "sender.db"
     ok(sender, "import", str(write_lines(tmp_path / "whole.jsonl", honest)))
-    ok(sender, "export", "ford", "--since", str(brom - 1), "-o", str(tmp_path / "bundle.jsonl"))
+    ok(sender, "export", "ford", "--since", str(cut), "-o", str(tmp_path / "bundle.jsonl"))
     bundle = lines_of(tmp_path / "bundle.jsonl")
-    assert json.loads(bundle[0])["since"] == brom - 1 and spent < brom - 1
+    assert json.loads(bundle[0])["since"] == cut and spent < cut
     receiver.refuses(write_lines(tmp_path / "forged.jsonl", forged(bundle, {brom: _set(label="r0/orc1/atk2", roll=8)})),
                      f"seq {brom}: osric.attack_rolled roll reads die 'r0/orc1/atk2', already used by seq {spent}")
 
@@ -309,7 +311,8 @@ def test_an_honest_joint_osric_combat_verifies_with_no_joint_die_unbound(joint: 
 def _joint_forgery(joint: dict[str, Any], tmp_path: Path, edits: dict[int, Mutation], *expected: str) -> None:
     """alice re-signs her own (tail) events; bob's log, which has everything before her tail, refuses it."""
     assert min(edits) >= joint["tail"]
-    receiver = Receiver(tmp_path / "bob.db", joint["lines"], upto=joint["tail"] - 1, home=joint["home"])
+    receiver = Receiver(tmp_path / "bob.db", joint["lines"], upto=batch_cut(joint["lines"], joint["tail"]),
+                        home=joint["home"])
     with key_home(joint["home"]):
         lines = forged(joint["lines"], edits, forger="alice", signer=joint["alice"])
     receiver.refuses(write_lines(tmp_path / "forged.jsonl", lines), *expected)

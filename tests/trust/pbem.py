@@ -244,8 +244,27 @@ def rechain(lines: list[bytes], seq: int, mutate: Any) -> list[bytes]:
     return [canonical(header), *out]
 
 
+def batch_cut(lines: list[bytes], seq: int) -> int:
+    """The seq just before the batch holding ``seq``: where an honest log or bundle may end (or begin) so that
+    the next file carries that whole batch. A batch is the run of consecutive envelopes sharing a
+    ``command_id`` (one command's decision); verify and import re-decide each batch whole, so a log is cut
+    between batches, never inside one (a fork aside)."""
+    ids = {event["seq"]: event["command_id"] for event in map(json.loads, lines[1:])}
+    assert seq in ids, f"seq {seq} is not in the file (it holds {min(ids)}-{max(ids)})"
+    first = seq
+    while first - 1 in ids and ids[first - 1] == ids[seq]:
+        first -= 1
+    return first - 1  # (in an incremental bundle, the batch could have begun before the file: not seen here)
+
+
+def is_batch_cut(lines: list[bytes], seq: int) -> bool:
+    """True when the file may be cut after ``seq``: it is the last event, or the next begins a batch."""
+    return seq + 1 > json.loads(lines[-1])["seq"] or batch_cut(lines, seq + 1) == seq
+
+
 def truncated(lines: list[bytes], keep_to_seq: int) -> list[bytes]:
-    """The export cut after ``keep_to_seq`` with a header rewritten to match (a careful forger)."""
+    """The export cut after ``keep_to_seq`` with a header rewritten to match (a careful forger). A receiving
+    log built from it must end between batches (``batch_cut``): one cut inside a batch is refused on import."""
     import msgspec
 
     from combatlog.events.canonical import canonical

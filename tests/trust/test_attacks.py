@@ -23,7 +23,7 @@ from combatlog.events.core import Acknowledged, DiceRolled, Noted, OrdersReveale
 from combatlog.events.envelope import Signature
 from combatlog.exchange.bundle import import_file, verify_file, verify_stream
 from combatlog.trust.commands import CommitOrders, MarkDecision, RevealOrders
-from tests.trust.pbem import appended, export, forge, rechain, signed_duel, truncated, write_lines
+from tests.trust.pbem import appended, batch_cut, export, forge, rechain, signed_duel, truncated, write_lines
 
 
 @pytest.fixture
@@ -85,7 +85,7 @@ def test_a_dropped_tail_is_caught(home: Path) -> None:
         write_lines(home / "x.jsonl", lines[:-2]))
     # careful: bob cuts alice's acknowledgement (#13), rewrites the header and carries on with his own #13;
     # alice's log has her #13, so her verify says the file diverges at #13
-    forged = appended(truncated(lines, 12), Noted(text="alice never acknowledged"), actor="bob",
+    forged = appended(truncated(lines, batch_cut(lines, 13)), Noted(text="alice never acknowledged"), actor="bob",
                       signer=signers["bob"])
     path = write_lines(home / "y.jsonl", forged)
     with pytest.raises(Diverged, match="diverges at seq 13"):

@@ -207,8 +207,10 @@ def test_with_a_pinned_referee_the_declaration_step_still_seeds_the_joint_dice(t
             return state_at(store, store.list_streams()[0]).state
 
         do("gm", c.StartRound())
-        with pytest.raises(IllegalCommand, match="sealed"):  # plain declarations are refused
-            do("gm", c.Declare(side="orcs", declarations=(), rest="melee"))
+        with pytest.raises(IllegalCommand, match="sealed"):  # plain declarations are refused, even the caller's
+            do("bob", c.Declare(side="orcs", declarations=(), rest="melee"))
+        with pytest.raises(IllegalCommand, match="side orcs belongs to bob; gm may not declare for it"):
+            do("gm", c.Declare(side="orcs", declarations=(), rest="melee"))  # the referee plays no side
         first = do("gm", CommitOrders(step="r1/declare"))  # gm calls for no side: an empty order
         assert first.events[0].event.required == ("alice", "bob", "gm")  # type: ignore[attr-defined]
         with pytest.raises(IllegalCommand, match="caller of party"):  # alice owes the party's declarations

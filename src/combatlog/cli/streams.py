@@ -22,6 +22,9 @@ def new(
     dice: str = typer.Option("local", "--dice", help="Default dice scheme: manual, local, referee (commits a seed now) or joint."),
     option: list[str] = typer.Option([], "--option", metavar="KEY=VALUE", help="A rules option (repeatable)."),
     player: list[str] = typer.Option([], "--player", help="A player whose public key is pinned in the genesis (repeatable)."),
+    referee: str = typer.Option("", "--referee", help="The player who makes the rulings (damage no die decided, "
+                                "conditions, the end...); a pinned player where players are pinned. OSRIC "
+                                "defaults to the combat's creator."),
     as_json: bool = json_option(),
 ) -> None:
     """Start a new combat log.
@@ -41,6 +44,8 @@ def new(
         if not sep or not key:
             raise InvalidCommand(f"--option {item!r}: expected KEY=VALUE")
         options[key] = value
+    if referee:
+        options["referee"] = referee
     st = app_state(ctx)
     players = ()
     signer = None

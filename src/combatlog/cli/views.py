@@ -73,13 +73,16 @@ def show(
     meta, folded = read_state(ctx, stream, at=at, round_no=round_no)
     ruleset, state = folded.ruleset, folded.state
     viewer = viewer_of(st)
+    roles = _roles(folded)
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "ruleset": meta.ruleset, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
-                    "finished": ruleset.finished(state),
+                    "finished": ruleset.finished(state), "roles": roles_json(roles),
                     "state": ruleset.describe(state, viewer)})
         return
     echo_view(f"{meta.name} ({ruleset.info.title}) at seq {folded.core.head_seq}")
+    if roles.enforced:
+        echo_view(roles.describe())
     echo_view(ruleset.render(state, viewer))
 
 
@@ -104,10 +107,14 @@ def status(ctx: typer.Context, stream: str = stream_argument(),
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
                     "finished": ruleset.finished(state),
-                    "pending": [pending_json(p, meta.ruleset, meta.name) for p in pending], "held": held})
+                    "pending": [pending_json(p, meta.ruleset, meta.name) for p in pending], "held": held,
+                    "roles": roles_json(_roles(folded))})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     echo_view(f"{meta.name}: {where}, seq {folded.core.head_seq}")
+    roles = _roles(folded)
+    if roles.enforced:
+        echo_view("  " + roles.describe())
     if not pending:
         echo_view("  nothing pending")
     referee = _referee_name(ctx, meta) if any(p.who == "gm" for p in pending) else "gm"
@@ -118,6 +125,17 @@ def status(ctx: typer.Context, stream: str = stream_argument(),
         echo_view(one_line(f"  {who}: {p.what}{opts}{rule}"))
     for h in held:
         echo_view(one_line(f"  held: bundle {h['events']} (from {h['source']}), waiting for {h['waiting_for']}"))
+
+
+def _roles(folded: Any) -> Any:
+    from combatlog.commands.authority import roles_of
+
+    return roles_of(folded.ruleset, folded.core.genesis, folded.core.creator)
+
+
+def roles_json(roles: Any) -> dict[str, Any]:
+    return {"enforced": roles.enforced, "referee": roles.referee or None, "referee_named": roles.referee_named,
+            "players": list(roles.players)}
 
 
 def _referee_name(ctx: typer.Context, meta: Any) -> str:

@@ -16,10 +16,12 @@ from typing import Any
 import msgspec
 
 from combatlog import ENGINE_VERSION
+from combatlog.commands.authority import check_authority, roles_of
 from combatlog.commands.core import AddNote, CommitSeed, CoreCommand, RevealSeed, RollDice
 from combatlog.commands.kept import kept_command, kept_name
+from combatlog.commands.record import encode_record
 from combatlog.dice.derive import seed_commitment
-from combatlog.dice.port import DicePort
+from combatlog.dice.port import DicePort, with_drawn
 from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, unsafe_json, json_problem
@@ -133,11 +135,6 @@ def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: D
 # -- the write path -----------------------------------------------------------------
 
 
-def _with_dice(drawn: list[Event], events: list[Event]) -> list[Event]:
-    included = {id(e) for e in events}
-    return [d for d in drawn if id(d) not in included] + list(events)
-
-
 def _rehearse(folded: Folded, envelopes: list[Envelope]) -> tuple[list[Recorded], list[Step]]:
     """Fold the new events exactly as a replay will read them; collect derived steps."""
     ruleset = folded.ruleset
@@ -159,13 +156,13 @@ def _rehearse(folded: Folded, envelopes: list[Envelope]) -> tuple[list[Recorded]
 
 def _seal_all(
     stream_id: str, events: list[Event], *, start_seq: int, prev: str, actor: str, command_id: str,
-    signer: Signer | None, head_time: str = "",
+    signer: Signer | None, head_time: str = "", command: bytes | None = None,
 ) -> list[Envelope]:
     out: list[Envelope] = []
     recorded_at = recorded_after(head_time)  # verify refuses times that go backwards along the chain
     for offset, event in enumerate(events):
         env = seal(stream=stream_id, seq=start_seq + offset, prev=prev, event=event, actor=actor, command_id=command_id,
-                   recorded_at=recorded_at)
+                   recorded_at=recorded_at, command=command if offset == 0 else None)
         if signer is not None:
             env = signer(env)
         out.append(env)
@@ -199,24 +196,30 @@ def execute(
     # 1. the state: a fold of the log (from the newest snapshot), or the caller's when it ends at the head
     folded = _at_head(store, meta, folded)
     head_seq, head_hash = folded.core.head_seq, folded.core.head_hash
-    # 2. decide: legality and the events, randomness only through the dice port
+    # 2. decide: authority, legality and the events, randomness only through the dice port
     port = dice_port(store, folded, actor=actor, scheme=scheme, manual_faces=manual_faces, wiring=wiring)
+    record: bytes | None = None
     try:
         if isinstance(command, CoreCommand):
             events = decide_core(store, folded, command, port, actor, wiring)
         else:
+            roles = roles_of(folded.ruleset, folded.core.genesis, folded.core.creator)
+            check_authority(folded.ruleset, folded.state, roles, command, actor)
             events = folded.ruleset.decide(folded.state, command, port)
+            if any(d.scheme == "manual" for d in port.drawn):
+                check_authority(folded.ruleset, folded.state, roles, command, actor, manual_dice=True)
+            record = encode_record(folded.ruleset.info.name, command)  # verify re-decides it
     except Exception:
         if port.missing:  # decided on placeholder faces: the missing faces are the error to report
             raise port.missing_error() from None
         raise
     port.check_complete()  # no event decided on a placeholder face goes past this line
-    events = _with_dice(list(port.drawn), events)
+    events = with_drawn(port.drawn, events)
     if not events:
         raise InvalidCommand("the command records nothing")
-    # 3. seal: envelopes chained to the head, signed by the actor where players are pinned
+    # 3. seal: envelopes chained to the head, the command on the first, signed by the actor where players are pinned
     envelopes = _seal_all(meta.id, events, start_seq=head_seq + 1, prev=head_hash, actor=actor,
-                          command_id=cid, signer=signer, head_time=folded.core.head_time)
+                          command_id=cid, signer=signer, head_time=folded.core.head_time, command=record)
     # 4. refuse what verify would: sizes, nesting, control characters; signatures, sealed orders, joint dice
     _pre_append(wiring, store, folded, envelopes)
     # 5. rehearse: fold the events as a replay will read them, then the ruleset's invariants
@@ -302,6 +305,15 @@ def create_combat(
             raise InvalidCommand(f"a combat named {name!r} already exists")
     if dice not in ("manual", "local", "referee", "joint"):
         raise InvalidCommand(f"unknown dice scheme {dice!r}")
+    referee = (options or {}).get("referee")
+    if referee is not None:
+        from combatlog.commands.authority import PLAYER_NAME
+
+        if not PLAYER_NAME.match(referee):
+            raise InvalidCommand(f"--referee {referee[:40]!r}: a player's name (1-64 letters, digits, _ . -)")
+        if players and referee not in {p.name for p in players}:
+            raise InvalidCommand(f"--referee {referee}: the referee must be one of the pinned players "
+                                 f"({', '.join(p.name for p in players)})")
     setup = ruleset.validate_setup(dict(setup or {}))
     _check_json_safe(setup, "setup")
     stream_id = new_stream_id()

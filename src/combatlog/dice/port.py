@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Callable, Container, Mapping
+from typing import Any
 
 import msgspec
 
@@ -40,6 +41,12 @@ def check_label(label: str) -> str:
             "(e.g. r3/reposition/amazon-sheet)"
         )
     return label
+
+
+def with_drawn(drawn: list[DiceRolled], events: list[Any]) -> list[Any]:
+    """A command's batch: the dice it drew that ``decide`` did not place itself, then its events."""
+    included = {id(e) for e in events}
+    return [d for d in drawn if id(d) not in included] + list(events)
 
 
 # At most this many missing manual dice are listed in one error (a rule that re-rolls until a

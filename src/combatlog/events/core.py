@@ -21,7 +21,8 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
 # Genesis options the trust layer reads (docs/trust.md), not a ruleset's: a ruleset that checks its own
 # options leaves these out. joint_dice: strict | friendly; sequencer: the pinned player whose
 # machine orders concurrent moves (exchange/merge.py).
-TRUST_OPTIONS = ("joint_dice", "sequencer")
+# referee: the player whose rulings the rules accept (commands/authority.py).
+TRUST_OPTIONS = ("joint_dice", "sequencer", "referee")
 
 
 class CombatStarted(Event, frozen=True, kw_only=True, tag="core.combat_started"):

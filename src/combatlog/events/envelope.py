@@ -45,6 +45,7 @@ class _Hashed(msgspec.Struct, frozen=True, kw_only=True):
     command_id: str
     prev: str
     data: msgspec.Raw
+    command: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
 
 
 class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -60,13 +61,17 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     data: msgspec.Raw
     hash: str
     sigs: tuple[Signature, ...] = ()
+    # The command that produced this batch, on the batch's first envelope only (``commands/record.py``):
+    # hashed and signed with the event, so ``verify`` can re-decide it. UNSET is never encoded, so an
+    # envelope without one (core commands, logs of engine 0.1) keeps its bytes and its hash.
+    command: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
 
     def hashed_part(self) -> bytes:
         return canonical(
             _Hashed(
                 v=self.v, stream=self.stream, seq=self.seq, type=self.type,
                 schema=self.schema, actor=self.actor, recorded_at=self.recorded_at,
-                command_id=self.command_id, prev=self.prev, data=self.data,
+                command_id=self.command_id, prev=self.prev, data=self.data, command=self.command,
             )
         )
 
@@ -149,7 +154,7 @@ def recorded_after(head_time: str) -> str:
 
 def seal(
     *, stream: str, seq: int, prev: str, event: Event, actor: str, command_id: str,
-    recorded_at: str | None = None,
+    recorded_at: str | None = None, command: bytes | None = None,
 ) -> Envelope:
     """Wrap a payload in an envelope and compute its hash (one struct of each kind: this is the hot path)."""
     cls = type(event)
@@ -158,6 +163,8 @@ def seal(
         recorded_at=recorded_at if recorded_at is not None else now_iso(), command_id=command_id, prev=prev,
         data=msgspec.Raw(canonical(event)),
     )
+    if command is not None:
+        fields["command"] = msgspec.Raw(command)
     digest = sha256_hex(HASH_DOMAIN, canonical(_Hashed(**fields)))
     return Envelope(**fields, hash=digest)
 

@@ -24,6 +24,7 @@ from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
 from combatlog.events.canonical import MAX_DEPTH, MAX_LINE_BYTES, is_canonical, line_size_problem  # noqa: F401
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, future_problem, latest_allowed, parse_recorded_at
+from combatlog.exchange.redecide import Redecider
 from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
@@ -101,6 +102,8 @@ class ChainVerifier:
         self.used: dict[str, int] = {}
         self._prior_loaded = prior is None
         self._command_id = ""
+        # every recorded command, re-decided; it runs (or puts off, inside a batch) the dice-use checks
+        self.redecider = Redecider(self.folded, self.fail, self._check_dice_uses)
 
     @classmethod
     def continuing(cls, before: ChainVerifier, segments: list[Segment],
@@ -117,6 +120,8 @@ class ChainVerifier:
         return verifier
 
     def fail(self, where: str, message: str) -> None:
+        # a die a batch's event misuses is named first, as if each event had been checked on arrival
+        self.redecider.run_deferred()
         raise VerificationFailed(message, where=where)
 
     def _segment_for(self, seq: int) -> Segment:
@@ -169,8 +174,7 @@ class ChainVerifier:
         self._semantics(rec, seg, where)
         for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
             check(self, rec, where)
-        if self.folded.state is not None and not rec.env.type.startswith("core."):
-            self._check_dice_uses(rec, where)
+        self.redecider.feed(rec, where)  # batches, and the dice each event of the rules reads
         try:
             self.folded.apply(rec)
         except Exception as exc:  # a crafted event the ruleset cannot fold
@@ -201,6 +205,9 @@ class ChainVerifier:
                 if self.strict_rules:
                     self.fail(where, message + " (use --allow-rules-mismatch to check it anyway)")
                 self.notes.append(message)
+                self.redecider.skipped = True
+                self.notes.append("commands not re-decided: this machine's rules are not the ones the log was made "
+                                  "under, so the legality of its decisions is unchecked")
         elif type(ev) is Forked:
             if seg.parent is None or seq != seg.fork_seq + 1:
                 self.fail(where, f"seq {seq}: a fork event where no fork begins")
@@ -277,9 +284,11 @@ class ChainVerifier:
                         self.used.setdefault(use.label, rec.seq)
             folded.apply(rec)
 
-    def _check_dice_uses(self, rec: Recorded, where: str) -> None:
+    def _check_dice_uses(self, rec: Recorded, state: Any, where: str) -> None:
+        """Every die the rules read for ``rec`` on ``state`` (the state before it): drawn before it, under
+        the rules' label and notation, with the value the event copies, read once."""
         try:
-            uses = self.ruleset.dice_uses(self.folded.state, rec.event)
+            uses = self.ruleset.dice_uses(state, rec.event)
         except Exception as exc:  # a crafted event the ruleset cannot even read
             self.fail(where, f"seq {rec.seq}: the {self.ruleset.info.name} rules cannot read {rec.env.type}: {exc}")
             return
@@ -295,7 +304,7 @@ class ChainVerifier:
                 self.fail(where, f"{what} says {use.copied}, but no die was drawn for it (it must be 0)")
             return
         found = self.dice.get(use.label)
-        if found is None:
+        if found is None or found[0] > seq:  # (checked at a batch's end, a die of the batch after it)
             self.fail(where, f"{what} reads die {use.label!r}, which was not drawn before it")
             return
         dseq, die, drawn_by = found
@@ -338,6 +347,11 @@ class ChainVerifier:
             self.tally.verified += 1
 
     def finish(self, where: str = "end") -> VerifyReport:
+        self.redecider.close()
+        genesis = self.folded.core.genesis
+        if genesis is not None and not self.redecider.required():
+            self.notes.append(f"a log begun by engine {genesis.engine_version}, before commands were recorded: the "
+                              "legality of its decisions was not re-decided (only its dice, signatures and chain)")
         for hook in self.wiring.finish_checks:
             hook(self)
         problems = self.ruleset.check(self.folded.state) if self.folded.state is not None else []

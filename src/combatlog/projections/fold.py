@@ -41,6 +41,7 @@ class CoreTrack(msgspec.Struct, kw_only=True):
     name: str = ""
     ruleset: str = ""
     genesis: CombatStarted | None = None
+    creator: str = ""  # the genesis's actor: the referee by default where a ruleset has one by nature
     head_seq: int = 0
     head_hash: str = ""
     head_time: str = ""  # recorded_at of the head event ("" in snapshots made before it was tracked)
@@ -69,7 +70,7 @@ class Folded:
     def apply(self, rec: Recorded) -> None:
         event, seq, core = rec.event, rec.env.seq, self.core
         if type(event) is CombatStarted:
-            core.genesis = event
+            core.genesis, core.creator = event, rec.env.actor
             core.name, core.ruleset = event.name, event.ruleset
             self.state = self.ruleset.initial_state(event)
         elif type(event) is Forked:

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import msgspec
 
+from combatlog.commands.authority import ANYONE, Authority
 from combatlog.dice.port import DicePort
 from combatlog.events.base import Event, tag_of
 from combatlog.events.core import CombatStarted
@@ -110,6 +111,10 @@ class Ruleset(Generic[S]):
     state_type: ClassVar[type[Any]]
     # Files whose bytes define the rules (data tables); hashed into the rules digest.
     data_files: ClassVar[tuple[Path, ...]] = ()
+    # The command classes ``decide`` takes (``commands.record.commands_in``): what a log may record.
+    command_types: ClassVar[tuple[type, ...]] = ()
+    # A game refereed by nature (OSRIC): with roles enforced and no --referee, the creator referees.
+    referee_by_default: ClassVar[bool] = False
 
     # -- set-up ---------------------------------------------------------------
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
@@ -135,6 +140,13 @@ class Ruleset(Generic[S]):
 
     def evolve(self, state: S, event: Event, seq: int) -> S:
         raise NotImplementedError
+
+    # -- authority (commands/authority.py) -------------------------------------
+    def authority(self, state: S, command: Any) -> Authority:
+        """What ``command`` needs: ``ANYONE`` (a step the rules decide), ``pieces(...)`` (moves of those
+        pieces: their players'), ``ruling(...)`` (the referee's). Checked on the write path and re-checked
+        by ``verify`` for every recorded command."""
+        return ANYONE
 
     def dice_uses(self, state: S, event: Event) -> Sequence[DiceUse]:
         """The dice ``event`` depends on, given the state before it (see ``DiceUse``).

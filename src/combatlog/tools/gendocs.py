@@ -81,7 +81,9 @@ def event_catalogue() -> str:
         "Every event tag with its fields, generated from the registry by `make docs`.",
         "Tags are stable (tests/golden_tags); a breaking change gets a new schema version and an upcaster.",
         "Every event travels in an envelope: `v, stream, seq, type, schema, actor, recorded_at, command_id,",
-        "prev, data, hash, sigs` (see docs/design.md).",
+        "prev, data, hash, sigs`, and on the first event of a ruleset command's batch `command`:",
+        "`{\"name\": \"<ruleset>.<Command>\", \"args\": {...}}`, hashed and signed with it, which `verify`",
+        "re-decides (see docs/design.md).",
         "",
     ]
     by_ns: dict[str, list[tuple[str, type]]] = {}

@@ -34,6 +34,9 @@ def referee_of(store: EventStore, meta: StreamMeta) -> str:
     if not rows:
         return REFEREE
     rec = decode_recorded(rows[0].body)
+    named = getattr(rec.event, "options", {}).get("referee", "")
+    if named:  # new --referee NAME (commands/authority.py)
+        return named  # type: ignore[no-any-return]
     players = [p.name for p in getattr(rec.event, "players", ())]
     if not players or REFEREE in players:
         return REFEREE

@@ -182,9 +182,10 @@ class TrustChecker:
                                      f"({fingerprint(raw)})", RULE_SIG)
             self.players[p.name] = p
             self.public[p.name] = raw
-        sequencer = genesis.options.get("sequencer")
-        if sequencer is not None and sequencer not in self.players:
-            raise TrustViolation(f"the genesis option sequencer={sequencer!r} names no pinned player", RULE_SIG)
+        for role in ("sequencer", "referee"):
+            named = genesis.options.get(role)
+            if named is not None and self.players and named not in self.players:
+                raise TrustViolation(f"the genesis option {role}={named!r} names no pinned player", RULE_SIG)
 
     def _signatures(self, env: Envelope) -> None:
         from combatlog.trust.keys import strict_b64, verify_signature

@@ -25,6 +25,8 @@ def join(
     side: str = typer.Option(..., "--side", help="Side or team."),
     hp: Optional[int] = typer.Option(None, "--hp", help="Starting hit points, if the game uses them."),
     note: str = typer.Option("", "--note", help="Free text kept with the entry."),
+    player: str = typer.Option("", "--player", help="The player who plays it: only that player may act for it "
+                               "where roles are enforced (pinned players or --referee)."),
     as_json: bool = json_option(),
 ) -> None:
     """Add a participant.
@@ -33,7 +35,7 @@ def join(
     """
     from combatlog.rulesets.freeform.commands import Join
 
-    run_command(ctx, stream, Join(name=name, side=side, hp=hp, note=note), as_json=as_json)
+    run_command(ctx, stream, Join(name=name, side=side, hp=hp, note=note, player=player), as_json=as_json)
 
 
 @app.command()

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from combatlog.commands.authority import Authority, side_players
+from combatlog.commands.record import commands_in
 from combatlog.dice.port import DicePort
+from combatlog.rulesets.argad import commands as argad_commands
 from combatlog.errors import CombatlogError, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, TRUST_OPTIONS, CombatStarted
@@ -35,14 +38,20 @@ class Argad(Ruleset[ArgadState]):
     )
     event_types = CORE_EVENTS + ARGAD_EVENTS
     state_type = ArgadState
+    command_types = commands_in(argad_commands)
+
+    def authority(self, state: ArgadState, command: Any) -> Authority:
+        from combatlog.rulesets.argad.authority import authority
+
+        return authority(state, command)
     data_files = t.DATA_FILES
 
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
         """``{"figures": [...], "options": {...}}``; every figure checked, names unique."""
-        unknown = set(setup) - {"figures", "options", "title", "note"}
+        unknown = set(setup) - {"figures", "options", "title", "note", "players"}
         if unknown:
             raise InvalidCommand(f"argad set-up: unknown key(s) {', '.join(sorted(unknown))}; "
-                                 "known: figures, options, title, note")
+                                 "known: figures, options, title, note, players")
         figures = setup.get("figures", [])
         if not isinstance(figures, list):
             raise InvalidCommand("argad set-up: 'figures' is a list of figure objects")
@@ -56,6 +65,10 @@ class Argad(Ruleset[ArgadState]):
         if not isinstance(options, dict):
             raise InvalidCommand("argad set-up: 'options' is an object of name: value")
         parse_options(options)
+        if "players" in setup:  # sides may also come with figures added later: any side name is taken
+            raw = setup["players"]
+            sides = {f.get("side") for f in figures if isinstance(f, dict)} | set(raw if isinstance(raw, dict) else ())
+            side_players(raw, sorted(str(x) for x in sides))
         return setup
 
     def initial_state(self, genesis: CombatStarted) -> ArgadState:
@@ -67,7 +80,8 @@ class Argad(Ruleset[ArgadState]):
         for entry in setup.get("figures", []):
             fig = build_figure(entry)
             figures[fig.name] = fig
-        return ArgadState(options=options, figures=figures)
+        players = {side: tuple(names) for side, names in setup.get("players", {}).items()}
+        return ArgadState(options=options, figures=figures, players=players)
 
     def decide(self, state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
         return decide(state, command, dice)

@@ -162,6 +162,7 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
 class ArgadState(msgspec.Struct, frozen=True, kw_only=True):
     options: Options = Options()
     figures: dict[str, Figure] = {}
+    players: dict[str, tuple[str, ...]] = {}  # side -> its players (set-up "players"; commands/authority.py)
     turn: Turn | None = None
     last_turn: Turn | None = None  # the game turn just finished (for the summary and explain)
     turns_done: int = 0

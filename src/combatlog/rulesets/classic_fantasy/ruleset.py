@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from combatlog.commands.authority import Authority
+from combatlog.commands.record import commands_in
 from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
@@ -44,6 +46,12 @@ class ClassicFantasy(Ruleset[CFIState]):
     )
     event_types = CORE_EVENTS + CFI_EVENTS
     state_type = CFIState
+    command_types = commands_in(c)
+
+    def authority(self, state: CFIState, command: Any) -> Authority:
+        from combatlog.rulesets.classic_fantasy.authority import authority
+
+        return authority(state, command)
     data_files = (DATA / "equipment.json", DATA / "locations.json")
 
     # -- set-up ------------------------------------------------------------------------------
@@ -54,7 +62,8 @@ class ClassicFantasy(Ruleset[CFIState]):
         setup = setup_mod.validate(dict(genesis.setup), {k: v for k, v in genesis.options.items()
                                                          if k in setup_mod.OPTIONS})
         combatants = {spec["name"]: setup_mod.build(spec) for spec in setup["combatants"]}
-        return CFIState(options=setup["options"], combatants=combatants)
+        return CFIState(options=setup["options"], combatants=combatants,
+                        players={side: tuple(names) for side, names in setup.get("players", {}).items()})
 
     # -- decide ------------------------------------------------------------------------------
     def decide(self, state: CFIState, command: Any, dice: DicePort) -> list[Event]:

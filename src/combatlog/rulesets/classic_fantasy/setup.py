@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from combatlog.dice.notation import parse_dice
+from combatlog.commands.authority import side_players
 from combatlog.errors import InvalidCommand
 from combatlog.rulesets.classic_fantasy import tables as t
 from combatlog.rulesets.classic_fantasy.state import Combatant, Location, Weapon
@@ -59,7 +60,7 @@ def _int(value: Any, where: str, lo: int = 0, hi: int = 10_000) -> int:
 
 def validate(setup: dict[str, Any], genesis_options: dict[str, str] | None = None) -> dict[str, Any]:
     """Check and normalise a setup: ``{"options": {...}, "combatants": [...]}``."""
-    unknown = set(setup) - {"options", "combatants", "title", "notes"}
+    unknown = set(setup) - {"options", "combatants", "title", "notes", "players"}
     if unknown:
         raise InvalidCommand(f"setup: unknown keys {sorted(unknown)} (expected options, combatants)")
     options = dict(DEFAULT_OPTIONS)
@@ -81,6 +82,8 @@ def validate(setup: dict[str, Any], genesis_options: dict[str, str] | None = Non
     if len({c["side"] for c in out}) < 2:
         raise InvalidCommand("setup: a combat needs at least two sides")
     result: dict[str, Any] = {"options": options, "combatants": out}
+    if "players" in setup:  # who plays each side (commands/authority.py)
+        result["players"] = side_players(setup["players"], sorted({c["side"] for c in out}))
     for key in ("title", "notes"):
         if key in setup:
             result[key] = setup[key]

@@ -216,6 +216,7 @@ class CFIState(msgspec.Struct, frozen=True, kw_only=True):
     action_no: int = 0
     free_no: int = 0
     combatants: dict[str, Combatant] = {}
+    players: dict[str, tuple[str, ...]] = {}  # side -> its players (set-up "players"; commands/authority.py)
     exchange: Exchange | None = None
     queue: tuple[Exchange, ...] = ()  # exchanges still to resolve this Turn (sweep, counter-attack)
     undo: Resolution | None = None  # the blow just resolved, open to Luck until the next command

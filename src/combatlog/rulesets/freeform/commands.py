@@ -14,6 +14,7 @@ class Join(_Command, frozen=True, kw_only=True):
     side: str
     hp: int | None = None
     note: str = ""
+    player: str = ""
 
 
 class Leave(_Command, frozen=True, kw_only=True):

@@ -12,6 +12,7 @@ class ParticipantJoined(Event, frozen=True, kw_only=True, tag="ff.participant_jo
     side: str
     hp: int | None = None
     note: str = ""
+    player: str = ""  # the player who plays it ("" none: the referee's, or anyone's without one)
 
 
 class ParticipantLeft(Event, frozen=True, kw_only=True, tag="ff.participant_left"):

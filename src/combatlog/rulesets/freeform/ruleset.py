@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from combatlog.commands.authority import PLAYER_NAME, Authority
+from combatlog.commands.record import commands_in
 from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
@@ -40,6 +42,12 @@ class Freeform(Ruleset[FreeformState]):
     )
     event_types = CORE_EVENTS + FREEFORM_EVENTS
     state_type = FreeformState
+    command_types = commands_in(c)
+
+    def authority(self, state: FreeformState, command: Any) -> Authority:
+        from combatlog.rulesets.freeform.authority import authority
+
+        return authority(state, command)
 
     def initial_state(self, genesis: CombatStarted) -> FreeformState:
         return FreeformState(dice_from=0)
@@ -49,14 +57,16 @@ class Freeform(Ruleset[FreeformState]):
         if state.ended and not isinstance(command, c.EndCombat):
             raise IllegalCommand("the combat has ended", rule=TABLE)
         match command:
-            case c.Join(name=name, side=side, hp=hp, note=note):
+            case c.Join(name=name, side=side, hp=hp, note=note, player=player):
                 _check_participant(name, side)
                 check_text("the note", note)
                 if name in state.participants and state.participants[name].present:
                     raise InvalidCommand(f"{name} is already in the combat")
                 if hp is not None and hp < 0:
                     raise InvalidCommand("hit points start at 0 or more")
-                return [ParticipantJoined(name=name, side=side, hp=hp, note=note)]
+                if player and not PLAYER_NAME.match(player):
+                    raise InvalidCommand(f"player {player[:40]!r}: 1-64 letters, digits, _ . - (a pinned player's name)")
+                return [ParticipantJoined(name=name, side=side, hp=hp, note=note, player=player)]
             case c.Leave(name=name, reason=reason):
                 self._who(state, name)
                 check_text("the reason", reason)
@@ -134,7 +144,7 @@ class Freeform(Ruleset[FreeformState]):
     def evolve(self, state: FreeformState, event: Event, seq: int) -> FreeformState:
         match event:
             case ParticipantJoined():
-                p = Participant(name=event.name, side=event.side, hp=event.hp, max_hp=event.hp)
+                p = Participant(name=event.name, side=event.side, hp=event.hp, max_hp=event.hp, player=event.player)
                 return replace(state, participants={**state.participants, event.name: p})
             case ParticipantLeft():
                 return _update(state, event.name, present=False)

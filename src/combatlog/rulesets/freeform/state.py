@@ -12,6 +12,7 @@ class Participant(msgspec.Struct, frozen=True, kw_only=True):
     max_hp: int | None = None
     conditions: tuple[str, ...] = ()
     present: bool = True
+    player: str = ""  # who plays it (join --player); "" none
     acted: int = 0  # actions taken in the current round
 
     @property

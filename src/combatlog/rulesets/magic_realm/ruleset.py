@@ -18,6 +18,10 @@ from combatlog.rulesets.magic_realm.data import DATA_FILES
 from combatlog.rulesets.magic_realm.state import MRState, frac
 
 
+from combatlog.commands.authority import Authority
+from combatlog.commands.record import commands_in
+from combatlog.rulesets.magic_realm import commands as mr_commands
+
 class MagicRealm(Ruleset[MRState]):
     info = RulesetInfo(
         name="magic_realm", title="Magic Realm (3rd edition) combat", version="1", citation="MR",
@@ -26,6 +30,12 @@ class MagicRealm(Ruleset[MRState]):
     )
     event_types = CORE_EVENTS + e.MR_EVENTS
     state_type = MRState
+    command_types = commands_in(mr_commands)
+
+    def authority(self, state: MRState, command: Any) -> Authority:
+        from combatlog.rulesets.magic_realm.authority import authority
+
+        return authority(state, command)
     data_files = DATA_FILES
 
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
@@ -206,8 +216,8 @@ class MagicRealm(Ruleset[MRState]):
     def explain(self, before: MRState, event: Event, after: MRState, seq: int) -> Sequence[Step]:
         if before is None:
             return ()
-        new = after.steps[len(before.steps):] if len(after.steps) >= len(before.steps) else after.steps
-        return [Step(seq=seq, rule=s.rule, text=s.text, dice=s.dice) for s in new]
+        # the state keeps the steps of the last event folded by the rules (work.py); a core event leaves them
+        return [Step(seq=seq, rule=s.rule, text=s.text, dice=s.dice) for s in after.steps if s.seq == seq]
 
     def summarize(self, event: Event) -> str:
         match event:

@@ -287,7 +287,7 @@ class MRState(msgspec.Struct, frozen=True, kw_only=True):
     round_kills: tuple[tuple[str, str, int], ...] = ()  # (victim, killer, group) this round
     ledger: tuple[LedgerEntry, ...] = ()
     rolls: dict[str, tuple[int, ...]] = {}
-    steps: tuple[StepRec, ...] = ()
+    steps: tuple[StepRec, ...] = ()  # the derived steps of the last event the rules folded (explain)
     ended: bool = False
     end_reason: str = ""
     # Play by email (sealed.py): pinned players seal their plays; joint dice come from seed steps.

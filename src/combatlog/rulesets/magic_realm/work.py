@@ -69,4 +69,6 @@ class Work:
 
     def freeze(self) -> MRState:
         out = self.view()
-        return replace(out, steps=out.steps + tuple(self.steps), ledger=out.ledger + tuple(self.ledger))
+        # steps: only this event's (explain reads them per event); a growing tuple copied on every event made
+        # a long combat's fold quadratic (bench/bench_verify.py, 10,000 events)
+        return replace(out, steps=tuple(self.steps), ledger=out.ledger + tuple(self.ledger))

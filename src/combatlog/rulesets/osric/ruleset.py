@@ -18,6 +18,10 @@ from combatlog.rulesets.osric.events import OSRIC_EVENTS
 from combatlog.rulesets.osric.state import OsricState
 
 
+from combatlog.commands.authority import Authority
+from combatlog.commands.record import commands_in
+from combatlog.rulesets.osric import commands as osric_commands
+
 class Osric(Ruleset[OsricState]):
     info = RulesetInfo(
         name="osric", title="OSRIC", version="1", citation="OSRIC",
@@ -26,6 +30,13 @@ class Osric(Ruleset[OsricState]):
     )
     event_types = CORE_EVENTS + OSRIC_EVENTS
     state_type = OsricState
+    command_types = commands_in(osric_commands)
+    referee_by_default = True  # OSRIC is refereed: the creator, where no --referee is named
+
+    def authority(self, state: OsricState, command: Any) -> Authority:
+        from combatlog.rulesets.osric.authority import authority
+
+        return authority(state, command)
     data_files = (tables.WEAPONS_FILE,)
 
     def validate_setup(self, setup_: dict[str, Any]) -> dict[str, Any]:

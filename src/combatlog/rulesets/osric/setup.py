@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from combatlog.commands.authority import side_players
 from combatlog.errors import InvalidCommand
 from combatlog.rulesets.osric import tables as t
 
@@ -267,26 +268,9 @@ def validate_setup(setup: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_PLAYER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
 def _players(raw: Any, sides: list[str]) -> dict[str, list[str]]:
-    """Who plays each side: ``{"party": ["alice", "carol"], "orcs": ["bob"]}``; the first named is the
-    side's caller, who declares for it (docs/osric.md, "Players and sides"). A player plays one side."""
-    if not isinstance(raw, dict) or set(raw) - set(sides):
-        raise InvalidCommand(f"players: an object of side: [player, ...] for the sides {', '.join(sides)}")
-    out: dict[str, list[str]] = {}
-    seen: set[str] = set()
-    for side in sides:
-        names = raw.get(side, [])
-        if not isinstance(names, list) or not all(isinstance(n, str) and _PLAYER.match(n) for n in names):
-            raise InvalidCommand(f"players.{side}: a list of player names (letters, digits, _ . -)")
-        for n in names:
-            if n in seen:
-                raise InvalidCommand(f"players: {n} is named twice (a player plays one side)")
-            seen.add(n)
-        out[side] = list(names)
-    return out
+    """Who plays each side (docs/osric.md, "Players and sides"): the first named is the side's caller."""
+    return side_players(raw, sides)
 
 
 def normalise_options(raw: Any) -> dict[str, str]:

@@ -1,0 +1,112 @@
+"""verify of the example combats and of long combats: figures, not pass/fail.
+
+Each example of docs/examples/*/*.cmds is played by the CLI (``run``) into its own log; then
+``verify_stream`` is timed, best of twenty (wall and CPU time), for each. A long freeform combat and one long Magic Realm
+combat are verified at two sizes in one run, so their growth shows.
+
+``--examples-only`` stops after the examples (a minute instead of several: the long combats are
+built command by command). Run it under two checkouts to compare: ``PYTHONPATH=<checkout>/src python bench/bench_verify.py``.
+The examples are those of the checkout that ``combatlog`` is imported from (their command files
+differ only in how they name their set-up files), so the same combats are timed under each.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MR_SIZES = (2_500, 10_000)  # events of the long Magic Realm combat
+EXAMPLE_RUNS = 20
+
+
+def _checkout() -> Path:
+    """The checkout whose sources are imported (its examples match its command syntax)."""
+    import combatlog
+
+    return Path(combatlog.__file__).resolve().parents[2]
+
+
+def _name(cmds: Path) -> str:
+    for line in cmds.read_text().splitlines():
+        args = shlex.split(line, comments=True)
+        if args and args[0] == "new":
+            return args[1]
+    raise SystemExit(f"{cmds} creates no combat")
+
+
+def _best(fn, runs: int = 5) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """The best wall time and the best CPU time of this process over ``runs`` runs (seconds). On a
+    shared machine the CPU time is the steadier figure: waiting for a core does not count in it."""
+    wall = cpu = float("inf")
+    for _ in range(runs):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        fn()
+        cpu = min(cpu, time.process_time() - start_cpu)
+        wall = min(wall, time.perf_counter() - start)
+    return wall, cpu
+
+
+def _long_freeform(store, name: str, actions: int) -> None:  # type: ignore[no-untyped-def]
+    from combatlog.commands.handler import create_combat, execute
+    from combatlog.rulesets.freeform import commands as ff
+
+    create_combat(store, name, "freeform", actor="gm")
+    execute(store, name, ff.Join(name="Aldo", side="red", hp=10**6), actor="gm")
+    execute(store, name, ff.Join(name="Bo", side="blue", hp=10**6), actor="gm")
+    execute(store, name, ff.StartRound(), actor="gm")
+    for i in range(actions):
+        if i % 20 == 19:
+            execute(store, name, ff.StartRound(), actor="gm")
+        execute(store, name, ff.Act(who="Aldo" if i % 2 else "Bo", action="swings", roll="1d20"), actor="gm")
+
+
+def _time_verify(store, name: str, label: str, runs: int) -> None:  # type: ignore[no-untyped-def]
+    from combatlog.exchange.bundle import verify_stream
+    from combatlog.projections.streams import resolve_stream
+
+    meta = resolve_stream(store, name)
+    events = store.head(meta.id).seq
+    wall, cpu = _best(lambda: verify_stream(store, meta), runs=runs)
+    print(f"  {label}, {events} events: {wall * 1000:.0f} ms wall, {cpu * 1000:.0f} ms CPU "
+          f"({events / cpu:,.0f} events per CPU second)", flush=True)
+
+
+def main() -> None:
+    import mr_long
+
+    from combatlog.exchange.bundle import verify_stream
+    from combatlog.projections.streams import resolve_stream
+    from combatlog.store import open_store
+
+    repo = _checkout()
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"verify_stream of {repo}: best of {EXAMPLE_RUNS} (examples), of 3 (long combats)", flush=True)
+        for cmds in sorted(repo.glob("docs/examples/*/*.cmds")):
+            db = Path(tmp) / f"{cmds.parent.name}-{cmds.stem}.db"
+            subprocess.run([sys.executable, "-m", "combatlog.cli.app", "--db", str(db), "run", str(cmds), "--quiet"],
+                           cwd=repo, check=True, capture_output=True)
+            store = open_store(str(db))
+            meta = resolve_stream(store, _name(cmds))
+            events = store.head(meta.id).seq
+            verify_stream(store, meta)  # the first run imports the ruleset
+            wall, cpu = _best(lambda: verify_stream(store, meta), runs=EXAMPLE_RUNS)
+            print(f"  {cmds.parent.name}/{cmds.stem}: {events} events, {wall * 1000:.1f} ms wall, "
+                  f"{cpu * 1000:.1f} ms CPU", flush=True)
+        if "--examples-only" in sys.argv:
+            return
+        for actions in (1_000, 4_000):
+            store = open_store(str(Path(tmp) / f"long-{actions}.db"))
+            _long_freeform(store, "long", actions)
+            _time_verify(store, "long", "freeform", runs=3)
+        for size in MR_SIZES:
+            store = open_store(str(Path(tmp) / f"mr-{size}.db"))
+            mr_long.build(store, "long-mr", size)
+            _time_verify(store, "long-mr", "magic_realm, one combat", runs=3)
+
+
+if __name__ == "__main__":
+    main()

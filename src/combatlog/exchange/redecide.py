@@ -1,0 +1,219 @@
+"""Re-deciding recorded commands: the legality of every event, re-derived on every machine.
+
+Each ruleset command's batch carries the command on its first envelope (``commands/record.py``).
+For each batch the verifier hands this module the state before it and the batch's envelopes;
+it checks that the actor was allowed to issue the command (``commands/authority.py``), re-runs
+the ruleset's ``decide`` with the batch's own dice (``ReplayPort``: the rules draw the labels
+and notations they draw, the faces are the recorded ones, checked against their seeds
+elsewhere), and refuses the batch unless ``decide`` accepts the command and produces exactly
+the recorded events, byte for byte. A forged event (a chit the character lacks, a strike by
+the dead, a ruling by a player) therefore fails here without any second, hand-written check.
+
+In a log that records commands (engine 0.2 and later), an event of the ruleset that no
+recorded command produced is refused. Core events (dice, seeds, notes, sealed orders,
+acknowledgements, chains) are checked by the core and the trust layer event by event.
+
+The dice-use checks (``Ruleset.dice_uses``, in ``verify.py``) of the events inside a batch wait for
+the batch's end: a batch that re-decides and drew no die needs none (its events are the rules' own
+output for a decision that drew nothing, so they read no die), which spares Magic Realm and Classic
+Fantasy a second fold of most events. A batch that drew dice has them run at its end, in order; a
+batch that fails, at any check, has them run first, so a forged die is named as precisely as when
+each event was checked on arrival.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from combatlog.commands.authority import check_authority, roles_of
+from combatlog.commands.record import decode_record, records_commands
+from combatlog.dice.notation import Dice, parse_dice
+from combatlog.dice.port import DicePort, Roll, check_label, with_drawn
+from combatlog.errors import CombatlogError, IllegalCommand
+from combatlog.events.base import tag_of
+from combatlog.events.canonical import canonical
+from combatlog.events.core import DiceRolled, Forked
+from combatlog.events.envelope import Recorded
+from combatlog.projections.fold import Folded
+
+Fail = Callable[[str, str], None]
+CheckUses = Callable[[Recorded, Any, str], None]  # (event, the rules' state before it, where)
+
+
+class ReplayMismatch(Exception):
+    """The rules ask for a die the batch does not hold, or hold differently."""
+
+
+class _DrawnBefore:
+    """The labels drawn before ``first_seq`` (the core's label map already holds the batch's own)."""
+
+    def __init__(self, labels: dict[str, int], first_seq: int) -> None:
+        self.labels, self.first_seq = labels, first_seq
+
+    def __contains__(self, label: object) -> bool:
+        seq = self.labels.get(label)  # type: ignore[call-overload]
+        return seq is not None and seq < self.first_seq
+
+
+class ReplayPort(DicePort):
+    """A dice port that hands ``decide`` the faces a batch recorded, under the labels the rules draw."""
+
+    def __init__(self, recorded: dict[str, DiceRolled], *, scheme: str, actor: str, labels_taken: _DrawnBefore) -> None:
+        super().__init__(scheme=scheme, actor=actor, labels_taken=labels_taken)
+        self._recorded = recorded
+
+    def roll(self, label: str, notation: str | Dice, *, purpose: str = "", by: str | None = None) -> Roll:
+        check_label(label)
+        dice = parse_dice(notation) if isinstance(notation, str) else notation
+        if label in self._taken or label in self._drawn_labels:
+            raise IllegalCommand(f"dice label {label!r} was already drawn", rule="core: a label is drawn once")
+        die = self._recorded.get(label)
+        if die is None:
+            raise ReplayMismatch(f"the rules draw die {label!r} ({dice}) here, and the batch holds no such die")
+        if die.notation != str(dice):
+            raise ReplayMismatch(f"the rules roll {dice} for {label!r}, the batch recorded {die.notation}")
+        event = DiceRolled(label=label, notation=str(dice), count=dice.count, sides=dice.sides,
+                           modifier=dice.modifier, faces=die.faces, total=dice.total(die.faces), scheme=die.scheme,
+                           seed_ref=die.seed_ref, by=by or self.actor, purpose=purpose)
+        self.drawn.append(event)
+        self._drawn_labels.add(label)
+        return Roll(label, dice, die.faces, event.total, event)
+
+
+class _Batch:
+    __slots__ = ("command", "name", "state", "first_seq", "command_id", "actor", "recs", "where", "deferred", "drew")
+
+    def __init__(self, command: Any, name: str, state: Any, rec: Recorded, where: str) -> None:
+        self.command, self.name, self.state = command, name, state
+        self.first_seq, self.command_id, self.actor = rec.seq, rec.env.command_id, rec.env.actor
+        self.recs: list[Recorded] = []
+        self.where = where
+        self.deferred: list[tuple[Recorded, Any, str]] = []  # dice-use checks waiting for the batch's end
+        self.drew = False  # holds a die
+
+
+class Redecider:
+    """Fed every envelope before it is folded; re-decides each recorded command when its batch ends."""
+
+    def __init__(self, folded: Folded, fail: Fail, check_uses: CheckUses) -> None:
+        self.folded, self.fail, self.check_uses = folded, fail, check_uses
+        self.batch: _Batch | None = None
+        self.closing: _Batch | None = None  # the batch being re-decided
+        self.last_command_id: str | None = None
+        self.batches = 0  # re-decided
+        self.skipped = False  # rules differ from the log's: re-deciding was not possible
+        self._roles: Any = None  # the genesis's roles, the same for every batch
+
+    def run_deferred(self) -> None:
+        """Run the dice-use checks the open (or closing) batch put off; each may fail with its own message."""
+        for batch in (self.closing, self.batch):
+            if batch is not None:
+                self.run_deferred_of(batch)
+
+    def required(self) -> bool:
+        genesis = self.folded.core.genesis
+        return genesis is not None and records_commands(genesis.engine_version)
+
+    def feed(self, rec: Recorded, where: str) -> None:
+        """Take ``rec`` (not yet folded): close the batch it ends, open the one it begins, and run or put
+        off its dice-use checks."""
+        env = rec.env
+        if self.batch is not None and env.command_id != self.batch.command_id:
+            # a fork may begin inside its parent's batch: the parent's part is then a prefix of the batch
+            self.close(cut_by_fork=type(rec.event) is Forked)
+        if env.command is not msgspec.UNSET:
+            if self.batch is not None or env.command_id == self.last_command_id:
+                self.fail(where, f"seq {env.seq}: a command record inside a batch (it belongs on the batch's first "
+                                 "event only)")
+            ruleset = self.folded.ruleset
+            if self.folded.state is None:
+                self.fail(where, f"seq {env.seq}: a recorded command before the combat began")
+            try:
+                command = decode_record(ruleset.info.name, ruleset.command_types, bytes(env.command))  # type: ignore[arg-type]
+            except CombatlogError as exc:
+                self.fail(where, f"seq {env.seq}: {exc.message}")
+                raise
+            name = type(command).__name__
+            self.batch = _Batch(command, name, self.folded.state, rec, where)
+        self.last_command_id = env.command_id
+        rules_event = not env.type.startswith("core.") and self.folded.state is not None
+        if self.batch is not None:
+            self.batch.recs.append(rec)
+            if type(rec.event) is DiceRolled:
+                self.batch.drew = True
+            elif rules_event and self.skipped:
+                self.check_uses(rec, self.folded.state, where)
+            elif rules_event:
+                self.batch.deferred.append((rec, self.folded.state, where))
+            return
+        if rules_event:
+            self.check_uses(rec, self.folded.state, where)
+        if not env.type.startswith("core.") and self.required():
+            self.fail(where, f"seq {env.seq}: {env.type} was produced by no recorded command: an event of the rules "
+                             "exists only as what a command's decision produced, and every machine re-decides it")
+
+    def close(self, *, cut_by_fork: bool = False) -> None:
+        """Re-decide the open batch, if any (at a batch's end, and at the end of the chain). A batch a
+        fork cut must be the beginning of what the rules produce; any other must be all of it."""
+        batch, self.batch = self.batch, None
+        if batch is None or self.skipped:
+            return
+        self.closing = batch
+        try:
+            self._redecide(batch, cut_by_fork)
+        finally:
+            self.closing = None
+        if batch.drew:  # its dice: each bound to the event that reads it, as on arrival
+            self.run_deferred_of(batch)
+
+    def run_deferred_of(self, batch: _Batch) -> None:
+        deferred, batch.deferred = batch.deferred, []
+        for rec, state, where in deferred:
+            self.check_uses(rec, state, where)
+
+    def _redecide(self, batch: _Batch, cut_by_fork: bool) -> None:
+        ruleset, core = self.folded.ruleset, self.folded.core
+        last = batch.recs[-1].seq
+        span = f"seq {batch.first_seq}" + (f"-{last}" if last != batch.first_seq else "")
+        what = f"{span}: {batch.actor}'s {ruleset.info.name} {batch.name}"
+        dice = {r.event.label: r.event for r in batch.recs if type(r.event) is DiceRolled}
+        scheme = next(iter(dice.values())).scheme if dice else (core.genesis.dice if core.genesis else "local")
+        port = ReplayPort(dice, scheme=scheme, actor=batch.actor, labels_taken=_DrawnBefore(core.labels, batch.first_seq))
+        if self._roles is None:
+            self._roles = roles_of(ruleset, core.genesis, core.creator)
+        roles = self._roles
+        try:
+            check_authority(ruleset, batch.state, roles, batch.command, batch.actor)
+            events = ruleset.decide(batch.state, batch.command, port)
+            if any(d.scheme == "manual" for d in dice.values()):
+                check_authority(ruleset, batch.state, roles, batch.command, batch.actor, manual_dice=True)
+        except ReplayMismatch as exc:
+            self.fail(batch.where, f"{what} does not re-decide to the recorded events: {exc}")
+            return
+        except CombatlogError as exc:
+            self.fail(batch.where, f"{what} is refused by the rules on re-deciding: {exc.message}")
+            return
+        except Exception as exc:  # a crafted command the rules cannot even read
+            self.fail(batch.where, f"{what}: the rules cannot re-decide it: {type(exc).__name__}: {exc}")
+            return
+        produced = with_drawn(port.drawn, events)
+        recorded = batch.recs
+        for i in range(len(recorded) if cut_by_fork else max(len(produced), len(recorded))):
+            mine = produced[i] if i < len(produced) else None
+            theirs = recorded[i] if i < len(recorded) else None
+            if mine is None or theirs is None or tag_of(type(mine)) != theirs.env.type \
+                    or canonical(mine) != bytes(theirs.env.data):
+                self.fail(batch.where, f"{what} does not re-decide to the recorded events: {_difference(mine, theirs)}")
+        self.batches += 1
+
+
+def _difference(mine: Any, theirs: Recorded | None) -> str:
+    if theirs is None:
+        return f"the rules also produce {tag_of(type(mine))}, which the log lacks"
+    if mine is None:
+        return f"seq {theirs.seq} ({theirs.env.type}) is not what the rules produce (they produce nothing more)"
+    return (f"seq {theirs.seq} records {theirs.env.type} {bytes(theirs.env.data)[:160].decode(errors='replace')}, "
+            f"the rules produce {tag_of(type(mine))} {canonical(mine)[:160].decode(errors='replace')}")

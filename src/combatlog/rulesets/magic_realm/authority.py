@@ -1,0 +1,36 @@
+"""Who may issue each Magic Realm command (commands/authority.py; docs/design.md, "Who may issue what").
+
+A character is the player's its set-up entry names (``"player": "alice"``); a character whose entry
+names no player (its player defaults to its own id) is the referee's where there is one, anyone's
+where there is none. Denizens move by the rules' dice, not by commands. Steps of the procedure
+(assignment, the melee's start, resolution) are decided by the rules and anyone may run them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.commands.authority import ANYONE, Authority, pieces
+from combatlog.rulesets.magic_realm import commands as c
+from combatlog.rulesets.magic_realm.state import MRState
+
+RULE = "MR: each character's moves are its player's (the set-up's player fields)"
+
+_VERBS = {c.Lure: "lure with", c.Deploy: "deploy", c.Act: "act with", c.Target: "target with",
+          c.Play: "play", c.Fatigue: "fatigue or wound", c.Concede: "concede for"}
+
+
+def player_of(state: MRState, character: str) -> str:
+    ch = state.characters.get(character)
+    if ch is None or not ch.player or (ch.player == ch.id and ch.player not in state.players):
+        return ""  # no player named: the default is the character's own id
+    return ch.player
+
+
+def authority(state: MRState, command: Any) -> Authority:
+    verb = _VERBS.get(type(command))
+    if verb is None:
+        return ANYONE
+    character = command.character
+    player = player_of(state, character)
+    return pieces({character: (player,) if player else ()}, what=verb, rule=RULE)

@@ -1,0 +1,40 @@
+"""Who may issue each OSRIC command (commands/authority.py; docs/design.md, "Who may issue what").
+
+OSRIC is refereed by nature: with roles enforced (players pinned, or ``--referee``) and no referee
+named, the combat's creator referees. A combatant's actions are its side's players' (the set-up's
+``players``, side -> players); a side no player plays is the referee's. Damage and healing that no
+attack rolled, conditions, engagement, morale, aid, negotiation and the end are the referee's rulings.
+The timeline's steps (surprise, initiative, segments, rounds) are decided by the rules: anyone's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.commands.authority import ANYONE, Authority, pieces, ruling
+from combatlog.rulesets.osric import commands as c
+from combatlog.rulesets.osric.state import OsricState
+
+RULE = "OSRIC: each side's combatants act for its players; rulings are the referee's"
+
+_ACTIONS = (c.Attack, c.Shoot, c.Cast, c.Decline, c.Charge, c.Close, c.Retreat, c.Flee, c.Grapple,
+            c.NoteAction, c.BreakGrapple, c.Assassinate)
+_RULINGS = {c.Damage: "damage", c.Heal: "healing", c.SetCondition: "a condition", c.Engage: "engagement",
+            c.Morale: "a morale check", c.Aid: "aid", c.Negotiate: "a negotiation", c.EndCombat: "ending the combat"}
+
+
+def _players(state: OsricState, who: str) -> tuple[str, ...]:
+    member = state.roster.get(who)
+    return tuple(state.players.get(member.side, ())) if member is not None else ()
+
+
+def authority(state: OsricState, command: Any) -> Authority:
+    if isinstance(command, _ACTIONS):
+        return pieces({command.who: _players(state, command.who)}, what="act for", rule=RULE)
+    if isinstance(command, c.Declare):
+        return pieces({f"side {command.side}": tuple(state.players.get(command.side, ()))}, what="declare for",
+                      rule=RULE)
+    what = _RULINGS.get(type(command))
+    if what is not None:
+        return ruling(what, RULE)
+    return ANYONE
