@@ -136,7 +136,7 @@ def fragment(store: EventStore, meta: StreamMeta) -> str:
 
 def _verify(store: EventStore, meta: StreamMeta) -> tuple[VerifyReport | None, str]:
     from combatlog.errors import CombatlogError
-    from combatlog.exchange.bundle import verify_stream
+    from combatlog.wiring import verify_stream
 
     try:
         return verify_stream(store, meta), ""
