@@ -1,5 +1,5 @@
 """``combatlog follow``: a player follows a combat while another pushes; each new event is printed as
-``log`` prints it, after a pull that verified and imported it; the follower reconnects when the server
+``explain`` prints it (the steps it derived, with their rules: issue #20, item 5), after a pull that verified and imported it; the follower reconnects when the server
 ends a stream, and stops at its --timeout."""
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ def test_follow_prints_new_events_as_they_arrive_verified(tmp_path: Path, start_
         assert bob.head("duel") == 1, "the follower pulled the combat it did not have"
         alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
         alice("note", "duel", "first blood")
+        alice("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+        alice("freeform", "round", "duel")
+        alice("freeform", "damage", "duel", "Bo", "12", "--reason", "sword")
         pushed = time.monotonic()
         alice("push", "duel")
         proc.wait(timeout=40)
@@ -38,13 +41,18 @@ def test_follow_prints_new_events_as_they_arrive_verified(tmp_path: Path, start_
     assert proc.returncode == 0, err
     assert 11 < time.monotonic() - started < 30, "bounded by --timeout"
     printed = [line.rstrip("\n") for _, line in lines]
-    assert len(printed) == 2, (printed, err)
-    assert printed[0].startswith("#2") and "Aldo joins side red, 12 hp" in printed[0] and "[signed: alice]" in printed[0]
-    assert printed[1].startswith("#3") and "first blood" in printed[1]
+    events = [line for line in printed if line.startswith("#")]
+    assert [line.split()[0] for line in events] == ["#2", "#3", "#4", "#5", "#6"], (printed, err)
+    assert "Aldo joins side red, 12 hp" in events[0] and "first blood" in events[1]
+    # the resolved step as explain tells it, not only its headline: Bo's 10 hp less 12 (by hand) is -2, down
+    at = printed.index(events[4])
+    assert "Bo hp -12 (sword)" in events[4]
+    assert printed[at + 1:at + 3] == ["         -> Bo loses 12 hp (10 -> -2): sword  (Freeform: table decision)",
+                                      "         -> Bo is down  (Freeform: table decision)"]
     assert all(at - pushed < 5 for at, _ in lines), "printed within a few seconds of the push"
     # the follower's own log has them, verified, the same as the pusher's
     assert bob.verify("duel")["head_hash"] == alice.verify("duel")["head_hash"]
-    assert [row.split()[0] for row in bob("log", "duel").out.splitlines()] == ["#1", "#2", "#3"]
+    assert [row.split()[0] for row in bob("log", "duel", "--all").out.splitlines()] == [f"#{n}" for n in range(1, 7)]
 
 
 def test_follow_refuses_what_it_may_not_read(tmp_path: Path, server) -> None:  # type: ignore[no-untyped-def]

@@ -222,6 +222,23 @@ def explain(
         echo_view(one_line(hidden_note(hidden, f"combatlog explain {meta.name}{where} --all")))
 
 
+def explain_new(store: Any, meta: Any, lo: int, hi: int, viewer: str | None) -> None:
+    """Events ``lo``..``hi`` as ``explain`` prints them, each event even without a step (what ``follow``
+    prints as events arrive), the trust plumbing among them in one line after them."""
+    from combatlog.projections.fold import state_at
+    from combatlog.projections.plumbing import folded_line, is_plumbing
+    from combatlog.projections.views import walk_folded
+
+    hidden = []
+    for r, rec, _folded in walk_folded(store, meta, lo, hi, viewer, state_at(store, meta)):
+        if is_plumbing(r.type):
+            hidden.append(rec.event)
+        else:
+            _steps_out([r])
+    if hidden:
+        echo_view(one_line(f"(+{len(hidden)} trust event{'s' if len(hidden) != 1 else ''}: {folded_line(hidden)})"))
+
+
 def replay(
     ctx: typer.Context,
     stream: str = stream_argument(),
