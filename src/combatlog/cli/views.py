@@ -153,15 +153,20 @@ def _status_mine(ctx: typer.Context, meta: Any, folded: Any, as_json: bool) -> N
     ruleset, state = folded.ruleset, folded.state
     referee, moves = my_moves(st.store(), meta, folded, st.actor)
     others = waiting_for(st.store(), meta, folded, st.actor)
+    hook = getattr(ruleset, "out_of_the_fight", None)
+    out = hook(state, st.actor) if hook is not None and not moves and not referee else ""
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "finished": ruleset.finished(state), "player": st.actor,
-                    "referee": referee, "pending": moves_json(moves, st.actor), "waiting_for": others})
+                    "referee": referee, "pending": moves_json(moves, st.actor), "waiting_for": others,
+                    "out_of_the_fight": out})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     echo(f"{meta.name}: {where}, seq {folded.core.head_seq}; {st.actor}"
          + (" (the referee)" if referee and st.actor != "gm" else "") + " must decide:")
-    if not moves:
+    if out:  # his characters are dead or gone: told so, not "waiting for" the others' moves
+        echo(one_line(f"  nothing: {out}"))
+    elif not moves:
         echo("  nothing now" + (f" (waiting for {', '.join(others)})" if others else ""))
     for m in moves:
         rule = f"  ({m.rule})" if m.rule else ""
