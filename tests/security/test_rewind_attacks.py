@@ -258,8 +258,9 @@ def _secrets(db: Path) -> list[tuple[str, str]]:
 
 
 def test_a_rewind_proof_holds_only_as_written(tmp_path: Path) -> None:
-    """The proof of a rewind (in-process, for speed): alice acknowledged #13 of the duel (see
-    ``signed_duel``), then signs a note on #11, where the rotation of [alice, bob] puts her first at #12.
+    """The proof of a rewind (in-process, for speed): alice signed #7-#10 and acknowledged #13 of the duel
+    (see ``signed_duel``), then signs a note on #5 (a log is cut between command batches, never inside
+    one), where the rotation of [alice, bob] puts her first at #6.
     The import refuses it and writes the proof; every way a forger could bend the proof (drop the
     event she signed, swap the branches, alter a line, cut a count) makes ``verify_evidence`` refuse
     it cleanly, never an internal error."""
@@ -279,16 +280,16 @@ def test_a_rewind_proof_holds_only_as_written(tmp_path: Path) -> None:
         store, signers, _do = signed_duel(tmp_path)
         lines = export(store, tmp_path / "all.jsonl")
         assert json.loads(lines[13])["actor"] == "alice" and json.loads(lines[12])["actor"] == "bob"
-        fork = appended(truncated(lines, 11), Noted(text="Aldo ducks"), actor="alice", signer=signers["alice"])
+        fork = appended(truncated(lines, 5), Noted(text="Aldo ducks"), actor="alice", signer=signers["alice"])
         bundle = write(tmp_path / "fork.jsonl", fork)
         before = [r.hash for r in store.read_stream(store.list_streams()[0].id, 1)]
         with pytest.raises(Equivocation) as err:
             import_file(store, bundle)
-        assert "rewind by alice: alice signed #13" in str(err.value)
+        assert "rewind by alice: alice signed #" in str(err.value)
         assert [r.hash for r in store.read_stream(store.list_streams()[0].id, 1)] == before
-    proof = tmp_path / "fork.jsonl.equivocation-12.jsonl"
+    proof = tmp_path / "fork.jsonl.equivocation-6.jsonl"
     report = verify_evidence(proof)
-    assert (report.proof, report.author, report.seq) == ("rewind", "alice", 12)
+    assert (report.proof, report.author, report.seq) == ("rewind", "alice", 6)
 
     good = read(proof)
     head = json.loads(good[0])
@@ -298,7 +299,8 @@ def test_a_rewind_proof_holds_only_as_written(tmp_path: Path) -> None:
         return canonical({**head, **change})
 
     bent = {  # the forged proof -> what the refusal says
-        "signed nothing of the other branch": [header(signed=head["signed"] - 1), good[1], *branch, *signed[:-1]],
+        # the other branch cut before alice's first event on it (#7): only bob's reveal (#6) is left
+        "signed nothing of the other branch": [header(signed=1), good[1], *branch, *signed[:1]],
         "is not begun by alice": [header(branch=head["signed"], signed=head["branch"]), good[1], *signed, *branch],
         "counts do not match": [header(branch=head["branch"] + 1), *good[1:]],
         "does not hash or chain": [*good[:-1], good[-1].replace(b'"upto":12', b'"upto":11')],

@@ -44,9 +44,12 @@ class Progress:
     def on_progress(self, done: int, total: int) -> None:
         if not self.shown:
             return
-        if self._bar is None:
+        first = self._bar is None
+        if first:
             self._start()
         self._bar.update(self._task, completed=done, total=total or None)
+        if first or (total and done >= total):  # drawn at once, not only on rich's next tick: a task
+            self._bar.refresh()                  # shorter than a tick is still seen, and seen to finish
 
     def count(self, items: Iterable[T], total: int) -> Iterator[T]:
         """``items`` as they are, the display moving by one for each."""
