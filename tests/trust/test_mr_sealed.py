@@ -332,7 +332,7 @@ def test_lures_chosen_with_the_seed_known_need_a_fresh_seed(game) -> None:  # ty
     with pytest.raises(IllegalCommand, match="fresh seed") as err:
         g.do("alice", c.Assign())
     # r1/assign is complete, so the fresh seed step is named r1/assign#2 (what mr seed commits to).
-    assert "(step r1/assign#2)" in str(err.value) and g.folded.core.head_seq == head
+    assert "(step r1/assign#2:" in str(err.value) and g.folded.core.head_seq == head
     g.seal_step("r1/assign#2")
     g.do("alice", c.Assign())
     assert "goblin-2" in g.folded.state.assigned
