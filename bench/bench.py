@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from combatlog.commands.handler import create_combat
+from combatlog.wiring import create_combat
 from combatlog.events.envelope import decode_recorded, encode_envelope, seal
-from combatlog.exchange.bundle import verify_stream
+from combatlog.wiring import verify_stream
 from combatlog.projections.fold import fold, save_snapshot, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.freeform.events import HpChanged, ParticipantJoined, RoundEnded, RoundStarted

@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 
 from combatlog.commands.core import AddNote
-from combatlog.commands.handler import create_combat, execute, new_command_id
+from combatlog.commands.handler import new_command_id
+from combatlog.wiring import create_combat, execute
 from combatlog.events.core import Noted
 from combatlog.events.envelope import encode_envelope, seal
 from combatlog.projections.fold import state_at

@@ -21,7 +21,7 @@ FIGHTERS = (("Aldo", "red"), ("Bo", "red"), ("Cass", "red"), ("Grimsby", "blue")
 
 def long_fight(store, name: str, events: int) -> None:  # type: ignore[no-untyped-def]
     """A freeform combat of at least ``events`` events with dice entered by hand (the same log every time)."""
-    from combatlog.commands.handler import create_combat, execute
+    from combatlog.wiring import create_combat, execute
     from combatlog.rulesets.freeform import commands as c
 
     create_combat(store, name, "freeform", actor="gm", dice="manual")

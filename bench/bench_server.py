@@ -75,7 +75,7 @@ def client_main(argv: list[str]) -> int:
     import http.client
 
     from combatlog.commands.core import AddNote
-    from combatlog.commands.handler import execute
+    from combatlog.wiring import execute
     from combatlog.errors import Unavailable
     from combatlog.remote import client as rc
     from combatlog.remote.config import Remote
@@ -117,7 +117,7 @@ def client_main(argv: list[str]) -> int:
 
     until_done(lambda: rc.pull(store, client, args.combat))
     warm = open_store("memory:")  # warm up (lazy imports, the rules, signing) on a log of its own
-    from combatlog.commands.handler import create_combat
+    from combatlog.wiring import create_combat
 
     scratch = create_combat(warm, "warm", "freeform", actor=args.name).stream
     execute(warm, scratch.id, AddNote(text="warm"), actor=args.name, signer=signer)
@@ -180,7 +180,7 @@ def host_combat(home: Path, url: str, name: str, players: list[str]) -> str:
     old = os.environ.get("COMBATLOG_HOME")
     os.environ["COMBATLOG_HOME"] = str(home)
     try:
-        from combatlog.commands.handler import create_combat
+        from combatlog.wiring import create_combat
         from combatlog.remote import client as rc
         from combatlog.remote.config import Remote
         from combatlog.store import open_store
@@ -297,7 +297,7 @@ def check_log(db: str, combats: list[str]) -> dict[str, object]:
     """Every note of the combats as the server's database holds them, and whether each chain verifies."""
     from combatlog.events.core import Noted
     from combatlog.events.envelope import decode_recorded
-    from combatlog.exchange.bundle import verify_stream
+    from combatlog.wiring import verify_stream
     from combatlog.store import open_store
 
     store = open_store(db)

@@ -51,7 +51,7 @@ def _best(fn, runs: int = 5) -> tuple[float, float]:  # type: ignore[no-untyped-
 
 
 def _long_freeform(store, name: str, actions: int) -> None:  # type: ignore[no-untyped-def]
-    from combatlog.commands.handler import create_combat, execute
+    from combatlog.wiring import create_combat, execute
     from combatlog.rulesets.freeform import commands as ff
 
     create_combat(store, name, "freeform", actor="gm")
@@ -65,7 +65,7 @@ def _long_freeform(store, name: str, actions: int) -> None:  # type: ignore[no-u
 
 
 def _time_verify(store, name: str, label: str, runs: int) -> None:  # type: ignore[no-untyped-def]
-    from combatlog.exchange.bundle import verify_stream
+    from combatlog.wiring import verify_stream
     from combatlog.projections.streams import resolve_stream
 
     meta = resolve_stream(store, name)
@@ -78,7 +78,7 @@ def _time_verify(store, name: str, label: str, runs: int) -> None:  # type: igno
 def main() -> None:
     import mr_long
 
-    from combatlog.exchange.bundle import verify_stream
+    from combatlog.wiring import verify_stream
     from combatlog.projections.streams import resolve_stream
     from combatlog.store import open_store
 

@@ -32,7 +32,7 @@ OTHER = {"wking": "sorc", "sorc": "wking"}
 
 def build(store: Any, name: str, events: int) -> None:
     """Create ``name`` and play rounds until it holds at least ``events`` events (one combat)."""
-    from combatlog.commands.handler import create_combat, execute
+    from combatlog.wiring import create_combat, execute
     from combatlog.projections.fold import save_snapshot
     from combatlog.projections.streams import resolve_stream
     from combatlog.rulesets.magic_realm import commands as c

@@ -1,55 +1,29 @@
 """The composition root: the one place where the core and the trust layer are put together.
 
-The write path (``commands.handler.execute``), the verifier (``exchange.verify``)
-and the importer (``exchange.bundle``) take a ``Wiring``: every key source,
-core decider and check they run is a field here, so reading ``execute`` shows
-each step, and nothing depends on which module happened to be imported first.
-``standard()`` builds the wiring a real combat uses; a test can build a smaller
-one (for example without the trust layer) and pass it explicitly.
+The write path (``commands.handler.execute``), the verifier (``exchange.verify.ChainVerifier``),
+the importer (``exchange.bundle``, ``exchange.inbox``) and the merge take a ``Wiring``
+(``combatlog.ports``): every key source, core decider and check they run is a field of it, so
+reading ``execute`` shows each step, and nothing depends on which module happened to be imported
+first. ``standard()`` builds the wiring a real combat uses; the functions below are those
+operations composed with it, and are what the CLI, the server and the client call. Nothing below
+this module imports it: a layer that needs a wiring is handed one (``tests/core/test_layers.py``).
+A test may build a smaller wiring (``core_only()``) and pass it explicitly.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from combatlog.ports import Wiring
+
 if TYPE_CHECKING:
+    from combatlog.commands.handler import Outcome
     from combatlog.dice.port import DicePort
-    from combatlog.events.base import Event
-    from combatlog.events.core import DiceRolled
-    from combatlog.events.envelope import Envelope, Recorded
-    from combatlog.exchange.verify import ChainVerifier
-    from combatlog.projections.fold import CoreTrack, Folded
-    from combatlog.store.base import EventStore, StreamMeta
+    from combatlog.exchange.verify import ChainVerifier, VerifyReport
 
-# scheme -> f(store, core) -> (seq of the commitment, key); raises a clear error when it cannot draw now
-KeySource = Callable[["EventStore", "CoreTrack"], tuple[int, bytes]]
-# a core command decided outside the handler: f(store, folded, command, dice, actor) -> events
-CoreDecider = Callable[["EventStore", "Folded", Any, "DicePort", str], list["Event"]]
-# refuse a sealed batch before it is appended: f(store, folded state before it, envelopes)
-PreAppend = Callable[["EventStore", "Folded", list["Envelope"]], None]
-# verify, per event, after the core checks: f(verifier, recorded, where)
-EventCheck = Callable[["ChainVerifier", "Recorded", str], None]
-# verify a die of a scheme the core does not recompute itself: f(verifier, die, seq, where)
-SchemeCheck = Callable[["ChainVerifier", "DiceRolled", int, str], None]
-# verify, after the last event: f(verifier)
-FinishCheck = Callable[["ChainVerifier"], None]
-# an imported event differs from ours at the same seq: f(store, stream, seq, ours, theirs, file)
-DivergenceCheck = Callable[["EventStore", "StreamMeta", int, bytes, bytes, Path], None]
-
-
-@dataclass(frozen=True)
-class Wiring:
-    key_sources: Mapping[str, KeySource]
-    deciders: Mapping[type, CoreDecider]
-    pre_append: tuple[PreAppend, ...]
-    event_checks: tuple[EventCheck, ...]
-    scheme_checks: Mapping[str, SchemeCheck]
-    finish_checks: tuple[FinishCheck, ...]
-    divergence_checks: tuple[DivergenceCheck, ...]
+__all__ = ["Wiring", "core_only", "standard", "execute", "create_combat", "fork_stream", "dice_port", "verifier",
+           "verify_lines", "verify_file", "verify_stream", "import_file", "import_bundle", "receive"]
 
 
 def core_only() -> Wiring:
@@ -82,3 +56,72 @@ def standard() -> Wiring:
         finish_checks=(hooks.verify_finish,),
         divergence_checks=(evidence.check_equivocation,),
     )
+
+
+# -- the operations, composed with the standard wiring (or the one given) --------------------------------
+
+
+def execute(*args: Any, wiring: Wiring | None = None, **kw: Any) -> Outcome:
+    from combatlog.commands import handler
+
+    return handler.execute(*args, wiring=wiring or standard(), **kw)
+
+
+def create_combat(*args: Any, wiring: Wiring | None = None, **kw: Any) -> Outcome:
+    from combatlog.commands import handler
+
+    return handler.create_combat(*args, wiring=wiring or standard(), **kw)
+
+
+def fork_stream(*args: Any, wiring: Wiring | None = None, **kw: Any) -> Outcome:
+    from combatlog.commands import handler
+
+    return handler.fork_stream(*args, wiring=wiring or standard(), **kw)
+
+
+def dice_port(*args: Any, wiring: Wiring | None = None, **kw: Any) -> DicePort:
+    from combatlog.commands import handler
+
+    return handler.dice_port(*args, wiring=wiring or standard(), **kw)
+
+
+def verifier(*args: Any, wiring: Wiring | None = None, **kw: Any) -> ChainVerifier:
+    from combatlog.exchange.verify import ChainVerifier
+
+    return ChainVerifier(*args, wiring=wiring or standard(), **kw)
+
+
+def verify_lines(*args: Any, wiring: Wiring | None = None, **kw: Any) -> VerifyReport:
+    from combatlog.exchange import bundle
+
+    return bundle.verify_lines(*args, wiring=wiring or standard(), **kw)
+
+
+def verify_file(*args: Any, wiring: Wiring | None = None, **kw: Any) -> VerifyReport:
+    from combatlog.exchange import bundle
+
+    return bundle.verify_file(*args, wiring=wiring or standard(), **kw)
+
+
+def verify_stream(*args: Any, wiring: Wiring | None = None, **kw: Any) -> VerifyReport:
+    from combatlog.exchange import bundle
+
+    return bundle.verify_stream(*args, wiring=wiring or standard(), **kw)
+
+
+def import_file(*args: Any, wiring: Wiring | None = None, **kw: Any) -> Any:
+    from combatlog.exchange import bundle
+
+    return bundle.import_file(*args, wiring=wiring or standard(), **kw)
+
+
+def import_bundle(*args: Any, wiring: Wiring | None = None, **kw: Any) -> Any:
+    from combatlog.exchange import bundle
+
+    return bundle.import_bundle(*args, wiring=wiring or standard(), **kw)
+
+
+def receive(*args: Any, wiring: Wiring | None = None, **kw: Any) -> Any:
+    from combatlog.exchange import inbox
+
+    return inbox.receive(*args, wiring=wiring or standard(), **kw)

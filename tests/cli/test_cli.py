@@ -227,7 +227,7 @@ def test_a_closed_pipe_is_not_an_error(tmp_path: Path) -> None:
     """`combatlog log duel | head -1`: the reader stops early; combatlog exits 0 without a traceback."""
     import subprocess
 
-    from combatlog.commands.handler import create_combat, execute
+    from combatlog.wiring import create_combat, execute
     from combatlog.commands.core import AddNote
     from combatlog.store import open_store
 

@@ -11,9 +11,9 @@ import subprocess
 from pathlib import Path
 
 from combatlog.commands.core import AddNote
-from combatlog.commands.handler import create_combat, execute
+from combatlog.wiring import create_combat, execute
 from combatlog.errors import InvalidCommand
-from combatlog.exchange.bundle import verify_stream
+from combatlog.wiring import verify_stream
 from combatlog.store.sqlite import SQLiteStore
 from tests.conftest import CLI, REPO
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from combatlog.commands.handler import create_combat, execute
+from combatlog.wiring import create_combat, execute
 from combatlog.rulesets.freeform import commands as ff
 from combatlog.store.base import EventStore
 

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.exchange.bundle import verify_stream
+from combatlog.wiring import verify_stream
 from combatlog.store.sqlite import SQLiteStore
 
 BATCH = 10
 
 WRITER = r"""
 import sys
-from combatlog.commands.handler import create_combat
+from combatlog.wiring import create_combat
 from combatlog.events.core import Noted
 from combatlog.events.envelope import encode_envelope, seal
 from combatlog.store.base import NewRow
@@ -90,7 +90,7 @@ def _racer(db: str, sid: str, rounds: int, barrier, results) -> None:  # type: i
 
 @pytest.mark.slow
 def test_two_processes_on_one_stream_one_wins_each_race(tmp_path: Path) -> None:
-    from combatlog.commands.handler import create_combat
+    from combatlog.wiring import create_combat
 
     db = tmp_path / "race.db"
     store = SQLiteStore(db)

@@ -10,9 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combatlog.commands.core import RevealSeed, RollDice
-from combatlog.commands.handler import execute, fork_stream, resolve_stream
+from combatlog.commands.handler import resolve_stream
+from combatlog.wiring import execute, fork_stream
 from combatlog.errors import CombatlogError, Diverged, NotFound, VerificationFailed
-from combatlog.exchange.bundle import export_file, import_file, verify_file
+from combatlog.exchange.bundle import export_file
+from combatlog.wiring import import_file, verify_file
 from combatlog.projections.fold import state_at
 from combatlog.rulesets.freeform import commands as ff
 from combatlog.store.sqlite import SQLiteStore

@@ -7,7 +7,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from combatlog.commands.handler import execute, resolve_stream
+from combatlog.commands.handler import resolve_stream
+from combatlog.wiring import execute
 from combatlog.projections import fold as fold_mod
 from combatlog.projections.fold import round_end, state_at
 from combatlog.rulesets.freeform import commands as ff
@@ -75,7 +76,7 @@ def test_fold_is_deterministic_and_fork_state_equals_parent_prefix(hits, fork_at
     assert head.ruleset.check(head.state) == []
     assert state_at(store, meta, use_snapshots=False).state == head.state
     k = min(fork_at, head.core.head_seq)
-    from combatlog.commands.handler import fork_stream
+    from combatlog.wiring import fork_stream
 
     fork_stream(store, "duel", at_seq=k, name="f", actor="gm")
     assert state_at(store, resolve_stream(store, "f")).state == state_at(store, meta, k).state

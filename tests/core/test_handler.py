@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from combatlog.commands.core import CommitSeed, RevealSeed, RollDice
-from combatlog.commands.handler import create_combat, execute, fork_stream, resolve_stream
+from combatlog.commands.handler import resolve_stream
+from combatlog.wiring import create_combat, execute, fork_stream
 from combatlog.errors import AmbiguousCommand, IllegalCommand, InvalidCommand, NotFound
-from combatlog.exchange.bundle import verify_stream
+from combatlog.wiring import verify_stream
 from combatlog.projections.fold import state_at
 from combatlog.rulesets.freeform import commands as ff
 from combatlog.store.memory import MemoryStore

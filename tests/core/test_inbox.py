@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.commands.handler import execute, fork_stream, resolve_stream
+from combatlog.commands.handler import resolve_stream
+from combatlog.wiring import execute, fork_stream
 from combatlog.errors import Diverged
-from combatlog.exchange.bundle import export_file, import_file, verify_file
+from combatlog.exchange.bundle import export_file
+from combatlog.wiring import import_file, verify_file
 from combatlog.exchange.held import held_for
-from combatlog.exchange.inbox import receive
+from combatlog.wiring import receive
 from combatlog.exchange.sources import read_input
 from combatlog.projections.fold import state_at
 from combatlog.rulesets.freeform import commands as ff

@@ -14,7 +14,7 @@ import pytest
 
 from combatlog.cli.common import execute_keeping
 from combatlog.commands.core import AddNote
-from combatlog.commands.handler import create_combat, execute
+from combatlog.wiring import create_combat, execute
 from combatlog.errors import ConcurrencyConflict, InvalidCommand
 from combatlog.projections.fold import Folded, state_at
 from combatlog.rulesets.freeform import commands as ff

@@ -68,29 +68,31 @@ def _type_checking(node: ast.If) -> bool:
         (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _import_nodes(node: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+def _import_nodes(node: ast.AST, type_checking: bool = False) -> list[ast.Import | ast.ImportFrom]:
+    """Every import below ``node``; those under ``if TYPE_CHECKING:`` only with ``type_checking``."""
     found: list[ast.Import | ast.ImportFrom] = []
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and _type_checking(child):
+        if isinstance(child, ast.If) and _type_checking(child) and not type_checking:
             for other in child.orelse:  # the ``else`` of ``if TYPE_CHECKING`` does run
                 if isinstance(other, (ast.Import, ast.ImportFrom)):
                     found.append(other)
-                found += _import_nodes(other)
+                found += _import_nodes(other, type_checking)
             continue
         if isinstance(child, (ast.Import, ast.ImportFrom)):
             found.append(child)
-        found += _import_nodes(child)
+        found += _import_nodes(child, type_checking)
     return found
 
 
-def import_graph() -> dict[str, dict[str, int]]:
-    """module -> {imported module of src/combatlog: first line importing it}."""
+def import_graph(type_checking: bool = False) -> dict[str, dict[str, int]]:
+    """module -> {imported module of src/combatlog: first line importing it} (with ``type_checking``, the
+    imports for type hints too)."""
     paths = {_module_name(p): p for p in SRC.rglob("*.py")}
     graph: dict[str, dict[str, int]] = {}
     for name, path in paths.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         edges: dict[str, int] = {}
-        for node in _import_nodes(ast.parse(path.read_text())):
+        for node in _import_nodes(ast.parse(path.read_text()), type_checking):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -174,3 +176,22 @@ def test_no_import_cycles_in_src() -> None:
         left.append("; ".join(edges))
     assert not left, "import cycles:\n" + "\n".join(left)
     assert not set(ALLOWED_CYCLES) - found, "ALLOWED_CYCLES lists cycles that no longer exist"
+
+
+def test_the_composition_root_is_on_top() -> None:
+    """``combatlog.wiring`` builds the write path, the verifier and the importer with the trust layer
+    (issue #19, item 6): nothing it imports, even for type hints, imports it back; the layers below are
+    handed a ``Wiring`` (``combatlog.ports``)."""
+    graph = import_graph(type_checking=True)
+    below: set[str] = set()
+    todo = ["combatlog.wiring"]
+    while todo:  # everything the root reaches
+        for target in graph[todo.pop()]:
+            if target not in below:
+                below.add(target)
+                todo.append(target)
+    back = sorted(m for m in below if "combatlog.wiring" in graph[m])
+    assert not back, f"imported by the composition root and importing it: {back}"
+    for lower in ("combatlog.commands.handler", "combatlog.exchange.verify", "combatlog.exchange.bundle",
+                  "combatlog.exchange.inbox", "combatlog.exchange.merge", "combatlog.trust.hooks"):
+        assert lower in below and "combatlog.wiring" not in graph[lower], lower

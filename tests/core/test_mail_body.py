@@ -9,7 +9,8 @@ import pytest
 from combatlog.exchange.armour import find_blocks
 from combatlog.exchange.mail import _bb_code, _fence, _md, commands_for, mail_body
 from combatlog.exchange.sources import read_input
-from combatlog.commands.handler import execute, resolve_stream
+from combatlog.commands.handler import resolve_stream
+from combatlog.wiring import execute
 from combatlog.commands.core import AddNote
 from combatlog.rulesets.base import Pending
 from combatlog.store.sqlite import SQLiteStore

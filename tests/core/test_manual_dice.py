@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from combatlog.commands.handler import execute
+from combatlog.wiring import execute
 from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.core import Noted

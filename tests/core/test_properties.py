@@ -8,9 +8,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from combatlog.commands.handler import execute, resolve_stream
+from combatlog.commands.handler import resolve_stream
+from combatlog.wiring import execute
 from combatlog.errors import CombatlogError
-from combatlog.exchange.bundle import export_file, import_file
+from combatlog.exchange.bundle import export_file
+from combatlog.wiring import import_file
 from combatlog.projections.fold import state_at
 from combatlog.rulesets.freeform import commands as ff
 from combatlog.store.base import EventStore

@@ -78,7 +78,8 @@ def fragment_context(ok: bool) -> dict[str, Any]:
         pending=[{"who": hostile("pending.who"), "referee": hostile("pending.referee"), "what": hostile("pending.what"),
                   "options": [hostile("pending.option")], "rule": hostile("pending.rule")},
                  {"who": hostile("pending2.who"), "referee": "", "what": "x", "options": [], "rule": ""}],
-        rows=rows("ev"), dice=table, legend=legend,
+        rounds=[{"round": 1, "title": hostile("round.title"), "rows": rows("ev"), "plumbing": hostile("plumbing")}],
+        dice=table, legend=legend,
     )
 
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.commands.handler import create_combat
+from combatlog.wiring import create_combat
 from combatlog.errors import ConcurrencyConflict
-from combatlog.exchange.bundle import verify_stream
+from combatlog.wiring import verify_stream
 from combatlog.store.postgres import PostgresStore
 from tests.contracts.test_store_contract import meta, rows
 

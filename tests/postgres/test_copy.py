@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from combatlog.commands.core import AddNote
-from combatlog.commands.handler import create_combat, execute, fork_stream
+from combatlog.wiring import create_combat, execute, fork_stream
 from combatlog.errors import Diverged, InvalidCommand
-from combatlog.exchange.bundle import verify_stream
+from combatlog.wiring import verify_stream
 from combatlog.store import transfer
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.store.memory import MemoryStore

@@ -174,7 +174,7 @@ def test_an_export_holds_what_its_header_announces_while_another_process_appends
     """Found by the two-process load run: a GET of events read the head, another process appended, and
     the rows read next went past it (a bundle holding more than its header said, refused by the client)."""
     from combatlog.commands.core import AddNote
-    from combatlog.commands.handler import create_combat, execute
+    from combatlog.wiring import create_combat, execute
     from combatlog.exchange.bundle import export_lines, read_bytes
     from combatlog.store import open_store
 

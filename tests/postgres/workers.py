@@ -27,7 +27,8 @@ def _dawdle(cur) -> None:  # type: ignore[no-untyped-def]
 
 def writer(url: str, name: str, count: int, out: Path, slow: bool = False) -> None:
     from combatlog.commands.core import AddNote
-    from combatlog.commands.handler import create_combat, execute, new_command_id
+    from combatlog.commands.handler import new_command_id
+    from combatlog.wiring import create_combat, execute
     from combatlog.errors import ConcurrencyConflict
     from combatlog.events.core import Noted
     from combatlog.events.envelope import encode_envelope, seal

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from combatlog.commands.handler import _rows, _seal_all, dice_port
+from combatlog.commands.handler import _rows, _seal_all
+from combatlog.wiring import dice_port
 from combatlog.commands.record import encode_record
 from combatlog.dice.port import with_drawn
 from combatlog.projections.fold import state_at

@@ -190,6 +190,7 @@ def test_held_bundles_are_capped_per_sender(game, monkeypatch: pytest.MonkeyPatc
     """One pinned player cannot fill the combat's room for early bundles: at most MAX_HELD_PER_SENDER
     (16) from one sender; set to 1 here, a second early bundle of alice's is refused, not held."""
     from combatlog.exchange import inbox
+    from combatlog.wiring import receive
     from combatlog.exchange.sources import read_input
     from combatlog.store import open_store
 
@@ -199,8 +200,8 @@ def test_held_bundles_are_capped_per_sender(game, monkeypatch: pytest.MonkeyPatc
     alice("export", "duel", "--since", "4", "-o", str(extra))  # #5 alone: another bundle, also early
     store = open_store(str(bob.dir / "log.db"))
     try:
-        first = inbox.receive(store, read_input(str(files["b2"])))
-        second = inbox.receive(store, read_input(str(extra)))
+        first = receive(store, read_input(str(files["b2"])))
+        second = receive(store, read_input(str(extra)))
     finally:
         store.close()
     assert [o.status for o in first] == ["held"]

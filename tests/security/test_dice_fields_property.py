@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from combatlog.cli.app import main
 from combatlog.errors import VerificationFailed
-from combatlog.exchange.bundle import verify_file
+from combatlog.wiring import verify_file
 from tests.conftest import REPO
 from tests.security.forge import read, reforge, write
 

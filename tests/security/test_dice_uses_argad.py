@@ -278,7 +278,8 @@ def joint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Joint]:
     """alice and bob pin their keys; after the seed step bob plays the whole game turn (so every event
     after the seed is his, and he can re-sign them all): a volley at a group, a pool of two axes with
     different modifiers, the Troll's 2D6 split on two men, the survival rolls."""
-    from combatlog.commands.handler import create_combat, execute, resolve_stream
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.wiring import create_combat, execute
     from combatlog.exchange.bundle import export_file
     from combatlog.projections.fold import state_at
     from combatlog.store import open_store

@@ -23,10 +23,11 @@ from typing import Any
 
 import pytest
 
-from combatlog.commands.handler import create_combat, execute, resolve_stream
+from combatlog.commands.handler import resolve_stream
+from combatlog.wiring import create_combat, execute
 from combatlog.dice.derive import derive_faces
 from combatlog.events.envelope import decode_envelope, decode_recorded, encode_envelope
-from combatlog.exchange.bundle import verify_stream
+from combatlog.wiring import verify_stream
 from combatlog.projections.fold import empty, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.classic_fantasy import commands as c

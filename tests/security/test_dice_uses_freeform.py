@@ -53,13 +53,13 @@ def _act(lines: list[bytes], label: str) -> int:
 
 def test_the_honest_example_verifies_with_every_die_bound(tavern: list[bytes], tmp_path: Path) -> None:
     from combatlog.exchange.bundle import read_file
-    from combatlog.exchange.verify import ChainVerifier
+    from combatlog.wiring import verifier as chain_verifier
 
     path = write_lines(tmp_path / "tavern.jsonl", tavern)
     report = json.loads(ok(tmp_path / "empty.db", "verify", str(path), "--json").out)
     assert report["ok"] and report["dice"]["unbound"] == 0 and report["dice"]["manual"] == 10
     header, body = read_file(path)  # unbound counts joint dice only: every manual die is read by an event too
-    verifier = ChainVerifier(header.segments)
+    verifier = chain_verifier(header.segments)
     for i, line in enumerate(body):
         verifier.feed(line, str(i))
     verifier.finish()
@@ -222,7 +222,7 @@ def test_labels_numbered_by_next_label_are_the_rules_labels(tmp_path: Path) -> N
 
     with key_home(tmp_path / "keys"):
         store, signers, do = signed_duel(tmp_path, rolls=False)
-        from combatlog.commands.handler import execute
+        from combatlog.wiring import execute
 
         execute(store, "duel", RollDice(label="r1/Bo/damage", notation="1d6", purpose="a free roll"), actor="bob",
                 signer=signers["bob"], scheme="local")

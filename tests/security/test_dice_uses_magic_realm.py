@@ -44,7 +44,8 @@ from combatlog.errors import VerificationFailed
 from combatlog.events.canonical import canonical
 from combatlog.events.core import DiceRolled
 from combatlog.events.envelope import Envelope, decode_envelope, encode_envelope, seal
-from combatlog.exchange.bundle import Header, _header_check, import_file, verify_file
+from combatlog.exchange.bundle import Header, _header_check
+from combatlog.wiring import import_file, verify_file
 from combatlog.rulesets import available, load_ruleset
 from tests.conftest import REPO, Cli
 from tests.played import copy_log, played_log
@@ -198,7 +199,7 @@ class Joint(msgspec.Struct, kw_only=True):
 @pytest.fixture(scope="module")
 def joint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Joint]:
     """Round 1 by mail with joint dice, strict mode, three pinned players (seqs: see the module docstring)."""
-    from combatlog.commands.handler import create_combat, execute
+    from combatlog.wiring import create_combat, execute
     from combatlog.projections.fold import state_at
     from combatlog.rulesets.magic_realm import commands as c
     from combatlog.store import open_store
@@ -303,7 +304,7 @@ def test_random_playouts_declare_exactly_the_dice_they_draw(monsters: list[str] 
     """Random legal play-outs (tests/rulesets/magic_realm/test_property.py); these seeds draw every kind of
     die but the spells': assignment, Attention chits, repositioning, tactics, Missile Table, Curse (the
     Imp) and Power of the Pit (Demons)."""
-    from combatlog.commands.handler import create_combat
+    from combatlog.wiring import create_combat
     from combatlog.projections.fold import state_at
     from combatlog.store import open_store
     from tests.rulesets.magic_realm import test_property as playout
@@ -571,7 +572,7 @@ def test_a_resolution_die_drawn_before_the_plays_are_sealed(joint: Joint, tmp_pa
     newest seed then (r1/assign's), so he knows it before anybody seals plays; the round goes on, and at the
     resolution his modified client reads that die (the honest one refuses: the label is taken) and draws the
     others from the seed of r1/plays. Label, notation and seed of every die are right: only the time is wrong."""
-    from combatlog.commands.handler import dice_port, execute
+    from combatlog.wiring import dice_port, execute
     from combatlog.projections.fold import state_at
     from combatlog.rulesets.magic_realm.events import MeleeResolved
     from combatlog.rulesets.magic_realm.rounds import resolve

@@ -77,7 +77,7 @@ def _report(db: Path, path: Path) -> dict[str, Any]:
 
 def test_every_honest_example_verifies_with_every_die_bound(played: dict[str, list[bytes]], tmp_path: Path) -> None:
     from combatlog.exchange.bundle import read_file
-    from combatlog.exchange.verify import ChainVerifier
+    from combatlog.wiring import verifier as chain_verifier
 
     for name, lines in played.items():
         path = write_lines(tmp_path / f"{name}.jsonl", lines)
@@ -85,7 +85,7 @@ def test_every_honest_example_verifies_with_every_die_bound(played: dict[str, li
         assert report["ok"] and report["dice"]["unbound"] == 0 and report["dice"]["manual"] > 0
         # (unbound counts joint dice only: check here that every die of these manual logs is read by a rule)
         header, body = read_file(path)
-        verifier = ChainVerifier(header.segments)
+        verifier = chain_verifier(header.segments)
         for i, line in enumerate(body):
             verifier.feed(line, str(i))
         verifier.finish()
@@ -254,7 +254,7 @@ def joint(tmp_path: Path) -> dict[str, Any]:
 
     Round 1: sealed declarations (r1/declare seeds the dice), joint initiative; then alice's tail: Brom
     attacks (two opponents: a random target), and burning oil on Brom (``osric damage`` 1d6)."""
-    from combatlog.commands.handler import create_combat, execute
+    from combatlog.wiring import create_combat, execute
     from combatlog.projections.fold import state_at
     from combatlog.rulesets.osric import commands as c
     from combatlog.rulesets.osric.commands import parse_declaration

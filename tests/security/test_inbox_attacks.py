@@ -256,6 +256,7 @@ def test_a_held_bundle_whose_base_arrives_after_a_concurrent_move_merges(game) -
 
 def test_held_bundles_are_bounded_per_combat(game, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     from combatlog.exchange import inbox
+    from combatlog.wiring import receive
     from combatlog.exchange.sources import read_input
     from combatlog.store import open_store
 
@@ -266,8 +267,8 @@ def test_held_bundles_are_bounded_per_combat(game, monkeypatch: pytest.MonkeyPat
     alice("export", "duel", "--since", "4", "-o", str(extra))
     store = open_store(str(bob.dir / "log.db"))
     try:
-        first = inbox.receive(store, read_input(str(files["b2"])))
-        second = inbox.receive(store, read_input(str(extra)))
+        first = receive(store, read_input(str(files["b2"])))
+        second = receive(store, read_input(str(extra)))
     finally:
         store.close()
     assert [o.status for o in first] == ["held"]

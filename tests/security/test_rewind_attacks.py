@@ -271,7 +271,7 @@ def test_a_rewind_proof_holds_only_as_written(tmp_path: Path) -> None:
     from combatlog.errors import VerificationFailed
     from combatlog.events.canonical import canonical
     from combatlog.events.core import Noted
-    from combatlog.exchange.bundle import import_file
+    from combatlog.wiring import import_file
     from combatlog.trust.evidence import Equivocation, verify_evidence
     from tests.security.forge import read, write
     from tests.trust.pbem import appended, export, key_home, signed_duel, truncated

@@ -1,5 +1,5 @@
 """``combatlog follow``: a player follows a combat while another pushes; each new event is printed as
-``log`` prints it, after a pull that verified and imported it; the follower reconnects when the server
+``explain`` prints it (the steps it derived, with their rules: issue #20, item 5), after a pull that verified and imported it; the follower reconnects when the server
 ends a stream, and stops at its --timeout."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from tests.server.players import table
 
 
 def test_follow_prints_new_events_as_they_arrive_verified(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
-    """Each step waits on what it needs (the follower has the combat; two lines printed), never on a
+    """Each step waits on what it needs (the follower has the combat; the last event and its steps printed), never on a
     guessed time, so a loaded machine makes it slower, not failing. The events are printed while the
     follower runs (it is interrupted only after), and a second follower stops at its --timeout."""
     live = start_server("--open", "--stream-seconds", "2")  # streams end often: the follower reconnects
@@ -34,8 +34,11 @@ def test_follow_prints_new_events_as_they_arrive_verified(tmp_path: Path, start_
         time.sleep(2.5)  # a lower bound only: past at least one end of stream (2 s), so it has reconnected
         alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
         alice("note", "duel", "first blood")
+        alice("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+        alice("freeform", "round", "duel")
+        alice("freeform", "damage", "duel", "Bo", "12", "--reason", "sword")
         alice("push", "duel")
-        while len(lines) < 2:
+        while sum(line.startswith("         -> Bo is down") for line in lines) < 1:
             assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()  # type: ignore[union-attr]
             time.sleep(0.1)
         proc.send_signal(signal.SIGINT)  # Ctrl-C: the follower stops as documented
@@ -48,16 +51,21 @@ def test_follow_prints_new_events_as_they_arrive_verified(tmp_path: Path, start_
     err = proc.stderr.read()  # type: ignore[union-attr]
     assert proc.returncode in (0, 130) and "Traceback" not in err, err  # interrupted: a clean stop
     printed = [line.rstrip("\n") for line in lines]
-    assert len(printed) == 2, (printed, err)
-    assert printed[0].startswith("#2") and "Aldo joins side red, 12 hp" in printed[0] and "[signed: alice]" in printed[0]
-    assert printed[1].startswith("#3") and "first blood" in printed[1]
+    events = [line for line in printed if line.startswith("#")]
+    assert [line.split()[0] for line in events] == ["#2", "#3", "#4", "#5", "#6"], (printed, err)
+    assert "Aldo joins side red, 12 hp" in events[0] and "first blood" in events[1]
+    # the resolved step as explain tells it, not only its headline: Bo's 10 hp less 12 (by hand) is -2, down
+    at = printed.index(events[4])
+    assert "Bo hp -12 (sword)" in events[4]
+    assert printed[at + 1:at + 3] == ["         -> Bo loses 12 hp (10 -> -2): sword  (Freeform: table decision)",
+                                      "         -> Bo is down  (Freeform: table decision)"]
     # --timeout bounds a follower: with nothing new it stops after its seconds, and succeeds
     started = time.monotonic()
     bob("follow", "duel", "--timeout", "2")
     assert time.monotonic() - started >= 2
     # the follower's own log has them, verified, the same as the pusher's
     assert bob.verify("duel")["head_hash"] == alice.verify("duel")["head_hash"]
-    assert [row.split()[0] for row in bob("log", "duel").out.splitlines()] == ["#1", "#2", "#3"]
+    assert [row.split()[0] for row in bob("log", "duel", "--all").out.splitlines()] == [f"#{n}" for n in range(1, 7)]
 
 
 def test_follow_refuses_what_it_may_not_read(tmp_path: Path, server) -> None:  # type: ignore[no-untyped-def]

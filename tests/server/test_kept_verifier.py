@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from combatlog.commands.core import AddNote
-from combatlog.commands.handler import create_combat, execute
+from combatlog.wiring import create_combat, execute
 from combatlog.errors import CombatlogError
-from combatlog.exchange.bundle import import_bundle, read_bytes
+from combatlog.exchange.bundle import read_bytes
+from combatlog.wiring import import_bundle
 from combatlog.remote.client import _bundle
 from combatlog.rulesets.freeform import commands as ff
 from combatlog.store import open_store

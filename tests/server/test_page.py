@@ -14,6 +14,7 @@ import base64
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -32,6 +33,7 @@ from tests.server.players import combat_id, table
 EXAMPLES = {"magic_realm": "magic_realm/giant-and-goblins", "freeform": "freeform/tavern-brawl",
             "classic_fantasy": "classic_fantasy/skirmish", "osric": "osric/bridge",
             "argad": "argad/band-vs-ogre-and-troll"}
+LIVE_PAGE_SHOT = REPO / "docs" / "pictures" / "live_page.png"
 MR = pytest.mark.skipif("magic_realm" not in available(), reason="the Magic Realm ruleset is not installed")
 
 
@@ -112,7 +114,11 @@ def test_the_page_of_each_rulesets_example(ruleset: str, played) -> None:  # typ
     db, name = played[ruleset]
     content, page = _fragment(db, name)
     doc = well_formed(page)
-    assert [s.get("id") for s in doc.find("section")] == ["verification", "sheet", "pending", "timeline", "dice"]
+    # whose move and the sheet lead; the hashes and the verification come last (issue #20, item 5)
+    sections = [s.get("id") for s in doc.find("section")]
+    rounds = [int(x.removeprefix("round-")) for x in sections if x.startswith("round-")]
+    assert sections == ["pending", "sheet", "timeline", *[f"round-{n}" for n in rounds], "dice", "verification"]
+    assert rounds == sorted(rounds, reverse=True) and rounds, "the timeline groups by round, newest first"
     svg = svg_of(page)
     assert groups(svg, "heading"), "the sheet's picture, as combatlog sheet draws it"
     store = open_store(str(db))
@@ -123,13 +129,30 @@ def test_the_page_of_each_rulesets_example(ruleset: str, played) -> None:  # typ
     finally:
         store.close()
     events = [li for li in doc.find("li") if (li.get("id") or "").startswith("seq-")]
-    assert [li["id"] for li in events] == [f"seq-{n}" for n in range(1, head.seq + 1)]
+    from combatlog.projections.plumbing import is_plumbing
+
+    store = open_store(str(db))
+    try:
+        told = [(r["round"], r["seq"]) for r in _rounds_of(store, name) if not is_plumbing(r["type"])]
+    finally:
+        store.close()
+    # every event but the trust plumbing, round by round (newest first), in log order within a round
+    assert [li["id"] for li in events] == [f"seq-{seq}" for _r, seq in sorted(told, key=lambda t: (-t[0], t[1]))]
     assert [a for a in doc.find("a") if (a.get("href") or "").startswith("#die-")] or not rolls  # dice linked to the ledger
     assert len([r for r in doc.find("tr") if (r.get("id") or "").startswith("die-")]) == len(rolls)
     verification = section_text(doc, page, "Verification")
     assert "verified" in verification and head.hash in verification and "Signatures" in verification
-    assert "Waiting for" in " ".join(doc.text)
+    # "whose move" is said once, above the sheet, not again inside the picture
+    assert " ".join(doc.text).count("Whose move: waiting for") == 1 and "Waiting for" not in svg
     assert _scripts(page) == [SCRIPT] and content in page
+
+
+def _rounds_of(store, name: str) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """Each event's seq, type and round, as ``replay --json`` gives them."""
+    from combatlog.projections.streams import resolve_stream
+    from combatlog.projections.views import walk
+
+    return [{"seq": r.seq, "type": r.type, "round": r.round} for r in walk(store, resolve_stream(store, name))]
 
 
 # -- access -----------------------------------------------------------------------------------------------
@@ -361,19 +384,27 @@ def test_chromium_renders_the_live_page(tmp_path: Path, server: LiveServer) -> N
     token = _token(alice)
     alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
     alice("note", "duel", "first blood to the <reds>")
+    alice("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    alice("freeform", "round", "duel")
     alice("push", "duel")
     url = f"{server.url}/c/{combat_id(alice)}?token={token}"
     shot = tmp_path / "page.png"
-    proc = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1100,1400", url)
+    proc = chromium(tmp_path, f"--screenshot={shot}", "--window-size=900,1300", url)
     assert proc.returncode == 0 and shot.exists(), proc.stderr.decode(errors="replace")[-2000:]
     share = ink_share(shot)
     assert 0.02 < share < 0.9, f"the screenshot looks blank or flooded ({share:.1%} inked)"
+    # docs/server.md shows this very screenshot ("The live page"): rewritten on request, else it must exist
+    if os.environ.get("COMBATLOG_UPDATE_SCREENS") == "1":
+        shutil.copyfile(shot, LIVE_PAGE_SHOT)
+    assert LIVE_PAGE_SHOT.exists(), f"no {LIVE_PAGE_SHOT}: run COMBATLOG_UPDATE_SCREENS=1 pytest -k chromium_renders"
     proc = chromium(tmp_path, "--dump-dom", url)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
     dom = proc.stdout.decode()
     doc = well_formed(dom.replace("<html", "<!DOCTYPE html><html", 1) if "<!DOCTYPE" not in dom else dom)
+    # round 1 (the round just begun) first, then the set-up; whose move comes before the sheet
     assert [li.get("id") for li in doc.find("li") if (li.get("id") or "").startswith("seq-")] == [
-        "seq-1", "seq-2", "seq-3"]
+        "seq-5", "seq-1", "seq-2", "seq-3", "seq-4"]
+    assert dom.index("Whose move") < dom.index("<svg") < dom.index("Timeline") < dom.index("Verification")
     assert "first blood to the <reds>" in " ".join(doc.text) and len(doc.find("svg")) == 1
     assert "Refused to execute" not in proc.stderr.decode(errors="replace")
     # the script ran under the CSP: it replaced the "Not live" line at once

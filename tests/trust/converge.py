@@ -13,8 +13,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from combatlog.commands.handler import create_combat, execute, resolve_stream
-from combatlog.exchange.bundle import ImportReport, export_lines, import_bundle, read_bytes, verify_stream
+from combatlog.commands.handler import resolve_stream
+from combatlog.wiring import create_combat, execute
+from combatlog.exchange.bundle import ImportReport, export_lines, read_bytes
+from combatlog.wiring import import_bundle, verify_stream
 from combatlog.exchange.merge import MergeReport
 from combatlog.store.base import EventStore
 from combatlog.store.memory import MemoryStore

@@ -149,7 +149,7 @@ def signed_duel(tmp: Path, *, mode: str = "strict", rolls: bool = True):  # type
     Seqs: 1 genesis (alice), 2-3 joins (alice, bob), 4-5 commits to r1 (alice, bob), 6-7 reveals (bob,
     alice; 7 completes the joint seed), 8 round 1 (alice); with ``rolls``: 9-10 Aldo's joint die and
     action (alice), 11-12 Bo's (bob), 13 alice's acknowledgement of everything."""
-    from combatlog.commands.handler import create_combat, execute
+    from combatlog.wiring import create_combat, execute
     from combatlog.rulesets.freeform import commands as ff
     from combatlog.store import open_store
     from combatlog.trust.commands import Acknowledge, CommitOrders, RevealOrders

@@ -17,11 +17,12 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from combatlog.commands.handler import execute, resolve_stream
+from combatlog.commands.handler import resolve_stream
+from combatlog.wiring import execute
 from combatlog.errors import Diverged, IllegalCommand, VerificationFailed
 from combatlog.events.core import Acknowledged, DiceRolled, Noted, OrdersRevealed
 from combatlog.events.envelope import Signature
-from combatlog.exchange.bundle import import_file, verify_file, verify_stream
+from combatlog.wiring import import_file, verify_file, verify_stream
 from combatlog.trust.commands import CommitOrders, MarkDecision, RevealOrders
 from tests.trust.pbem import appended, batch_cut, export, forge, rechain, signed_duel, truncated, write_lines
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combatlog.errors import CombatlogError
-from combatlog.exchange.bundle import verify_file
+from combatlog.wiring import verify_file
 from tests.trust.pbem import export, key_home, signed_duel
 
 

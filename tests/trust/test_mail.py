@@ -98,7 +98,8 @@ def test_a_mail_tells_what_happened_what_to_decide_and_carries_the_bundle(duel, 
     alice("freeform", "round", "duel")
     alice("freeform", "act", "duel", "Aldo", "thrusts at Bo", "--roll", "1d20")
     told = " ".join(alice("mail", "duel", "--for", "bob").out.split())  # (lines wrap at 72 columns)
-    assert "r1/Aldo/act: 1d20 -> [" in told and "(core: dice" in told  # the die, its scheme
+    assert "Aldo's 1d20 for thrusts at Bo -> [" in told and "(die r1/Aldo/act, drawn from the joint seed)" in told
+    assert "(core: dice" in told  # the die, what it is for, its scheme
     assert "round 1 begins (Freeform: table decision)" in told  # the rule cited
     assert "thrusts at Bo (Freeform: table decision) [dice: r1/Aldo/act]" in told
     assert "Bo: act in round 1" in told and 'combatlog freeform act duel Bo "ACTION" --as bob' in told

@@ -73,7 +73,7 @@ def test_a_lure_made_with_every_other_link_public_is_a_decision_point(chained, m
         marks = [e for e in g.events() if isinstance(e, DecisionMarked)]
         assert [m.player for m in marks] == ["bob"]
         from combatlog.commands.handler import resolve_stream
-        from combatlog.exchange.bundle import verify_stream
+        from combatlog.wiring import verify_stream
 
         assert any("friendly mode" in n for n in verify_stream(g.store, resolve_stream(g.store, "g")).notes)
 

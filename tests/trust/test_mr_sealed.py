@@ -133,7 +133,7 @@ def game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-un
 
 class _Game:
     def __init__(self, tmp: Path, dice: str = "joint", mode: str = "strict") -> None:
-        from combatlog.commands.handler import create_combat
+        from combatlog.wiring import create_combat
         from combatlog.store import open_store
         from combatlog.trust.keys import new_key
         from combatlog.trust.players import make_signer, pin_players
@@ -148,7 +148,7 @@ class _Game:
                       signer=sign_a, options={"joint_dice": mode})
 
     def do(self, actor: str, command: Any, **kw: Any) -> Any:
-        from combatlog.commands.handler import execute
+        from combatlog.wiring import execute
 
         return execute(self.store, "g", command, actor=actor, signer=self.signers[actor], **kw)
 
@@ -257,7 +257,7 @@ def test_a_reveal_before_every_commit_is_refused(game) -> None:  # type: ignore[
     secret = json.loads(g.store.get_secret(f"orders:{_commitment(g, 'alice')}"))
     lines = appended(g2_lines, OrdersRevealed(step="r1/plays", player="alice", orders=secret["orders"],
                                               nonce=secret["nonce"]), actor="alice", signer=g.signers["alice"])
-    from combatlog.exchange.bundle import verify_file
+    from combatlog.wiring import verify_file
 
     with pytest.raises(VerificationFailed, match="before every required commit"):
         verify_file(write_lines(g.tmp / "early.jsonl", lines))
@@ -290,7 +290,7 @@ def test_a_reveal_that_differs_from_its_commit_is_refused(game) -> None:  # type
     lines = appended(export(g.store, g.tmp / "y.jsonl", stream="g"),
                      OrdersRevealed(step="r1/plays", player="alice", orders=kept["orders"], nonce=kept["nonce"]),
                      actor="alice", signer=g.signers["alice"])
-    from combatlog.exchange.bundle import verify_file
+    from combatlog.wiring import verify_file
 
     with pytest.raises(VerificationFailed, match="do not match the commitment"):
         verify_file(write_lines(g.tmp / "changed.jsonl", lines))
@@ -332,7 +332,7 @@ def test_lures_chosen_with_the_seed_known_need_a_fresh_seed(game) -> None:  # ty
     with pytest.raises(IllegalCommand, match="fresh seed") as err:
         g.do("alice", c.Assign())
     # r1/assign is complete, so the fresh seed step is named r1/assign#2 (what mr seed commits to).
-    assert "(step r1/assign#2)" in str(err.value) and g.folded.core.head_seq == head
+    assert "(step r1/assign#2:" in str(err.value) and g.folded.core.head_seq == head
     g.seal_step("r1/assign#2")
     g.do("alice", c.Assign())
     assert "goblin-2" in g.folded.state.assigned
@@ -348,7 +348,7 @@ def test_friendly_mode_marks_the_decision_points(game) -> None:  # type: ignore[
     g.do("alice", c.Assign())
     marks = [e for e in g.events() if isinstance(e, DecisionMarked)]
     assert {m.player for m in marks} == {"alice", "bob"}
-    from combatlog.exchange.bundle import verify_stream
+    from combatlog.wiring import verify_stream
     from combatlog.commands.handler import resolve_stream
 
     report = verify_stream(g.store, resolve_stream(g.store, "g"))

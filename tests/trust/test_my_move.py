@@ -131,7 +131,7 @@ def test_a_magic_realm_round_played_by_pasting_the_commands_status_mine_gives(tm
     alice.paste(G)
     # The Attention chits need a joint seed: each player commits and reveals, as his list says.
     assert _commands(alice, G) == ["combatlog mr seed cave --as alice"]
-    assert _whats(alice, G) == ["commit a nonce for the joint dice of the Attention chits [step r1/attention]"]
+    assert _whats(alice, G) == ["joint dice of the Attention chits: commit a nonce: mr seed (then mr reveal once every player has committed) [step r1/attention]"]
     alice.paste(G)
     sync(alice, bob)
     assert _commands(bob, G) == ["combatlog mr seed cave --as bob"]

@@ -37,7 +37,7 @@ def duel(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 class _Duel:
     def __init__(self, tmp: Path, mode: str = "strict", chains: tuple[str, ...] = ("alice", "bob")) -> None:
-        from combatlog.commands.handler import create_combat
+        from combatlog.wiring import create_combat
         from combatlog.rulesets.freeform import commands as ff
         from combatlog.store import open_store
         from combatlog.trust.commands import CommitChain
@@ -58,7 +58,7 @@ class _Duel:
             self.do(p, CommitChain(length=8))
 
     def do(self, actor: str, command: Any, **kw: Any) -> Any:
-        from combatlog.commands.handler import execute
+        from combatlog.wiring import execute
 
         with key_home(self.tmp / "home"):
             return execute(self.store, "duel", command, actor=actor, signer=self.signers[actor], **kw)
@@ -86,12 +86,12 @@ class _Duel:
 
     def verify(self) -> Any:
         from combatlog.commands.handler import resolve_stream
-        from combatlog.exchange.bundle import verify_stream
+        from combatlog.wiring import verify_stream
 
         return verify_stream(self.store, resolve_stream(self.store, "duel"))
 
     def verify_file(self) -> Any:
-        from combatlog.exchange.bundle import verify_file
+        from combatlog.wiring import verify_file
 
         path = self.tmp / "out.jsonl"
         export(self.store, path)

@@ -182,7 +182,7 @@ def test_with_a_pinned_referee_the_declaration_step_still_seeds_the_joint_dice(t
     """In-process, one key home (hot seat): alice, bob and a referee gm pinned, joint dice. The step
     r1/declare needs every pinned player (docs/osric.md, Secret declarations), so gm commits a nonce;
     the initiative dice then name the reveal that completed r1/declare as their seed."""
-    from combatlog.commands.handler import create_combat, execute
+    from combatlog.wiring import create_combat, execute
     from combatlog.errors import IllegalCommand
     from combatlog.projections.fold import state_at
     from combatlog.rulesets.osric import commands as c

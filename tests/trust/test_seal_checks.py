@@ -37,7 +37,7 @@ class Game:
     """One log holding both keys (in process, fast), brought to the Melee Step's plays."""
 
     def __init__(self, tmp: Path, setup: dict[str, Any], ruleset: str = "magic_realm") -> None:
-        from combatlog.commands.handler import create_combat
+        from combatlog.wiring import create_combat
         from combatlog.store import open_store
         from combatlog.trust.keys import new_key
         from combatlog.trust.players import make_signer, pin_players
@@ -52,7 +52,7 @@ class Game:
                       signer=sign_a)
 
     def do(self, actor: str, command: Any, **kw: Any) -> Any:
-        from combatlog.commands.handler import execute
+        from combatlog.wiring import execute
 
         return execute(self.store, "g", command, actor=actor, signer=self.signers[actor], **kw)
 

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.commands.handler import create_combat, execute, fork_stream, resolve_stream
+from combatlog.commands.handler import resolve_stream
+from combatlog.wiring import create_combat, execute, fork_stream
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.core import OrdersCommitted, OrdersRevealed
-from combatlog.exchange.bundle import verify_stream
+from combatlog.wiring import verify_stream
 from combatlog.rulesets.freeform import RULESET
 from combatlog.rulesets.freeform import commands as ff
 from combatlog.store import open_store

@@ -441,7 +441,7 @@ def run_command(
     as_json: bool = False, quiet: bool = False,
 ) -> Outcome:
     """Append what ``command`` decides to ``stream`` and print the outcome."""
-    from combatlog.commands.handler import execute
+    from combatlog.wiring import execute
 
     st = app_state(ctx)
     store = st.store()
@@ -460,7 +460,7 @@ def execute_keeping(heads: dict[str, Folded], store: EventStore, meta: StreamMet
     """``execute`` given the state ``heads`` kept from the previous command (run FILE), which it uses only
     if it is still the log's head. Afterwards ``heads`` holds the new head; after a failure, the state it
     held if the failure came before the rehearsal touched it, else nothing (the next command folds the log)."""
-    from combatlog.commands.handler import execute
+    from combatlog.wiring import execute
 
     kept = heads.pop(meta.id, None)
     head = kept.core.head_seq if kept is not None else None

@@ -63,7 +63,7 @@ def command(
 
     Example: combatlog copy --from campaign.db --to postgresql://gm@localhost/combatlog
     """
-    from combatlog.exchange.bundle import verify_stream
+    from combatlog.wiring import verify_stream
     from combatlog.store import open_store
     from combatlog.store.transfer import apply_copy, copy_seeds, plan_copy, select_streams
 

@@ -140,7 +140,7 @@ def import_(
 
     Example: combatlog import duel-3.jsonl mail.eml --inbox ~/combat-mail
     """
-    from combatlog.exchange.inbox import receive
+    from combatlog.wiring import receive
     from combatlog.exchange.sources import STDIN, Budget, inbox_files, read_input
     from combatlog.trust.pins import check_pinned_keys
 
@@ -252,7 +252,7 @@ def verify(
 
     Example: combatlog verify duel.jsonl
     """
-    from combatlog.exchange.bundle import verify_file, verify_stream
+    from combatlog.wiring import verify_file, verify_stream
     from combatlog.exchange.verify import report_text
 
     st = app_state(ctx)
@@ -313,7 +313,8 @@ def verify(
 def _verify_stdin(st: Any, strict: bool, on_progress: Any = None) -> Any:
     """``verify -``: an export piped in, read up to the size a file may have (an equivocation proof
     is verified from a file)."""
-    from combatlog.exchange.bundle import MAX_FILE_BYTES, verify_file
+    from combatlog.exchange.bundle import MAX_FILE_BYTES
+    from combatlog.wiring import verify_file
 
     data = _stdin().read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from combatlog.cli.common import app_state, echo_view, note, stream_argument
+from combatlog.cli.common import app_state, note, stream_argument
 from combatlog.cli.remote import remote_option
 
 
@@ -20,14 +20,14 @@ def command(
                                             help="Stop after S seconds (default: follow until interrupted)."),
 ) -> None:
     """Follow a combat on a server: on each event the server streams, pull (verify everything, import
-    into this log) and print the new events as `log` prints them. Reconnects when the server ends the
+    into this log) and print the new events as `explain` prints them (each with the steps it derived:
+    hits, harm, kills, with their rules; trust plumbing in one line). Reconnects when the server ends the
     stream; stops after --timeout seconds, or on Ctrl-C.
 
     Example: combatlog follow duel --remote origin --timeout 600
     """
-    from combatlog.cli.views import log_line, viewer_of
+    from combatlog.cli.views import explain_new, viewer_of
     from combatlog.projections.streams import resolve_stream
-    from combatlog.projections.views import timeline
     from combatlog.remote.client import Client
     from combatlog.remote.config import choose
     from combatlog.remote.follow import follow
@@ -41,9 +41,7 @@ def command(
             for line in merge.lines():
                 note(line)
         client.merges.clear()
-        for row in timeline(store, resolve_stream(store, stream), viewer_of(st)):
-            if after < row["seq"] <= head:
-                echo_view(log_line(row))
+        explain_new(store, resolve_stream(store, stream), after + 1, head, viewer_of(st))
         sys.stdout.flush()
 
     try:

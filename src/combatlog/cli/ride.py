@@ -38,7 +38,7 @@ def _now(ctx: typer.Context, stream: str) -> tuple[Any, Any, Any]:
 def extra(ctx: typer.Context, stream: str, command: Any, suffix: str, as_json: bool) -> Any:
     """Run one more command in this invocation (a derived command id when one was given, so a retry stays
     a retry)."""
-    from combatlog.commands.handler import execute
+    from combatlog.wiring import execute
     from combatlog.projections.streams import resolve_stream
 
     st = app_state(ctx)

@@ -31,7 +31,7 @@ def new(
 
     Example: combatlog new duel --ruleset freeform
     """
-    from combatlog.commands.handler import create_combat
+    from combatlog.wiring import create_combat
 
     setup_data: dict[str, object] = {}
     if setup is not None:
@@ -121,7 +121,8 @@ def fork(
     new_name = renamed(new_name, old_new_name, "--name", "--as")
     if not new_name:
         raise InvalidCommand("give the new combat's name: --name NEW")
-    from combatlog.commands.handler import fork_stream, resolve_stream
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.wiring import fork_stream
     from combatlog.projections.fold import round_end, state_at
 
     st = app_state(ctx)

@@ -19,6 +19,11 @@ from combatlog.cli.common import (
 )
 
 
+def all_option() -> Any:
+    return typer.Option(False, "--all", help="Also list the trust plumbing event by event (nonce chains and "
+                                             "links, acknowledgements, referee seeds).")
+
+
 def viewer_of(st: AppState) -> str | None:
     return None if st.actor == "gm" else st.actor
 
@@ -30,13 +35,18 @@ def log(
     tail: Optional[int] = typer.Option(None, "--tail", metavar="N", min=1, help="Only the last N events."),
     pager: bool = typer.Option(True, "--pager/--no-pager",
                                help="On a terminal, page output longer than the screen (never in a pipe)."),
+    show_all: bool = all_option(),
     as_json: bool = json_option(),
 ) -> None:
     """The timeline: every event with its seq, actor and a summary (--json: the same events, as data).
 
+    Trust plumbing (nonce chains and links, acknowledgements, referee seeds) is summed up in one line
+    at the end; --all lists it event by event, and --json always carries every event.
+
     Example: combatlog log duel --tail 20
     """
     from combatlog.errors import InvalidCommand
+    from combatlog.projections.plumbing import hidden_note, is_plumbing
     from combatlog.projections.streams import resolve_stream
     from combatlog.projections.views import timeline
 
@@ -44,17 +54,25 @@ def log(
         raise InvalidCommand("give --limit or --tail, not both")
     st = app_state(ctx)
     store = st.store()
-    rows = timeline(store, resolve_stream(store, stream), viewer_of(st))
+    meta = resolve_stream(store, stream)
+    rows = timeline(store, meta, viewer_of(st), with_events=not as_json)
+    hidden = [] if as_json or show_all else [r for r in rows if is_plumbing(r["type"])]
+    if hidden:
+        rows = [r for r in rows if not is_plumbing(r["type"])]
     rows = rows[:limit] if limit is not None else rows[-tail:] if tail is not None else rows
     if as_json:
         print_json(rows)
         return
-    page_or_write("".join(view_text(log_line(r)) for r in rows), pager)
+    text = "".join(view_text(log_line(r)) for r in rows)
+    if hidden:
+        note = hidden_note([r["event"] for r in hidden], f"combatlog log {meta.name} --all")
+        text += view_text(one_line(note))
+    page_or_write(text, pager)
 
 
 def log_line(r: dict[str, Any]) -> str:
     """One row of ``log`` (also what ``follow`` prints for each new event)."""
-    sig = f"  [signed: {', '.join(r['signed_by'])}]" if r["signed_by"] else ""
+    sig = f"  [signed by {', '.join(r['signed_by'])}]" if r["signed_by"] else ""
     return one_line(f"#{r['seq']:<5} {r['actor']:<10} {r['summary']}{sig}")
 
 
@@ -153,15 +171,20 @@ def _status_mine(ctx: typer.Context, meta: Any, folded: Any, as_json: bool) -> N
     ruleset, state = folded.ruleset, folded.state
     referee, moves = my_moves(st.store(), meta, folded, st.actor)
     others = waiting_for(st.store(), meta, folded, st.actor)
+    hook = getattr(ruleset, "out_of_the_fight", None)
+    out = hook(state, st.actor) if hook is not None and not moves and not referee else ""
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "finished": ruleset.finished(state), "player": st.actor,
-                    "referee": referee, "pending": moves_json(moves, st.actor), "waiting_for": others})
+                    "referee": referee, "pending": moves_json(moves, st.actor), "waiting_for": others,
+                    "out_of_the_fight": out})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     echo(f"{meta.name}: {where}, seq {folded.core.head_seq}; {st.actor}"
          + (" (the referee)" if referee and st.actor != "gm" else "") + " must decide:")
-    if not moves:
+    if out:  # his characters are dead or gone: told so, not "waiting for" the others' moves
+        echo(one_line(f"  nothing: {out}"))
+    elif not moves:
         echo("  nothing now" + (f" (waiting for {', '.join(others)})" if others else ""))
     for m in moves:
         rule = f"  ({m.rule})" if m.rule else ""
@@ -173,8 +196,10 @@ def _status_mine(ctx: typer.Context, meta: Any, folded: Any, as_json: bool) -> N
 
 def _steps_out(rows: list[Any]) -> None:
     for r in rows:
-        echo_view(one_line(f"#{r.seq:<5} [r{r.round}] {r.summary}"))
-        for s in r.steps:
+        steps = [s for s in r.steps if s.text != r.summary]  # a step that repeats the summary only adds its rule
+        rules = "".join(f"  ({s.rule})" for s in r.steps if s.text == r.summary)
+        echo_view(one_line(f"#{r.seq:<5} [r{r.round}] {r.summary}{rules}"))
+        for s in steps:
             echo_view(one_line(f"         -> {s.text}  ({s.rule})"))
 
 
@@ -182,22 +207,32 @@ def explain(
     ctx: typer.Context,
     stream: str = stream_argument(),
     round_no: Optional[int] = typer.Option(None, "--round", help="Only this round."),
+    show_all: bool = all_option(),
     as_json: bool = json_option(),
 ) -> None:
     """Every derived step with the rule that produced it and the dice behind it.
 
+    The steps of trust plumbing (nonce chains and links, acknowledgements, referee seeds) are summed
+    up in one line at the end; --all shows them (--json always does).
+
     Example: combatlog explain duel --round 2
     """
+    from combatlog.projections.plumbing import hidden_note, is_plumbing
     from combatlog.projections.streams import resolve_stream
     from combatlog.projections.fold import state_at
-    from combatlog.projections.views import no_steps, round_range, walk
+    from combatlog.projections.views import no_steps, round_range, walk_folded
 
     st = app_state(ctx)
     store = st.store()
     meta = resolve_stream(store, stream)
     lo, hi = (1, None) if round_no is None else round_range(store, meta, round_no)
     head = state_at(store, meta)
-    rows = [r for r in walk(store, meta, lo, hi, viewer_of(st), head) if r.steps or not as_json]
+    rows, hidden = [], []
+    for r, rec, _folded in walk_folded(store, meta, lo, hi, viewer_of(st), head):
+        if not as_json and not show_all and is_plumbing(r.type):
+            hidden.append(rec.event)
+        elif r.steps or not as_json:
+            rows.append(r)
     if as_json:
         print_json({"stream": meta.name, "round": round_no,
                     "steps": steps_json((s for r in rows for s in r.steps), rolls_by_label(store, meta))})
@@ -205,6 +240,26 @@ def explain(
     if not any(r.steps for r in rows):
         echo_view(no_steps(meta.name, round_no, lo, hi or head.core.head_seq))
     _steps_out([r for r in rows if r.steps])
+    if hidden:
+        where = f" --round {round_no}" if round_no is not None else ""
+        echo_view(one_line(hidden_note(hidden, f"combatlog explain {meta.name}{where} --all")))
+
+
+def explain_new(store: Any, meta: Any, lo: int, hi: int, viewer: str | None) -> None:
+    """Events ``lo``..``hi`` as ``explain`` prints them, each event even without a step (what ``follow``
+    prints as events arrive), the trust plumbing among them in one line after them."""
+    from combatlog.projections.fold import state_at
+    from combatlog.projections.plumbing import folded_line, is_plumbing
+    from combatlog.projections.views import walk_folded
+
+    hidden = []
+    for r, rec, _folded in walk_folded(store, meta, lo, hi, viewer, state_at(store, meta)):
+        if is_plumbing(r.type):
+            hidden.append(rec.event)
+        else:
+            _steps_out([r])
+    if hidden:
+        echo_view(one_line(f"(+{len(hidden)} trust event{'s' if len(hidden) != 1 else ''}: {folded_line(hidden)})"))
 
 
 def replay(

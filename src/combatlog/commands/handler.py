@@ -34,7 +34,7 @@ from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import Step
 from combatlog.projections.streams import resolve_stream  # noqa: F401  (re-exported)
 from combatlog.store.base import EventStore, NewRow, StreamMeta
-from combatlog.wiring import Wiring, standard
+from combatlog.ports import Wiring
 
 Signer = Callable[[Envelope], Envelope]
 
@@ -77,12 +77,12 @@ def _pre_append(wiring: Wiring, store: EventStore, folded: Folded, envelopes: li
 
 def dice_port(
     store: EventStore, folded: Folded, *, actor: str, scheme: str | None = None,
-    manual_faces: Mapping[str, tuple[int, ...]] | None = None, wiring: Wiring | None = None,
+    manual_faces: Mapping[str, tuple[int, ...]] | None = None, wiring: Wiring,
 ) -> DicePort:
     genesis = folded.core.genesis
     # Faces typed in by a player mean the manual scheme, whatever the combat's default.
     chosen = scheme or ("manual" if manual_faces else (genesis.dice if genesis else "local"))
-    source = (wiring or standard()).key_sources.get(chosen)
+    source = wiring.key_sources.get(chosen)
     return DicePort(
         scheme=chosen, actor=actor, labels_taken=folded.core.labels,
         key_source=(lambda _s: source(store, folded.core)) if source else None,
@@ -91,8 +91,8 @@ def dice_port(
 
 
 def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: DicePort, actor: str,
-                wiring: Wiring | None = None) -> list[Event]:
-    decider = (wiring or standard()).deciders.get(type(command))
+                wiring: Wiring) -> list[Event]:
+    decider = wiring.deciders.get(type(command))
     if decider is not None:  # sealed orders, acknowledgements, decision points (the trust layer)
         return decider(store, folded, command, dice, actor)
     if isinstance(command, RollDice):
@@ -177,7 +177,7 @@ def _rows(envelopes: list[Envelope]) -> list[NewRow]:
 def execute(
     store: EventStore, ref: str, command: Any, *, actor: str, command_id: str | None = None,
     scheme: str | None = None, manual_faces: Mapping[str, tuple[int, ...]] | None = None,
-    signer: Signer | None = None, wiring: Wiring | None = None, folded: Folded | None = None,
+    signer: Signer | None = None, wiring: Wiring, folded: Folded | None = None,
 ) -> Outcome:
     """Run one command: every step, in order, with the checks ``wiring`` assembles (``combatlog.wiring``).
 
@@ -186,7 +186,6 @@ def execute(
     applied to it in place (``Outcome.folded``), so a caller that keeps it must drop it when this raises
     with its ``core.head_seq`` moved (rehearsed, then not appended).
     """
-    wiring = wiring or standard()
     meta = resolve_stream(store, ref)
     cid = command_id or new_command_id()
     earlier = store.command_result(meta.id, cid)
@@ -291,9 +290,8 @@ def _check_sizes(envelopes: list[Envelope]) -> None:
 def create_combat(
     store: EventStore, name: str, ruleset_name: str, *, actor: str, setup: dict[str, Any] | None = None,
     dice: str = "local", players: tuple[Player, ...] = (), options: dict[str, str] | None = None,
-    command_id: str | None = None, signer: Signer | None = None, wiring: Wiring | None = None,
+    command_id: str | None = None, signer: Signer | None = None, wiring: Wiring,
 ) -> Outcome:
-    wiring = wiring or standard()
     check_name(name)
     ruleset = load_ruleset(ruleset_name)
     cid = command_id or new_command_id()
@@ -338,9 +336,8 @@ def create_combat(
 
 def fork_stream(
     store: EventStore, ref: str, *, at_seq: int, name: str, actor: str, reason: str = "",
-    command_id: str | None = None, signer: Signer | None = None, wiring: Wiring | None = None,
+    command_id: str | None = None, signer: Signer | None = None, wiring: Wiring,
 ) -> Outcome:
-    wiring = wiring or standard()
     parent = resolve_stream(store, ref)
     check_name(name)
     if at_seq < 1:

@@ -29,7 +29,7 @@ from combatlog.names import is_stream_id, name_problem
 from combatlog.projections.fold import MAX_FORK_DEPTH, Folded, history, lineage, state_at
 from combatlog.rulesets import KNOWN, load_ruleset
 from combatlog.store.base import EventStore, ImportBatch, NewRow, StreamMeta
-from combatlog.wiring import Wiring, standard
+from combatlog.ports import Wiring
 
 FORMAT = "combatlog-export"
 FORMAT_VERSION = 1
@@ -325,7 +325,7 @@ def _prior(store: EventStore, meta: StreamMeta | None, since: int) -> Prior | No
 
 def verify_lines(header: Header, lines: list[bytes], path: Path | str, *, base: Folded | None,
                  strict_rules: bool = True, progress: Progress | None = None,
-                 prior: Prior | None = None, wiring: Wiring | None = None,
+                 prior: Prior | None = None, wiring: Wiring,
                  verifier: ChainVerifier | None = None) -> VerifyReport:
     """``verifier``: one already at the bundle's base (``ChainVerifier.continuing``), instead of a new one."""
     verifier = verifier or ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior,
@@ -343,10 +343,9 @@ def verify_lines(header: Header, lines: list[bytes], path: Path | str, *, base: 
 
 
 def verify_file(path: Path, store: EventStore | None = None, *, strict_rules: bool = True,
-                progress: Progress | None = None, wiring: Wiring | None = None,
+                progress: Progress | None = None, wiring: Wiring,
                 data: bytes | None = None) -> VerifyReport:
     """Verify an export file, or ``data`` already read (standard input) named by ``path``."""
-    wiring = wiring or standard()
     header, lines = read_file(path) if data is None else read_bytes(data, str(path))
     base, base_meta = _base_from_store(store, header, str(path)) if store is not None else (None, None)
     if header.since and base is None:
@@ -374,7 +373,7 @@ def _compare_with_local(store: EventStore, lines: list[bytes], path: Path, wirin
 
 
 def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = True,
-                  progress: Progress | None = None, wiring: Wiring | None = None) -> VerifyReport:
+                  progress: Progress | None = None, wiring: Wiring) -> VerifyReport:
     # Re-check the stored canonical bytes, not decoded structs: a row edited in the
     # database file is caught exactly as an edited export line would be.
     verifier = ChainVerifier(segments_of(store, meta), strict_rules=strict_rules, wiring=wiring)
@@ -387,7 +386,7 @@ def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = T
 
 
 def import_file(store: EventStore, path: Path, *, name: str | None = None, strict_rules: bool = True,
-                progress: Progress | None = None, wiring: Wiring | None = None,
+                progress: Progress | None = None, wiring: Wiring,
                 signer_for: SignerFor | None = None, merge_branches: bool = True) -> ImportReport:
     header, lines = read_file(path)
     return import_bundle(store, header, lines, str(path), proof=path, name=name, strict_rules=strict_rules,
@@ -396,7 +395,7 @@ def import_file(store: EventStore, path: Path, *, name: str | None = None, stric
 
 def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: str, *, proof: Path,
                   name: str | None = None, strict_rules: bool = True, progress: Progress | None = None,
-                  wiring: Wiring | None = None, signer_for: SignerFor | None = None,
+                  wiring: Wiring, signer_for: SignerFor | None = None,
                   merge_branches: bool = True, prefer_theirs: bool = False,
                   kept: KeptVerifiers | None = None) -> ImportReport:
     """Verify a bundle read by ``read_bytes``, then append what is new here, all or nothing.
@@ -413,7 +412,6 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
     exactly where it ended is verified by it (``ChainVerifier.continuing``): the new events only, without
     folding the log again; after an import that appended, its verifier is kept for the next one.
     """
-    wiring = wiring or standard()
     lost = _continues_superseded(store, header) if merge_branches else None
     if lost is not None:
         _check_lost_branch(store, lost, header, lines, where)
@@ -428,7 +426,7 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
         base, base_meta = _base_from_store(store, header, where)
         verifier = ChainVerifier(header.segments, base=base, strict_rules=strict_rules,
                                  prior=_prior(store, base_meta, header.since), wiring=wiring)
-    report = verify_lines(header, lines, where, base=base, progress=progress, verifier=verifier)
+    report = verify_lines(header, lines, where, base=base, progress=progress, verifier=verifier, wiring=wiring)
     load_ruleset(header.ruleset)  # payload types registered for the comparisons below
     batches: list[ImportBatch] = []
     appended: dict[str, int] = {}

@@ -43,7 +43,7 @@ from combatlog.exchange.bundle import Header, ImportReport, Progress, Waiting, b
 from combatlog.exchange.merge import SignerFor
 from combatlog.exchange.sources import Incoming
 from combatlog.store.base import EventStore, HeldBundle, StreamMeta
-from combatlog.wiring import Wiring
+from combatlog.ports import Wiring
 
 MAX_HELD = 64  # bundles held for one combat
 MAX_HELD_BYTES = 64 << 20  # their bytes, together
@@ -94,7 +94,7 @@ def seqs_of(header: Header) -> str:
 
 
 def receive(store: EventStore, incoming: list[Incoming], *, name: str | None = None, strict_rules: bool = True,
-            progress: Progress | None = None, wiring: Wiring | None = None,
+            progress: Progress | None = None, wiring: Wiring,
             signer_for: SignerFor | None = None) -> list[Outcome]:
     """Apply every bundle that can be, hold those whose predecessor has not arrived, refuse the rest."""
     outcomes: list[Outcome] = []

@@ -28,7 +28,8 @@ from combatlog.errors import InvalidCommand
 from combatlog.exchange.armour import MAX_BUNDLE_BYTES, armour
 from combatlog.exchange.bundle import export_lines
 from combatlog.projections.fold import state_at
-from combatlog.projections.views import walk
+from combatlog.projections.plumbing import folded_line, is_plumbing
+from combatlog.projections.views import walk_folded
 from combatlog.rulesets.base import Pending
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.text import one_line, printable
@@ -200,8 +201,11 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
         if first > since + 1:
             doc.para(f"{first - since - 1} earlier events are in the bundle; after importing it, "
                      f"`combatlog explain {meta.name}` tells them all.")
-        items = []
-        for row in walk(store, meta, first, None, player, head):
+        items, plumbing = [], []
+        for row, rec, _after in walk_folded(store, meta, first, None, player, head):
+            if is_plumbing(row.type):  # told in one line below, never a hash in a person's mail
+                plumbing.append(rec.event)
+                continue
             line, subs = f"#{row.seq} [round {row.round}] {row.actor}: {row.summary}", []
             for step in row.steps:
                 dice = f" [dice: {', '.join(step.dice)}]" if step.dice and not step.rule.startswith("core: dice") else ""
@@ -211,6 +215,8 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
                     subs.append(f"{step.text} ({step.rule}){dice}")
             items.append((line, subs, []))
         doc.items(items)
+        if plumbing:
+            doc.para(f"{'Also' if items else 'Only'} trust plumbing the bundle carries: {folded_line(plumbing)}.")
     doc.heading("Your side now")
     doc.pre(ruleset.render(state, player))
     todos = [Todo(p.who, p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),

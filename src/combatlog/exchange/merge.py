@@ -57,7 +57,7 @@ from combatlog.projections.fold import lineage, state_at
 from combatlog.store.base import AppendResult, EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
 from combatlog.store.memory import MemoryStore
 from combatlog.trust.rewind import RULE_REWIND, rank, rewinder, settled_by_sequencer, signed_by
-from combatlog.wiring import Wiring
+from combatlog.ports import Wiring
 
 Signer = Callable[[Envelope], Envelope]
 # actor -> a signer when this machine may act for them (their key is here), else None

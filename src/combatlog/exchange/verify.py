@@ -29,7 +29,7 @@ from combatlog.projections.fold import Folded, empty
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
 from combatlog.text import CONTROL_BYTES, control_problem, may_hold_control
-from combatlog.wiring import Wiring, standard
+from combatlog.ports import Wiring
 
 
 class Segment(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -74,8 +74,8 @@ class VerifyReport(msgspec.Struct, kw_only=True):
 class ChainVerifier:
     def __init__(self, segments: list[Segment], *, base: Folded | None = None,
                  strict_rules: bool = True, prior: Callable[[], Iterable[Recorded]] | None = None,
-                 wiring: Wiring | None = None) -> None:
-        self.wiring = wiring or standard()
+                 wiring: Wiring) -> None:
+        self.wiring = wiring
         self.segments = segments
         self.ruleset = load_ruleset(segments[-1].ruleset)
         self.folded = base if base is not None else empty(self.ruleset)

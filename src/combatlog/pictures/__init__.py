@@ -61,20 +61,25 @@ def round_steps(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str
 
 
 def scene_of(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | None, *,
-             with_steps: bool | None = None, sealed: list[Sealed] | None = None) -> Scene:
+             with_steps: bool | None = None, sealed: list[Sealed] | None = None,
+             with_pending: bool = True) -> Scene:
     """What the sheet at ``folded`` shows. ``sealed``: the sealed orders up to that point, when the caller
-    already tracks them (the report, in its one pass), instead of reading the log again."""
+    already tracks them (the report, in its one pass), instead of reading the log again. ``with_pending``
+    False leaves out "Waiting for" (the live page says it once, above the sheet)."""
     ruleset, state, core = folded.ruleset, folded.state, folded.core
     genesis = core.genesis
     if with_steps is None:
         with_steps = ruleset.info.name in STEPS_DRAWN
+    data = ruleset.describe(state, viewer)
+    if not with_pending and "pending" in data:
+        data = {**data, "pending": []}
     return Scene(
         stream=meta.name, ruleset=ruleset.info.name, title=ruleset.info.title, seq=core.head_seq,
         round=ruleset.round_of(state), finished=ruleset.finished(state), viewer=viewer,
-        data=ruleset.describe(state, viewer), state=state,
+        data=data, state=state,
         sealed=sealed if sealed is not None else sealed_orders(store, meta, core.head_seq),
         players=[p.name for p in genesis.players] if genesis is not None else [],
-        pending=[(p.who, p.what) for p in ruleset.pending(state)],
+        pending=[(p.who, p.what) for p in ruleset.pending(state)] if with_pending else [],
         steps=round_steps(store, meta, folded, viewer) if with_steps else [],
     )
 
@@ -86,5 +91,6 @@ def draw(scene: Scene, prefix: str = "p") -> str:
     return importlib.import_module(module or "combatlog.pictures.generic").draw(scene, prefix)  # type: ignore[no-any-return]
 
 
-def sheet_svg(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | None, prefix: str = "p") -> str:
-    return draw(scene_of(store, meta, folded, viewer), prefix)
+def sheet_svg(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | None, prefix: str = "p",
+              with_pending: bool = True) -> str:
+    return draw(scene_of(store, meta, folded, viewer, with_pending=with_pending), prefix)

@@ -198,7 +198,7 @@ class Report:
     # -- the header -----------------------------------------------------------------------------
     def verify(self) -> tuple[VerifyReport | None, str]:
         from combatlog.errors import CombatlogError
-        from combatlog.exchange.bundle import verify_stream
+        from combatlog.wiring import verify_stream
 
         try:
             return verify_stream(self.store, self.meta), ""

@@ -30,10 +30,9 @@ def dice_step(rec: Recorded) -> Step | None:
     ev = rec.event
     if type(ev) is not DiceRolled:
         return None
-    who = f" by {ev.by}" if ev.by else ""
-    purpose = f" for {ev.purpose}" if ev.purpose else ""
-    return Step(seq=rec.seq, rule=f"core: dice ({ev.scheme})", dice=(ev.label,),
-                text=f"{ev.label}: {ev.notation} -> {list(ev.faces)} = {ev.total}{who}{purpose}")
+    from combatlog.rulesets.base import dice_words
+
+    return Step(seq=rec.seq, rule=f"core: dice ({ev.scheme})", dice=(ev.label,), text=dice_words(ev))
 
 
 def walk(store: EventStore, meta: StreamMeta, from_seq: int = 1, to_seq: int | None = None,
@@ -104,7 +103,10 @@ def no_steps(name: str, round_no: int | None, lo: int, hi: int) -> str:
     return f"nothing in {where} of {name} (#{lo}-#{hi}) derived a step; `combatlog log {name}` lists its events"
 
 
-def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None) -> list[dict[str, Any]]:
+def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None,
+             with_events: bool = False) -> list[dict[str, Any]]:
+    """Every event as a row (``log --json``); ``with_events`` adds the decoded payload under ``event``,
+    for text views (not JSON-able)."""
     head = state_at(store, meta)
     ruleset = head.ruleset
     rows = []
@@ -117,6 +119,8 @@ def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None) -> 
             "data": None if concealed else msgspec.to_builtins(rec.event),
             "signed_by": [s.signer for s in rec.env.sigs],
         })
+        if with_events:
+            rows[-1]["event"] = rec.event
     return rows
 
 

@@ -415,7 +415,8 @@ def _parted(store: EventStore, client: Client, meta: StreamMeta, header: Any, se
 def import_pulled(store: EventStore, client: Client, data: bytes, combat_id: str, since: int) -> Any:
     """Import a bundle the server sent: it must be the combat and the range asked for, and it is then
     verified in full by the normal import (a new combat's pinned keys checked against the key home)."""
-    from combatlog.exchange.bundle import import_bundle, read_bytes
+    from combatlog.exchange.bundle import read_bytes
+    from combatlog.wiring import import_bundle
 
     local = store.get_stream(combat_id)
     where = f"{client.remote.name}: {local.name if local else combat_id} after #{since}"

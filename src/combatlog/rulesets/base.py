@@ -218,27 +218,49 @@ def core_summary(event: Event) -> str:
         case core.Forked():
             return f"fork {event.name} of {event.parent_name} after seq {event.at_seq}"
         case core.DiceRolled():
-            by = f", by {event.by}" if event.by else ""
-            return f"roll {event.label}: {event.notation} -> {list(event.faces)} = {event.total} ({event.scheme}{by})"
+            return dice_words(event)
         case core.SeedCommitted():
-            return f"referee seed committed ({event.commitment[:12]}...)"
+            return "the referee commits to a dice seed (kept secret until revealed, so no die can be chosen)"
         case core.SeedRevealed():
-            return f"referee seed of seq {event.commit_seq} revealed"
+            return f"the referee reveals the dice seed committed at #{event.commit_seq} (every die can now be checked)"
+        case core.ChainCommitted():
+            return f"{event.player} commits to a chain of {event.length} nonces for the joint dice"
+        case core.LinkRevealed():
+            return f"{event.player} gives nonce {event.index} of their chain to the joint dice of {event.step}"
+        case core.ChainReleased():
+            return f"{event.player} releases their nonce chain: their later nonces count without a message"
         case core.Noted():
             about = f" [{', '.join(event.about)}]" if event.about else ""
             return f"note: {event.text}{about}"
         case core.OrdersCommitted():
-            return f"{event.player} seals orders for step {event.step} ({event.commitment[:12]}...)"
+            return f"{event.player} seals their orders for step {event.step} (secret until revealed)"
         case core.OrdersRevealed():
             if not event.orders:
                 return f"{event.player} reveals step {event.step}: no orders, a nonce for the joint dice"
             return f"{event.player} reveals step {event.step}: {words(event.orders)}"
         case core.Acknowledged():
-            return f"{event.player} acknowledges the log up to #{event.upto} ({event.hash[:12]}...)"
+            return f"{event.player} acknowledges the log up to #{event.upto}"
         case core.DecisionMarked():
             return f"decision point: {event.player}: {event.what}"
     fields = {k: v for k, v in msgspec.structs.asdict(event).items() if v not in ((), {}, "", None)}
     return f"{tag_of(type(event))} " + " ".join(f"{k}={words(v, 1)}" for k, v in fields.items())
+
+
+SCHEME_WORDS = {
+    "joint": "drawn from the joint seed",
+    "referee": "drawn from the referee's committed seed",
+    "local": "rolled by the program on the roller's machine",
+    "manual": "rolled at the table",
+}
+
+
+def dice_words(event: Any) -> str:
+    """A roll for people: whose die, what it is for, what it showed and where it came from, e.g.
+    ``bob's 1d6 for reposition amazon -> [5] = 5 (die r1/reposition/amazon, drawn from the joint seed ...)``."""
+    whose = f"{event.by}'s {event.notation}" if event.by else event.notation
+    purpose = f" for {event.purpose}" if event.purpose else ""
+    origin = SCHEME_WORDS.get(event.scheme, event.scheme)
+    return f"{whose}{purpose} -> {list(event.faces)} = {event.total} (die {event.label}, {origin})"
 
 
 def words(value: Any, depth: int = 0) -> str:

@@ -1,8 +1,9 @@
 """The live page of a combat: ``GET /c/{id}`` (docs/server.md, "The live page").
 
-A plain HTML page, whole without scripts: the sheet picture of the current round (the drawing of
-``combatlog sheet``), who must decide what (as ``status`` lists it), the timeline with each event's
-steps (rule and dice, as ``explain``), the dice ledger and the verification state.
+A plain HTML page, whole without scripts: whose move it is (as ``status`` lists it), the sheet picture
+of the current round (the drawing of ``combatlog sheet``), the timeline by round, newest round first, in
+the words of ``explain`` (rules and dice; trust plumbing in one line per round), the dice ledger and,
+last, the verification state.
 
 What it never shows: it is drawn for a **spectator** (``SPECTATOR``, a name no pinned player can
 have: pinned names are letters, digits, ``_ . -``), so every ruleset conceals every player's hidden
@@ -129,14 +130,14 @@ def fragment(store: EventStore, meta: StreamMeta) -> str:
         "page_fragment.html", name=meta.name, title=ruleset.info.title, head_seq=core.head_seq,
         head_hash=core.head_hash, where="finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}",
         report=report, failure=failure, round_title="set-up" if rnd == 0 else f"round {rnd}",
-        picture=trusted(sheet_svg(store, meta, head, SPECTATOR, prefix="live")),
-        pending=_pending(store, meta, head), rows=rows, dice=dice, legend=legend,
+        picture=trusted(sheet_svg(store, meta, head, SPECTATOR, prefix="live", with_pending=False)),
+        pending=_pending(store, meta, head), rounds=rows, dice=dice, legend=legend,
     )
 
 
 def _verify(store: EventStore, meta: StreamMeta) -> tuple[VerifyReport | None, str]:
     from combatlog.errors import CombatlogError
-    from combatlog.exchange.bundle import verify_stream
+    from combatlog.wiring import verify_stream
 
     try:
         return verify_stream(store, meta), ""
@@ -155,22 +156,56 @@ def _pending(store: EventStore, meta: StreamMeta, head: Any) -> list[dict[str, A
              "options": list(p.options), "rule": p.rule} for p in pending]
 
 
-def _timeline(store: EventStore, meta: StreamMeta, head: Any) -> tuple[list[Any], list[dict[str, Any]]]:
-    """Every event as the spectator may read it, and the rolls, in one walk of the log."""
+def _timeline(store: EventStore, meta: StreamMeta, head: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The events as the spectator may read them, grouped by round, newest round first, each in the words of
+    ``explain`` (its first derived step, not the command's summary); the trust plumbing of a round in one
+    line. And the rolls, from the same walk of the log."""
+    from msgspec.structs import replace
+
     from combatlog.events.core import DiceRolled
     from combatlog.pictures.report import event_row, who_line
+    from combatlog.projections.plumbing import folded_line, is_plumbing
     from combatlog.projections.views import roll_row, walk_folded
 
-    rows, rolls, previous = [], [], None
+    rounds: dict[int, dict[str, Any]] = {}
+    rolls: list[dict[str, Any]] = []
     shown = (1, head.core.head_seq)
     for row, rec, _folded in walk_folded(store, meta, 1, None, SPECTATOR, head):
+        group = rounds.setdefault(row.round, {"round": row.round, "rows": [], "plumbing": [], "who": None})
         is_die = type(rec.event) is DiceRolled
         if is_die:
             rolls.append(roll_row(rec.seq, rec.event))
+        if is_plumbing(row.type):
+            group["plumbing"].append(rec.event)
+            continue
+        told = not is_die and not row.concealed and _told_by_its_step(row)
+        if told:  # explain's words: the rules step says what happened, better than the command's summary
+            steps = sorted(row.steps, key=lambda step: step.rule.startswith("trust:"))  # stable: rules first
+            row = replace(row, summary=steps[0].text, steps=steps)
         who = who_line(row, rec)
-        rows.append(event_row(row, who if who != previous else None, is_die, head.core.labels, shown))
-        previous = who
-    return rows, rolls
+        item = event_row(row, who if who != group["who"] else None, is_die, head.core.labels, shown)
+        if told and item.steps and item.steps[0].text == item.summary:
+            first = item.steps.pop(0)
+            item.inline = type(first)("", first.rule, first.dice)
+        group["rows"].append(item)
+        group["who"] = who  # said again at the top of each round: the rounds are shown newest first
+    out = []
+    for n in sorted(rounds, reverse=True):
+        group = rounds[n]
+        group["title"] = "Set-up" if n == 0 else f"Round {n}"
+        group["plumbing"] = folded_line(group["plumbing"])
+        out.append(group)
+    return out, rolls
+
+
+def _told_by_its_step(row: Any) -> bool:
+    """Whether the event's first rules step can stand for it: its only one, or one that tells the same
+    act in more words ("bk lures goblin-1 (Axe Goblin) onto Black Knight" for "bk lures goblin-1->bk").
+    A step of many ("Melee Step of round 1 resolved") keeps its summary as the heading."""
+    rules = [s for s in row.steps if not s.rule.startswith("trust:")]
+    if not rules:
+        return False
+    return len(rules) == 1 or rules[0].text.lower().split()[:2] == row.summary.lower().split()[:2]
 
 
 # -- the documents ----------------------------------------------------------------------------------------

@@ -187,7 +187,8 @@ class Api:
         return b"".join(line + b"\n" for line in export_lines(store, meta, since)), head
 
     def _create(self, call: Call, public: bool) -> dict[str, Any]:
-        from combatlog.exchange.bundle import import_bundle, read_bytes
+        from combatlog.exchange.bundle import read_bytes
+        from combatlog.wiring import import_bundle
         from combatlog.events.core import CombatStarted
         from combatlog.events.envelope import decode_recorded
 
@@ -245,7 +246,8 @@ class Api:
 
     def _append(self, combat_id: str, call: Call) -> dict[str, Any]:
         from combatlog.errors import ConcurrencyConflict, Diverged
-        from combatlog.exchange.bundle import import_bundle, read_bytes
+        from combatlog.exchange.bundle import read_bytes
+        from combatlog.wiring import import_bundle
 
         access = self._access(combat_id)
         self._may_write(access, call)

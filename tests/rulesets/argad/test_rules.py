@@ -275,7 +275,7 @@ def test_bad_input_is_refused() -> None:
 def test_options_from_the_genesis_options() -> None:
     # `combatlog new --option two_maxima=half` lands in the genesis options (strings); same effect as in
     # the set-up: two 4s against D 5 are 4.5, no effect (see test_two_maxima_option).
-    from combatlog.commands.handler import create_combat, execute
+    from combatlog.wiring import create_combat, execute
     from combatlog.projections.fold import state_at
     from combatlog.store import open_store
 

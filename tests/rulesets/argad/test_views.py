@@ -3,7 +3,7 @@ a fork of an Argad combat replays its parent's prefix and goes its own way."""
 
 from __future__ import annotations
 
-from combatlog.commands.handler import execute, fork_stream
+from combatlog.wiring import execute, fork_stream
 from combatlog.projections.fold import state_at
 from combatlog.rulesets.argad import RULESET
 from combatlog.rulesets.argad import commands as c

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.commands.handler import create_combat, execute
+from combatlog.wiring import create_combat, execute
 from combatlog.projections.fold import state_at
 from combatlog.rulesets.classic_fantasy import commands as c
 from combatlog.store import open_store

@@ -99,7 +99,7 @@ def test_random_playouts_keep_invariants(seed: int) -> None:
     try:
         fight = Combat(*_party())
         fight.store  # noqa: B018
-        from combatlog.commands.handler import execute
+        from combatlog.wiring import execute
 
         for _ in range(60):
             state = fight.state

@@ -20,7 +20,7 @@ from combatlog.rulesets.magic_realm import commands as c
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.fatigue import options, owed
 from combatlog.rulesets.magic_realm.rounds import deciders, unassigned_denizens
-from combatlog.commands.handler import create_combat, execute
+from combatlog.wiring import create_combat, execute
 from combatlog.projections.fold import state_at
 from combatlog.store import open_store
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from combatlog.commands.handler import execute
+from combatlog.wiring import execute
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.osric import commands as c
 from combatlog.trust.api import CommitOrders, RevealOrders

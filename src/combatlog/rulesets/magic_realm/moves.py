@@ -18,7 +18,7 @@ from combatlog.rulesets.magic_realm.decide import STEP_RULES
 from combatlog.rulesets.magic_realm.fatigue import options, owed
 from combatlog.rulesets.magic_realm.rounds import deciders, unassigned_denizens
 from combatlog.rulesets.magic_realm.sealed import (
-    RULE, SEED_RULE, closing_link, seed_hint, seed_step_name, sealed_for, sealed_required, step_name,
+    RULE, SEED_MOVES, SEED_RULE, closing_link, seed_hint, seed_step_name, sealed_for, sealed_required, step_name,
 )
 from combatlog.rulesets.magic_realm.state import MRState
 from combatlog.trust.api import MyMove, command_line
@@ -47,8 +47,21 @@ def my_moves(state: MRState, player: str, stream: str, referee: bool) -> list[My
             not _seed_needed(state) or closing_link(state, player)):
         # With nonce chains the referee's command reveals his link first when it is the last one missing.
         word, what, table_rule, _phase = TABLE_STEPS[state.step]
-        out.append(MyMove(what=f"{what} (a step of the referee's)", rule=table_rule, command=cmd("mr", word, stream)))
+        # mr resolve also reveals the referee's sealed plays: it stands for that step, not beside it
+        step = step_name(state) if state.step == "resolve" else ""
+        out.append(MyMove(what=f"{what} (a step of the referee's)", rule=table_rule, command=cmd("mr", word, stream),
+                          step=step))
     return out
+
+
+def out_of_the_fight(state: MRState, player: str) -> str:
+    """For ``status --mine``: '' while one of ``player``'s characters is in the fight; else one sentence
+    saying his characters are out (dead, or gone from the clearing) and he has nothing more to decide."""
+    own = [c for c in state.characters.values() if c.player == player]
+    if not own or any(c.alive and c.present for c in own):
+        return ""
+    how = ", ".join(f"{c.id} is {'dead' if not c.alive else 'gone from the clearing'}" for c in own)
+    return f"{how}: out of this fight, you have nothing more to decide in it"
 
 
 def _step_move(state: MRState, cid: str, stream: str, cmd, rule: str) -> MyMove:  # type: ignore[no-untyped-def]
@@ -180,13 +193,13 @@ def _seed_moves(state: MRState, player: str, stream: str, cmd, referee: bool = F
         "link" if state.chains.all_chained and player not in state.chains.released else "commit")
     if todo == "commit":
         dice = {"lure": "random assignment", "actions": "Attention chits"}[state.step]
-        return [MyMove(what=f"commit a nonce for the joint dice of the {dice} [step {step}]",
+        return [MyMove(what=f"joint dice of the {dice}: {SEED_MOVES['commit']} [step {step}]",
                        rule=SEED_RULE, command=cmd("mr", "seed", stream), step=step)]
     if todo == "reveal":
-        return [MyMove(what=f"reveal your nonce (every player has committed) [step {step}]", rule=SEED_RULE,
+        return [MyMove(what=f"{SEED_MOVES['reveal']} [step {step}]", rule=SEED_RULE,
                        command=cmd("mr", "reveal", stream), step=step)]
     if todo == "link" and not closing_link(state, player) and not (referee and info is not None):
         # The referee reveals his link last, with the step that draws from it (first mover reveals last).
-        return [MyMove(what=f"reveal your next chain link (one message) [step {step}]", rule=SEED_RULE,
+        return [MyMove(what=f"{SEED_MOVES['link']} [step {step}]", rule=SEED_RULE,
                        command=cmd("mr", "seed", stream), step=step)]
     return []

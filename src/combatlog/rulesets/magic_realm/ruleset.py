@@ -149,9 +149,9 @@ class MagicRealm(Ruleset[MRState]):
             info = next((i for i in state.sealed.values() if not i.complete and state.players
                          and set(state.players) <= set(i.required)), None)
             waiting = info.waiting() if info is not None else []
-            words = {"link": "reveal your next chain link: mr seed", "commit": "commit a nonce: mr seed",
-                     "reveal": "reveal your nonce: mr reveal"}
-            seeds = [Pending(who=p, what=f"joint dice seed {info.step}: {words[what]}", rule=SEED_RULE)
+            from combatlog.rulesets.magic_realm.sealed import SEED_MOVES
+
+            seeds = [Pending(who=p, what=f"joint dice seed {info.step}: {SEED_MOVES[what]}", rule=SEED_RULE)
                      for p, what in waiting if not (info.chained and len(waiting) == 1)] if info is not None else []
             return [Pending(who="gm", what=text, rule=r), *seeds]
         return []
@@ -161,6 +161,12 @@ class MagicRealm(Ruleset[MRState]):
         from combatlog.rulesets.magic_realm.moves import my_moves
 
         return my_moves(state, player, stream, referee)
+
+    def out_of_the_fight(self, state: MRState, player: str) -> str:
+        """'' while one of ``player``'s characters fights on; else why he has nothing more to decide."""
+        from combatlog.rulesets.magic_realm.moves import out_of_the_fight
+
+        return out_of_the_fight(state, player)
 
     def check(self, state: MRState) -> list[str]:
         problems = []

@@ -306,9 +306,7 @@ def fresh_seed_events(state: MRState, dice: Any, kind: str, labels: list[str], p
     if getattr(dice, "scheme", "") != "joint" or not labels:
         return []
     fresh = seed_step_name(state, phase)
-    how = (f"every player runs: combatlog mr seed STREAM (step {fresh}: his next chain link, one message)"
-           if state.chains.all_chained else
-           f"every player runs: combatlog mr seed STREAM (step {fresh}), then: combatlog mr reveal STREAM")
+    how = seed_instruction(state.chains.all_chained, fresh, full=True)
     if not state.seed:
         raise IllegalCommand(f"joint dice need a seed first: {how}", rule=SEED_RULE)
     choices = [(p, what) for k, p, what in state.seed_choices if k == kind]
@@ -331,7 +329,25 @@ def seed_hint(state: MRState, kind: str, phase: str) -> str:
         waiting = ", ".join(f"{p} ({what})" for p, what in info.waiting())
         return f"; joint dice seed {fresh} is waiting for {waiting}: mr seed / mr reveal"
     needs = not state.seed or (state.joint == "strict" and any(k == kind for k, _p, _w in state.seed_choices))
-    return f"; joint dice need a fresh seed first: every player runs mr seed, then mr reveal ({fresh})" if needs else ""
+    return f"; joint dice need a fresh seed first: {seed_instruction(state.chains.all_chained, fresh)}" if needs else ""
+
+
+# What each player owes a seed step, in the same words everywhere (status, status --mine, mail).
+SEED_MOVES = {"link": "reveal your next chain link (one message): mr seed",
+              "commit": "commit a nonce: mr seed (then mr reveal once every player has committed)",
+              "reveal": "reveal your nonce (every player has committed): mr reveal"}
+
+
+def seed_instruction(chained: bool, step: str, full: bool = False) -> str:
+    """The one wording of what every player does for a fresh joint-dice seed: ``status``, the refusal of
+    ``mr assign`` and the rolls that need it say the same (``full``: whole command lines)."""
+    seed, reveal = ("combatlog mr seed STREAM", "combatlog mr reveal STREAM") if full else ("mr seed", "mr reveal")
+    if chained:
+        return f"every player runs: {seed} (step {step}: their next chain link, one message)"
+    # Someone has no chain yet: mr seed commits one with its first link (one message), unless his machine
+    # keeps him off chains (COMBATLOG_NONCE_CHAINS=off), where it commits a nonce that mr reveal opens.
+    return (f"every player runs: {seed} (step {step}: their next chain link, one message; "
+            f"with nonce chains off, then: {reveal})")
 
 
 def plays_pending(state: MRState, plain: list[str]) -> list[Any]:
