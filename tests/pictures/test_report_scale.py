@@ -139,8 +139,10 @@ def test_one_round_is_drawn_whatever_it_holds(fights: dict[int, Path]) -> None:
 
 
 def _report_cli(db: Path, out: Path, stderr: int) -> subprocess.Popen[bytes]:
+    # a terminal that can redraw a line (the bar draws nothing on TERM=dumb, as CI may set it)
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "100"}
     return subprocess.Popen([*CLI, "--db", str(db), "report", "fight", "-o", str(out)], stdout=subprocess.PIPE,
-                            stderr=stderr, cwd=REPO)
+                            stderr=stderr, cwd=REPO, env=env)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
