@@ -159,3 +159,40 @@ def test_a_fork_cut_inside_a_batch_verifies(tmp_path: Path) -> None:
     assert report["ok"] and report["head_seq"] == die + 2  # type: ignore[index]
     carol("import", str(path))
     assert carol("verify", "parried", "--json").json()["ok"]  # type: ignore[index]
+
+
+
+def test_an_event_by_another_player_inside_a_command_is_refused(tmp_path: Path) -> None:
+    """Authority is checked for the actor of a command's first event: a forger who slips an event under
+    another author (re-signed with that author's own key: a colluding or careless player) into the middle
+    of the batch must not borrow it. bob's Act in the signed duel is #11 (die) and #12 (ff.action_taken);
+    #12 is rewritten as alice's, re-hashed, re-chained and signed by alice, the header made to match."""
+    import msgspec
+    import pytest
+
+    from combatlog.errors import VerificationFailed
+    from combatlog.events.canonical import canonical
+    from combatlog.events.envelope import decode_envelope, encode_envelope
+    from combatlog.exchange.bundle import _header_check
+    from combatlog.wiring import verify_file
+    from tests.trust.pbem import export, signed_duel
+
+    with key_home(tmp_path / "keys"):
+        store, signers, _do = signed_duel(tmp_path)
+        lines = export(store, tmp_path / "all.jsonl")
+        envs = [decode_envelope(line) for line in lines[1:13]]
+        assert (envs[10].actor, envs[11].actor) == ("bob", "bob") and envs[10].command_id == envs[11].command_id
+        out, prev = [], envs[0].prev
+        for env in envs:
+            env = msgspec.structs.replace(env, prev=prev, actor="alice" if env.seq == 12 else env.actor, sigs=())
+            env = signers[env.actor](msgspec.structs.replace(env, hash=env.computed_hash()))
+            prev = env.hash
+            out.append(encode_envelope(env))
+        head = json.loads(truncated(lines, 12)[0])
+        head["head_hash"] = prev
+        head["check"] = _header_check(head)
+        forged = write_lines(tmp_path / "mixed.jsonl", [canonical(head), *out])
+        with pytest.raises(VerificationFailed) as refused:
+            verify_file(forged)
+    assert "seq 12: an event by alice inside bob's command (seq 11): one command's events have one author" \
+        in str(refused.value)

@@ -141,6 +141,9 @@ class Redecider:
         self.last_command_id = env.command_id
         rules_event = not env.type.startswith("core.") and self.folded.state is not None
         if self.batch is not None:
+            if env.actor != self.batch.actor:  # the command's authority was checked for its first actor only
+                self.fail(where, f"seq {env.seq}: an event by {env.actor} inside {self.batch.actor}'s command "
+                                 f"(seq {self.batch.first_seq}): one command's events have one author")
             self.batch.recs.append(rec)
             if type(rec.event) is DiceRolled:
                 self.batch.drew = True
