@@ -34,6 +34,19 @@ class Signature(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     sig: str  # base64 Ed25519 signature over the event hash (hex string's bytes)
 
 
+class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Where a placed event was decided, and its author's signature there (docs/trust.md, "Crossings").
+
+    A merge places a decision of the branch it did not keep after the kept one, unchanged: the same
+    actor, command id, time, command and payload, with a new ``seq`` and ``prev``. The author's signature
+    covers the event as he made it, so it stays valid only for the original place: the original is the
+    placed envelope with this ``seq`` and ``prev`` (and no ``placed``), whose hash ``sigs`` sign."""
+
+    seq: int
+    prev: str
+    sigs: tuple[Signature, ...]
+
+
 class _Hashed(msgspec.Struct, frozen=True, kw_only=True):
     v: int
     stream: str
@@ -46,6 +59,7 @@ class _Hashed(msgspec.Struct, frozen=True, kw_only=True):
     prev: str
     data: msgspec.Raw
     command: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    placed: Placement | msgspec.UnsetType = msgspec.UNSET
 
 
 class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -65,6 +79,9 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     # hashed and signed with the event, so ``verify`` can re-decide it. UNSET is never encoded, so an
     # envelope without one (core commands, logs of engine 0.1) keeps its bytes and its hash.
     command: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    # A decision placed by a merge (``exchange/merge.py``): its original place and signature. A placed
+    # envelope carries no ``sigs`` of its own; nobody signs the placement, every machine re-derives it.
+    placed: Placement | msgspec.UnsetType = msgspec.UNSET
 
     def hashed_part(self) -> bytes:
         return canonical(
@@ -72,8 +89,31 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
                 v=self.v, stream=self.stream, seq=self.seq, type=self.type,
                 schema=self.schema, actor=self.actor, recorded_at=self.recorded_at,
                 command_id=self.command_id, prev=self.prev, data=self.data, command=self.command,
+                placed=self.placed,
             )
         )
+
+    @property
+    def is_placed(self) -> bool:
+        return self.placed is not msgspec.UNSET
+
+    def original(self) -> Envelope:
+        """A placed envelope as its author made and signed it (itself when it was not placed)."""
+        placed = self.placed
+        if placed is msgspec.UNSET:
+            return self
+        env = msgspec.structs.replace(self, seq=placed.seq, prev=placed.prev, placed=msgspec.UNSET, sigs=placed.sigs,
+                                      hash="")
+        return msgspec.structs.replace(env, hash=env.computed_hash())
+
+    def placed_at(self, *, seq: int, prev: str) -> Envelope:
+        """This (original, signed) envelope placed at ``seq`` after ``prev`` of its stream: unsigned, its
+        hash new. A placed envelope is placed again from its original: a warrant is always the author's."""
+        if self.placed is not msgspec.UNSET:
+            return self.original().placed_at(seq=seq, prev=prev)
+        env = msgspec.structs.replace(self, seq=seq, prev=prev, sigs=(), hash="",
+                                      placed=Placement(seq=self.seq, prev=self.prev, sigs=self.sigs))
+        return msgspec.structs.replace(env, hash=env.computed_hash())
 
     def computed_hash(self) -> str:
         return sha256_hex(HASH_DOMAIN, self.hashed_part())
