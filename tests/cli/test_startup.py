@@ -68,9 +68,20 @@ def test_list_imports_its_own_module_and_the_store_only(duel: Path) -> None:
     assert not loaded(modules, NEVER_AT_START | {"combatlog.projections", "combatlog.rulesets"})
 
 
-def test_status_imports_its_view_and_the_combats_ruleset_only(duel: Path) -> None:
-    modules = modules_after(duel, "status", "duel")
-    assert "combatlog.rulesets.freeform" in modules  # it did fold the combat
+def test_status_imports_the_combats_ruleset_only_and_neither_click_nor_typer(duel: Path) -> None:
+    # the fast path (cli/fast.py): click and typer were more than half of status's start-up
+    others = {"combatlog.rulesets.magic_realm", "combatlog.rulesets.classic_fantasy", "combatlog.rulesets.osric",
+              "combatlog.rulesets.argad"}
+    for args in (["status", "duel"], ["--as", "alice", "status", "duel", "--mine", "--json"]):
+        modules = modules_after(duel, *args)
+        assert "combatlog.rulesets.freeform" in modules, args  # it did fold the combat
+        assert not loaded(modules, COMMAND_MODULES | {"combatlog.cli.root", "combatlog.cli.common"}), args
+        assert not loaded(modules, NEVER_AT_START | others | {"click", "typer", "shutil"}), args
+
+
+def test_status_through_click_imports_its_view_and_the_combats_ruleset_only(duel: Path) -> None:
+    modules = modules_after(duel, "status", "duel", "--mine", "--mine")  # a line the fast path leaves to click
+    assert "combatlog.rulesets.freeform" in modules and "typer" in modules
     assert loaded(modules, COMMAND_MODULES) == {"combatlog.cli.views"}
     others = {"combatlog.rulesets.magic_realm", "combatlog.rulesets.classic_fantasy", "combatlog.rulesets.osric",
               "combatlog.rulesets.argad"}

@@ -123,7 +123,7 @@ def test_passwords_are_redacted() -> None:
 def test_without_psycopg_the_backend_is_unavailable_and_the_cli_does_not_import_it() -> None:
     code = (
         "import sys; sys.modules['psycopg'] = None\n"
-        "import combatlog.cli.app\n"  # building the whole CLI does not touch the driver
+        "import combatlog.cli.root\n"  # the typer app and its root options do not touch the driver
         "from combatlog.errors import Unavailable\n"
         "from combatlog.store import open_store\n"
         "try:\n    open_store('postgresql://x@/y')\nexcept Unavailable as e:\n    print('unavailable:', e)\n"

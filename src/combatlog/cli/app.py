@@ -1,111 +1,19 @@
-"""The ``combatlog`` command: one typer app, one module per command group.
+"""The ``combatlog`` command: ``main``, the tables of its commands, and the one place where errors are mapped
+to stderr and exit statuses.
 
-Errors are mapped to stderr and exit statuses here and nowhere else.
+Neither click nor typer is imported here: the commonest read command, ``status NAME``, runs without them
+(cli/fast.py: they are most of a command's start-up); every other command line builds the typer app
+(cli/root.py) and runs through click.
 """
 
 from __future__ import annotations
 
 import errno
-import importlib
-import importlib.util
 import os
 import sys
-from functools import lru_cache
-from typing import Any, Optional
+from typing import Any
 
-import click
-import typer
-from typer.core import TyperGroup
-
-from combatlog import __version__
-from combatlog.cli.argv import hoist
-from combatlog.cli.common import AppState
-
-class LazyRootGroup(TyperGroup):
-    """The root group: every command and group is imported and built only when invoked (or, for completion
-    and docs, asked for); ``--help`` lists them from ``SHORT_HELP`` without importing any."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        # In their declared order, whether or not one was already loaded (help and docs/cli.md must not depend
-        # on what ran before); an optional part whose module is not installed is left out.
-        return [name for name, module in _lazy_modules().items()
-                if name in self.commands or importlib.util.find_spec(module.split(":")[0]) is not None]
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in self.commands and name in _lazy_modules():
-            command = _load_lazy(name)
-            if command is not None:
-                self.add_command(command, name)
-        return super().get_command(ctx, name)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        names = self.list_commands(ctx)
-        if not names:
-            return
-        limit = formatter.width - 6 - max(len(name) for name in names)
-        # a stand-in command with the start of the real one's help shortens it exactly as click does
-        rows = [(name, (self.commands[name] if name in self.commands else
-                        click.Command(name, help=SHORT_HELP.get(name, ""))).get_short_help_str(limit))
-                for name in names]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
-        name = args[0] if args else ""
-        if name and not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
-            # Suggest among every command, the lazily loaded ones too, and only once.
-            from difflib import get_close_matches
-
-            close = get_close_matches(name, self.list_commands(ctx))
-            message = f"No such command {name!r}."
-            if close:
-                message += f" Did you mean {', '.join(repr(c) for c in close)}?"
-            if name == "version":
-                message += " For the version: combatlog --version"
-            raise click.UsageError(message, ctx)
-        return super().resolve_command(ctx, args)
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"combatlog {__version__}")
-        raise typer.Exit()
-
-
-def _keep_argument_help() -> None:
-    """Show every argument's help text, once. typer (<0.25) sets ``TyperArgument.help`` and then calls
-    click's ``Argument.__init__``, which in click 8.5 takes a ``help`` of its own and resets it to None
-    (every argument listed with no description); set it again after. click 8.5 also lists described
-    arguments in a "Positional arguments" section of its own, beside typer's "Arguments": keep typer's."""
-    from typer.core import TyperArgument, TyperCommand, TyperGroup
-
-    if getattr(TyperArgument, "_combatlog_keeps_help", False):
-        return
-    init = TyperArgument.__init__
-
-    def keep_help(self, *args, help=None, **kwargs):  # type: ignore[no-untyped-def]
-        init(self, *args, help=help, **kwargs)
-        self.help = help
-
-    TyperArgument.__init__ = keep_help  # type: ignore[method-assign]
-    TyperArgument._combatlog_keeps_help = True  # type: ignore[attr-defined]
-    for command_class in (TyperCommand, TyperGroup):
-        command_class.format_arguments = lambda self, ctx, formatter: None  # type: ignore[attr-defined]
-
-
-_keep_argument_help()
-
-app = typer.Typer(
-    cls=LazyRootGroup,
-    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every sub-command's context
-    name="combatlog",
-    help="An event-sourced combat log for tabletop games: append decisions and dice, replay, "
-         "audit, fork, and exchange verifiable logs by email.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    suggest_commands=False,  # click suggests already; typer's would repeat it
-)
+from combatlog.cli.argv import hoist  # noqa: F401  (also imported from here)
 
 # Every command and group, in the order --help lists them: name -> where it lives (``module`` exposing ``app``, a
 # group, or ``command``; ``module:name`` for one of several in a module). Only the command invoked is imported and
@@ -205,118 +113,17 @@ SHORT_HELP = {
 }
 
 
-@app.callback()
-def root(
-    ctx: typer.Context,
-    db: Optional[str] = typer.Option(None, "--db", envvar="COMBATLOG_DB",
-                                     help="The log: a SQLite file (default ./combatlog.db), a postgresql:// URL, or "
-                                          "a combat server's http(s):// URL (a local replica, synced: docs/server.md)."),
-    actor: Optional[str] = typer.Option(None, "--as", envvar="COMBATLOG_ACTOR", show_default=False,
-                                        help="Who is acting (and, on views, whose view): a player name. Default: "
-                                             "the only secret key in the key home (keys list), else gm."),
-    command_id: Optional[str] = typer.Option(None, "--command-id",
-                                             help="Idempotency key: a retry with the same id records nothing new."),
-    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
-                                 callback=_print_version, expose_value=False),
-) -> None:
-    """Global options go before or after the command."""
-    _refuse_blank(ctx, "actor", "--as", "a player name, or leave --as out")
-    _refuse_blank(ctx, "command_id", "--command-id", "any non-blank text, or leave --command-id out")
-    if not actor:
-        from combatlog.trust.keys import only_secret_key
-
-        actor = only_secret_key() or "gm"  # one key here: this machine is that player's
-    run = ctx.obj  # a line of run FILE is given the run's state: its open log and the heads it keeps
-    line = run.for_line(db, actor, command_id) if isinstance(run, AppState) else None
-    ctx.obj = line or AppState(db=db, actor=actor, command_id=command_id)
-    ctx.call_on_close(ctx.obj.close)
+_ROOT_NAMES = {"app", "root", "root_command", "LazyRootGroup"}
 
 
-def _refuse_blank(ctx: typer.Context, param: str, option: str, what: str) -> None:
-    """An option typed with a blank value is a mistake (a shell variable that was never set), not a
-    request for the default: refused before anything is recorded."""
-    value = ctx.params.get(param)
-    if value is not None and not value.strip():
-        raise click.BadParameter(f"blank: give {what}", ctx=ctx, param_hint=option)
+def __getattr__(name: str) -> Any:
+    """The typer app's parts, still importable from here (``from combatlog.cli.app import root_command``),
+    built only when asked for."""
+    if name in _ROOT_NAMES:
+        from combatlog.cli import root
 
-
-
-
-def _optional(module_name: str) -> Any:
-    try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            return None
-        raise
-
-
-def _lazy_modules() -> dict[str, str]:
-    """Command name -> where it lives, for every command, in the order --help lists them."""
-    return {**dict(CORE_COMMANDS),
-            **{group: f"combatlog.cli.rulesets.{module}" for module, group in RULESET_GROUPS},
-            **{name: module for module, name in EXTRA_MODULES}}
-
-
-def _load_lazy(name: str) -> click.Command | None:
-    module_name, _, function = _lazy_modules()[name].partition(":")
-    module = _optional(module_name)
-    if module is None:
-        return None
-    target = getattr(module, function) if function else None
-    if isinstance(target, typer.Typer):  # a group kept beside other commands (``seed``)
-        command = typer.main.get_group(target)
-    elif target is not None:
-        single = typer.Typer(add_completion=False)
-        single.command(name)(target)
-        command = typer.main.get_command(single)
-    elif hasattr(module, "app"):
-        command: click.Command = typer.main.get_group(module.app)
-    else:
-        single = typer.Typer(add_completion=False)
-        single.command(name)(module.command)
-        command = typer.main.get_command(single)
-    _plain_help(command)
-    return command
-
-
-def _plain_help(command: click.Command) -> None:
-    """One help style everywhere (the root's plain one): no rich boxes in sub-groups, and an
-    unknown sub-command suggested once (click suggests; typer's own suggestion repeats it)."""
-    if hasattr(command, "rich_markup_mode"):
-        command.rich_markup_mode = None
-    if hasattr(command, "suggest_commands"):
-        command.suggest_commands = False
-    for sub in getattr(command, "commands", {}).values():
-        _plain_help(sub)
-
-
-@lru_cache(maxsize=1)
-def root_command() -> Any:
-    command = typer.main.get_command(app)
-    _plain_help(command)
-    return command
-
-
-def _bound_whole_numbers(click: object) -> None:
-    """Every whole number typed on the command line lies within +-2**53, as in the log.
-
-    One place for all options (seqs, rounds, modifiers): 99999999999999999999999 is a
-    usage error here, never an OverflowError deep in a store.
-    """
-    types = click.types  # type: ignore[attr-defined]
-    if getattr(types.IntParamType, "_combatlog_bounded", False):
-        return
-    convert = types.IntParamType.convert
-
-    def bounded(self, value, param, ctx):  # type: ignore[no-untyped-def]
-        number = convert(self, value, param, ctx)
-        if isinstance(number, int) and abs(number) > 2**53 - 1:
-            self.fail(f"{value!r} is too large (whole numbers up to 2**53)", param, ctx)
-        return number
-
-    types.IntParamType.convert = bounded
-    types.IntParamType._combatlog_bounded = True
+        return getattr(root, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _DISK_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
@@ -342,31 +149,23 @@ def _json_error(error: dict[str, object]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import click
-
+    from combatlog.cli.fast import fast_command
+    from combatlog.cli.state import Interrupted
     from combatlog.errors import CombatlogError, ExitStatus
-
-    _bound_whole_numbers(click)
 
     args = hoist(list(sys.argv[1:] if argv is None else argv))
     as_json = _wants_json(args)
+    fast = fast_command(args)
     code: int = ExitStatus.OK
     try:
-        root_command().main(args=args, prog_name="combatlog", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        code = exc.exit_code
-    except click.exceptions.Abort:
-        if as_json:
-            _json_error({"code": "aborted", "message": "aborted"})
+        if fast is None:
+            code = _click_main(args, as_json)
         else:
-            sys.stderr.write("aborted\n")
-        code = 130
-    except click.ClickException as exc:
-        if as_json:
-            _json_error({"code": "usage", "message": exc.format_message()})
-        else:
-            exc.show()
-        code = ExitStatus.USAGE
+            try:
+                fast()
+            except EOFError:  # as click answers it: a blank line closes the terminal's echo, then "aborted"
+                sys.stderr.write("\n")
+                code = _aborted(as_json)
     except CombatlogError as exc:
         from combatlog.text import printable
 
@@ -375,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
         else:
             sys.stderr.write(printable(f"error[{exc.code}]: {exc}") + "\n")
         code = exc.exit_status
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):
         code = 130
     except BrokenPipeError:  # `combatlog log x | head`: the reader has all it wanted
         code = _closed_pipe()
@@ -395,6 +194,38 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # a bug: say so plainly, keep the traceback one variable away
         code = _bug(exc, as_json)
     sys.exit(int(code))
+
+
+def _click_main(args: list[str], as_json: bool) -> int:
+    """Parse and run ``args`` through the typer app; click's own answers (usage errors, --help, an abort)
+    mapped to an exit status here, every other error left to ``main``."""
+    import click
+
+    from combatlog.cli.root import bound_whole_numbers, root_command
+    from combatlog.errors import ExitStatus
+
+    bound_whole_numbers(click)
+    try:
+        root_command().main(args=args, prog_name="combatlog", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        return _aborted(as_json)
+    except click.ClickException as exc:
+        if as_json:
+            _json_error({"code": "usage", "message": exc.format_message()})
+        else:
+            exc.show()
+        return ExitStatus.USAGE
+    return ExitStatus.OK
+
+
+def _aborted(as_json: bool) -> int:
+    if as_json:
+        _json_error({"code": "aborted", "message": "aborted"})
+    else:
+        sys.stderr.write("aborted\n")
+    return 130
 
 
 def _bug(exc: Exception, as_json: bool = False) -> int:

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import click
 import typer
 
+from combatlog.cli.output import (  # noqa: F401  (for the command modules: one place to import from)
+    echo, echo_view, note, pending_json, print_json, terminal_width, view_text,
+)
+from combatlog.cli.state import AppState, RunMemo, read_state_of  # noqa: F401
 from combatlog.errors import InvalidCommand
 from combatlog.text import one_line, printable  # noqa: F401  (one_line: for the row views)
 
@@ -21,66 +24,6 @@ if TYPE_CHECKING:
     from combatlog.commands.handler import Outcome, Signer
     from combatlog.projections.fold import Folded
     from combatlog.store.base import EventStore, StreamMeta
-
-
-@dataclass
-class RunMemo:
-    """What the lines of one run FILE share, so that a line does not redo what the previous one did."""
-
-    heads: dict[str, Folded] = field(default_factory=dict)  # stream id -> its state at its head
-    streams: dict[str, StreamMeta] = field(default_factory=dict)  # exact name or id -> the combat
-    signers: dict[str, Signer | None] = field(default_factory=dict)  # stream id -> the actor's signer
-
-
-@dataclass
-class AppState:
-    db: str | None = None
-    actor: str = "gm"
-    command_id: str | None = None
-    _store: Any = field(default=None, repr=False)
-    run: RunMemo | None = field(default=None, repr=False)  # set while run FILE plays its lines
-    borrowed: bool = False  # the store belongs to an enclosing run FILE, which closes it
-
-    def store(self) -> EventStore:
-        if self._store is None:
-            if self.db and self.db.startswith(("http://", "https://")):  # a combat server: its local replica
-                from combatlog.remote.replica import open_replica
-
-                self._store = open_replica(self.db, self.actor)
-            else:
-                from combatlog.store import open_store
-
-                self._store = open_store(self.db)
-        return self._store  # type: ignore[no-any-return]
-
-    def for_line(self, db: str | None, actor: str, command_id: str | None) -> AppState | None:
-        """The state of one line of run FILE: this run's open log and memo, when the line uses the same log as
-        the same player (else None: the line opens its own)."""
-        if self.run is None or (db, actor) != (self.db, self.actor):
-            return None
-        if (db or "").startswith(("http://", "https://")):
-            return None  # a replica of a server is opened, and synced, by each line, as by each command
-        return AppState(db=db, actor=actor, command_id=command_id, _store=self.store(), run=self.run,
-                        borrowed=True)
-
-    def resolve(self, ref: str) -> StreamMeta:
-        """The combat ``ref`` names. In a run, remembered when ``ref`` is its exact name or id (neither ever
-        changes; a prefix is looked up each time, as a combat created since could make it ambiguous)."""
-        from combatlog.projections.streams import resolve_stream
-
-        if self.run is None:
-            return resolve_stream(self.store(), ref)
-        meta = self.run.streams.get(ref)
-        if meta is None:
-            meta = resolve_stream(self.store(), ref)
-            if ref in (meta.name, meta.id):
-                self.run.streams[ref] = meta
-        return meta
-
-    def close(self) -> None:
-        if self._store is not None and not self.borrowed:
-            self._store.close()
-            self._store = None
 
 
 def _trust_signer(state: AppState, stream: StreamMeta) -> Signer | None:
@@ -303,46 +246,6 @@ def parse_face_options(items: list[str]) -> dict[str, tuple[int, ...]]:
 # -- output ------------------------------------------------------------------------
 
 
-def print_json(value: Any) -> None:
-    import msgspec
-
-    sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
-
-
-def echo(text: str = "") -> None:
-    """Human output: any control character from the log is shown escaped (combatlog.text)."""
-    sys.stdout.write(printable(text) + "\n")
-
-
-def terminal_width() -> int | None:
-    """The columns human views wrap at: the terminal's width (``COLUMNS`` when set) when stdout is
-    a terminal; None (no wrapping) when it is a pipe or a file."""
-    import shutil
-
-    if not sys.stdout.isatty():
-        return None
-    return shutil.get_terminal_size().columns
-
-
-def echo_view(text: str = "") -> None:
-    """A view's text for people (show, status, explain, sheets...): as ``echo``, and on a terminal
-    every line longer than its width wrapped, continuation lines indented (``combatlog.text.wrap``)."""
-    from combatlog.text import wrap
-
-    out = printable(text)
-    width = terminal_width()
-    sys.stdout.write((wrap(out, width) if width else out) + "\n")
-
-
-def view_text(text: str) -> str:
-    """What ``echo_view`` writes for ``text`` (escaped, wrapped on a terminal), without writing it."""
-    from combatlog.text import wrap
-
-    out = printable(text)
-    width = terminal_width()
-    return (wrap(out, width) if width else out) + "\n"
-
-
 def page_or_write(text: str, pager: bool = True) -> None:
     """Long output for people: through click's pager when stdout is a terminal and ``text`` is longer than
     the screen (``pager`` False: never, e.g. ``--no-pager``); written as it is in a pipe or a file."""
@@ -352,11 +255,6 @@ def page_or_write(text: str, pager: bool = True) -> None:
         click.echo_via_pager(text)
     else:
         sys.stdout.write(text)
-
-
-def note(text: str) -> None:
-    """Diagnostics and progress go to stderr, so stdout stays data."""
-    sys.stderr.write(printable(text) + "\n")
 
 
 def steps_json(steps: Any, rolls: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
@@ -373,21 +271,6 @@ def step_data(step: Any, rolls: dict[str, dict[str, Any]] | None = None) -> dict
     dice = [{"label": label} | ({"faces": rolls[label]["faces"], "total": rolls[label]["total"]}
                                  if rolls and label in rolls else {}) for label in step.dice]
     return {"citation": citation.rstrip(":"), "reference": reference, "dice": dice} | dict(getattr(step, "data", None) or {})
-
-
-def pending_json(p: Any, ruleset: str, stream: str) -> dict[str, Any]:
-    """A pending decision as JSON: the prose (``what``) and beside it its parts: the ``player`` (and the
-    ``character`` of "bob (Amazon)"), the command lines that answer it where they can be named (words in
-    capitals are to fill in), and its ``kind``, the command (``mr play``) or null when none is named."""
-    from combatlog.exchange.mail import commands_for
-
-    who = p.who
-    player, _, character = who.partition(" (")
-    commands = commands_for(ruleset, stream, p, player)
-    kind = " ".join(commands[0].split()[1:3]) if commands else None
-    return {"who": who, "what": p.what, "options": list(p.options), "rule": p.rule, "player": player,
-            "character": character[:-1] if character.endswith(")") else None, "kind": kind,
-            "command": commands[0] if commands else None, "commands": commands}
 
 
 def rolls_by_label(store: Any, meta: Any) -> dict[str, dict[str, Any]]:
@@ -477,15 +360,4 @@ def execute_keeping(heads: dict[str, Folded], store: EventStore, meta: StreamMet
 
 def read_state(ctx: typer.Context, stream: str, *, at: int | None = None, round_no: int | None = None) -> tuple[StreamMeta, Folded]:
     """The folded state of ``stream`` at a seq, at the end of a round, or at its head."""
-    from combatlog.projections.fold import round_end, state_at
-    from combatlog.projections.streams import resolve_stream
-
-    if at is not None and round_no is not None:
-        raise InvalidCommand("give --at or --round, not both")
-    store = app_state(ctx).store()
-    meta = resolve_stream(store, stream)
-    if round_no is not None:
-        seq = round_end(state_at(store, meta), round_no)
-        return meta, state_at(store, meta, seq)
-    return meta, state_at(store, meta, at)
-
+    return read_state_of(app_state(ctx), stream, at=at, round_no=round_no)

@@ -14,9 +14,10 @@ import typer
 
 from combatlog.cli.common import (
     one_line,
-    AppState, app_state, at_option, echo, echo_view, json_option, old_name, print_json, read_state, renamed,
-    page_or_write, pending_json, rolls_by_label, steps_json, stream_argument, view_text,
+    AppState, app_state, at_option, echo_view, json_option, old_name, print_json, read_state, renamed,
+    page_or_write, rolls_by_label, steps_json, stream_argument, view_text,
 )
+from combatlog.cli.status import print_status, roles as _roles, roles_json  # noqa: F401  (roles_json: show's)
 
 
 def all_option() -> Any:
@@ -112,86 +113,7 @@ def status(ctx: typer.Context, stream: str = stream_argument(),
 
     Example: combatlog status duel --mine --as alice
     """
-    from combatlog.exchange.held import held_for
-
-    meta, folded = read_state(ctx, stream)
-    if mine:
-        _status_mine(ctx, meta, folded, as_json)
-        return
-    ruleset, state = folded.ruleset, folded.state
-    pending = ruleset.pending(state)
-    held = held_for(app_state(ctx).store(), meta)  # bundles that arrived before their predecessor
-    if as_json:
-        print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
-                    "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
-                    "finished": ruleset.finished(state),
-                    "pending": [pending_json(p, meta.ruleset, meta.name) for p in pending], "held": held,
-                    "roles": roles_json(_roles(folded))})
-        return
-    where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
-    echo_view(f"{meta.name}: {where}, seq {folded.core.head_seq}")
-    roles = _roles(folded)
-    if roles.enforced:
-        echo_view("  " + roles.describe())
-    if not pending:
-        echo_view("  nothing pending")
-    referee = _referee_name(ctx, meta) if any(p.who == "gm" for p in pending) else "gm"
-    for p in pending:
-        opts = f"  [{' | '.join(p.options)}]" if p.options else ""
-        rule = f"  ({p.rule})" if p.rule else ""
-        who = f"gm ({referee}: the referee's step)" if p.who == "gm" and referee != "gm" else p.who
-        echo_view(one_line(f"  {who}: {p.what}{opts}{rule}"))
-    for h in held:
-        echo_view(one_line(f"  held: bundle {h['events']} (from {h['source']}), waiting for {h['waiting_for']}"))
-
-
-def _roles(folded: Any) -> Any:
-    from combatlog.commands.authority import roles_of
-
-    return roles_of(folded.ruleset, folded.core.genesis, folded.core.creator)
-
-
-def roles_json(roles: Any) -> dict[str, Any]:
-    return {"enforced": roles.enforced, "referee": roles.referee or None, "referee_named": roles.referee_named,
-            "players": list(roles.players)}
-
-
-def _referee_name(ctx: typer.Context, meta: Any) -> str:
-    """Who takes the steps ``pending`` gives to ``gm`` (with pinned players but no gm: the creator)."""
-    from combatlog.trust.mine import referee_of
-
-    return referee_of(app_state(ctx).store(), meta)
-
-
-def _status_mine(ctx: typer.Context, meta: Any, folded: Any, as_json: bool) -> None:
-    """``status --mine``: the actor's own moves (trust/mine.py), each with its command line."""
-    from combatlog.trust.mine import moves_json, my_moves, waiting_for
-
-    st = app_state(ctx)
-    ruleset, state = folded.ruleset, folded.state
-    referee, moves = my_moves(st.store(), meta, folded, st.actor)
-    others = waiting_for(st.store(), meta, folded, st.actor)
-    hook = getattr(ruleset, "out_of_the_fight", None)
-    out = hook(state, st.actor) if hook is not None and not moves and not referee else ""
-    if as_json:
-        print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
-                    "round": ruleset.current_round(state), "finished": ruleset.finished(state), "player": st.actor,
-                    "referee": referee, "pending": moves_json(moves, st.actor), "waiting_for": others,
-                    "out_of_the_fight": out})
-        return
-    where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
-    echo(f"{meta.name}: {where}, seq {folded.core.head_seq}; {st.actor}"
-         + (" (the referee)" if referee and st.actor != "gm" else "") + " must decide:")
-    if out:  # his characters are dead or gone: told so, not "waiting for" the others' moves
-        echo(one_line(f"  nothing: {out}"))
-    elif not moves:
-        echo("  nothing now" + (f" (waiting for {', '.join(others)})" if others else ""))
-    for m in moves:
-        rule = f"  ({m.rule})" if m.rule else ""
-        echo(one_line(f"  {m.what}{rule}"))
-        echo(one_line(f"    {m.command}" if m.command else "    (this ruleset gives no command line for it)"))
-        if m.options:
-            echo(one_line(f"    choices: {' | '.join(m.options)}"))
+    print_status(app_state(ctx), stream, mine=mine, as_json=as_json)  # also run without typer: cli/fast.py
 
 
 def _steps_out(rows: list[Any]) -> None:

@@ -1,0 +1,77 @@
+"""The fast path of the commonest read command, ``combatlog status NAME``: run without click or typer.
+
+Importing click and typer and building a command is more than half of a command's start-up (issue 22:
+``status`` took 9.9x ``python -c pass``). This module takes only the plainest command lines of ``status``
+(the root's ``--db``, ``--as`` and ``--command-id`` with a value each, once; the combat; ``--mine`` and
+``--json`` at most once each) and returns None for everything else (help, a missing or unknown option, a
+value that starts with ``-`` or is blank, shell completion...), which click then parses and answers as it
+always did. What it runs is what the typer command runs (cli/status.py ``print_status``), with the root's
+defaults (cli/root.py ``root``): the output, the errors and the exit statuses are the same
+(tests/cli/test_fast_path.py runs both paths side by side).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+_ROOT_OPTIONS = {"--db": "db", "--as": "actor", "--command-id": "command_id"}
+_ENVVARS = {"db": "COMBATLOG_DB", "actor": "COMBATLOG_ACTOR"}  # as the root's options declare them
+_STATUS_FLAGS = {"--mine": "mine", "--json": "as_json"}
+
+
+def fast_command(args: list[str]) -> Callable[[], None] | None:
+    """What to run for ``args`` (already hoisted: the root's options first) when the fast path takes
+    them, else None."""
+    if os.environ.get("_COMBATLOG_COMPLETE"):  # shell completion is click's
+        return None
+    root: dict[str, str] = {}
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        name, eq, value = args[i].partition("=")
+        if name not in _ROOT_OPTIONS or _ROOT_OPTIONS[name] in root:
+            return None
+        if not eq:
+            if i + 1 >= len(args):
+                return None
+            value = args[i + 1]
+        i += 1 if eq else 2
+        if not _plain(value):
+            return None
+        root[_ROOT_OPTIONS[name]] = value
+    if args[i:i + 1] != ["status"]:
+        return None
+    stream: str | None = None
+    flags: dict[str, bool] = {}
+    for arg in args[i + 1:]:
+        if arg in _STATUS_FLAGS and _STATUS_FLAGS[arg] not in flags:
+            flags[_STATUS_FLAGS[arg]] = True
+        elif stream is None and _plain(arg):
+            stream = arg
+        else:
+            return None
+    if stream is None:
+        return None
+    for key, envvar in _ENVVARS.items():
+        if key not in root and os.environ.get(envvar):  # click ignores an empty variable, as here
+            if not _plain(os.environ[envvar]):
+                return None
+            root[key] = os.environ[envvar]
+    return lambda: _status(root, stream, **flags)
+
+
+def _plain(value: str) -> bool:
+    """A value the fast path passes on as it is: not blank (--as refuses a blank value) and not starting
+    with ``-`` (what click makes of ``--db --json`` is click's to say)."""
+    return bool(value.strip()) and not value.startswith("-")
+
+
+def _status(root: dict[str, str], stream: str, *, mine: bool = False, as_json: bool = False) -> None:
+    from combatlog.cli.state import AppState, default_actor
+    from combatlog.cli.status import print_status
+
+    st = AppState(db=root.get("db"), actor=root.get("actor") or default_actor(), command_id=root.get("command_id"))
+    try:
+        print_status(st, stream, mine=mine, as_json=as_json)
+    finally:
+        st.close()

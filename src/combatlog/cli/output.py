@@ -1,0 +1,69 @@
+"""Writing a command's output, without click or typer (cli/common.py re-exports these for the commands;
+the fast path of ``status``, cli/fast.py, uses them directly)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from combatlog.text import printable
+
+
+def print_json(value: Any) -> None:
+    import msgspec
+
+    sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
+
+
+def echo(text: str = "") -> None:
+    """Human output: any control character from the log is shown escaped (combatlog.text)."""
+    sys.stdout.write(printable(text) + "\n")
+
+
+def terminal_width() -> int | None:
+    """The columns human views wrap at: the terminal's width (``COLUMNS`` when set) when stdout is
+    a terminal; None (no wrapping) when it is a pipe or a file."""
+    if not sys.stdout.isatty():
+        return None
+    import shutil  # (after the test: it costs a few ms of start-up, and a pipe needs no width)
+
+    return shutil.get_terminal_size().columns
+
+
+def echo_view(text: str = "") -> None:
+    """A view's text for people (show, status, explain, sheets...): as ``echo``, and on a terminal
+    every line longer than its width wrapped, continuation lines indented (``combatlog.text.wrap``)."""
+    from combatlog.text import wrap
+
+    out = printable(text)
+    width = terminal_width()
+    sys.stdout.write((wrap(out, width) if width else out) + "\n")
+
+
+def view_text(text: str) -> str:
+    """What ``echo_view`` writes for ``text`` (escaped, wrapped on a terminal), without writing it."""
+    from combatlog.text import wrap
+
+    out = printable(text)
+    width = terminal_width()
+    return (wrap(out, width) if width else out) + "\n"
+
+
+def note(text: str) -> None:
+    """Diagnostics and progress go to stderr, so stdout stays data."""
+    sys.stderr.write(printable(text) + "\n")
+
+
+def pending_json(p: Any, ruleset: str, stream: str) -> dict[str, Any]:
+    """A pending decision as JSON: the prose (``what``) and beside it its parts: the ``player`` (and the
+    ``character`` of "bob (Amazon)"), the command lines that answer it where they can be named (words in
+    capitals are to fill in), and its ``kind``, the command (``mr play``) or null when none is named."""
+    from combatlog.exchange.mail import commands_for
+
+    who = p.who
+    player, _, character = who.partition(" (")
+    commands = commands_for(ruleset, stream, p, player)
+    kind = " ".join(commands[0].split()[1:3]) if commands else None
+    return {"who": who, "what": p.what, "options": list(p.options), "rule": p.rule, "player": player,
+            "character": character[:-1] if character.endswith(")") else None, "kind": kind,
+            "command": commands[0] if commands else None, "commands": commands}

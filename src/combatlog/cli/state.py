@@ -1,0 +1,104 @@
+"""The state every command of one invocation shares (its log, its actor), without click or typer: the
+fast path of ``status`` (cli/fast.py) uses it as the typer commands do (cli/common.py re-exports it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from combatlog.errors import InvalidCommand
+
+if TYPE_CHECKING:
+    from combatlog.commands.handler import Signer
+    from combatlog.projections.fold import Folded
+    from combatlog.store.base import EventStore, StreamMeta
+
+
+class Interrupted(Exception):
+    """Ctrl-C while a command ran: carried past typer, which would turn it into an exit status returned like a
+    command's result (cli/root.py), to ``app.main``, which exits with 130."""
+
+
+def default_actor() -> str:
+    """Who acts when --as is not given: the only secret key in the key home (this machine is that
+    player's), else gm."""
+    from combatlog.trust.keys import only_secret_key
+
+    return only_secret_key() or "gm"
+
+
+@dataclass
+class RunMemo:
+    """What the lines of one run FILE share, so that a line does not redo what the previous one did."""
+
+    heads: dict[str, Folded] = field(default_factory=dict)  # stream id -> its state at its head
+    streams: dict[str, StreamMeta] = field(default_factory=dict)  # exact name or id -> the combat
+    signers: dict[str, Signer | None] = field(default_factory=dict)  # stream id -> the actor's signer
+
+
+@dataclass
+class AppState:
+    db: str | None = None
+    actor: str = "gm"
+    command_id: str | None = None
+    _store: Any = field(default=None, repr=False)
+    run: RunMemo | None = field(default=None, repr=False)  # set while run FILE plays its lines
+    borrowed: bool = False  # the store belongs to an enclosing run FILE, which closes it
+
+    def store(self) -> EventStore:
+        if self._store is None:
+            if self.db and self.db.startswith(("http://", "https://")):  # a combat server: its local replica
+                from combatlog.remote.replica import open_replica
+
+                self._store = open_replica(self.db, self.actor)
+            else:
+                from combatlog.store import open_store
+
+                self._store = open_store(self.db)
+        return self._store  # type: ignore[no-any-return]
+
+    def for_line(self, db: str | None, actor: str, command_id: str | None) -> AppState | None:
+        """The state of one line of run FILE: this run's open log and memo, when the line uses the same log as
+        the same player (else None: the line opens its own)."""
+        if self.run is None or (db, actor) != (self.db, self.actor):
+            return None
+        if (db or "").startswith(("http://", "https://")):
+            return None  # a replica of a server is opened, and synced, by each line, as by each command
+        return AppState(db=db, actor=actor, command_id=command_id, _store=self.store(), run=self.run,
+                        borrowed=True)
+
+    def resolve(self, ref: str) -> StreamMeta:
+        """The combat ``ref`` names. In a run, remembered when ``ref`` is its exact name or id (neither ever
+        changes; a prefix is looked up each time, as a combat created since could make it ambiguous)."""
+        from combatlog.projections.streams import resolve_stream
+
+        if self.run is None:
+            return resolve_stream(self.store(), ref)
+        meta = self.run.streams.get(ref)
+        if meta is None:
+            meta = resolve_stream(self.store(), ref)
+            if ref in (meta.name, meta.id):
+                self.run.streams[ref] = meta
+        return meta
+
+    def close(self) -> None:
+        if self._store is not None and not self.borrowed:
+            self._store.close()
+            self._store = None
+
+
+
+def read_state_of(st: AppState, stream: str, *, at: int | None = None,
+                  round_no: int | None = None) -> tuple[StreamMeta, Folded]:
+    """The folded state of ``stream`` at a seq, at the end of a round, or at its head."""
+    from combatlog.projections.fold import round_end, state_at
+    from combatlog.projections.streams import resolve_stream
+
+    if at is not None and round_no is not None:
+        raise InvalidCommand("give --at or --round, not both")
+    store = st.store()
+    meta = resolve_stream(store, stream)
+    if round_no is not None:
+        seq = round_end(state_at(store, meta), round_no)
+        return meta, state_at(store, meta, seq)
+    return meta, state_at(store, meta, at)
