@@ -13,6 +13,7 @@ later keeps its old name by declaring ``record_name``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
@@ -60,6 +61,12 @@ def encode_record(ruleset_name: str, command: Any) -> bytes:
                                    args=msgspec.Raw(canonical(command))))
 
 
+@lru_cache(maxsize=16)
+def _by_name(ruleset_name: str, types: tuple[type, ...]) -> dict[str, type]:
+    """Record name -> command class, built once per ruleset (verify decodes a record per command)."""
+    return {record_name(ruleset_name, cls): cls for cls in types}
+
+
 def decode_record(ruleset_name: str, types: tuple[type, ...], raw: bytes) -> Any:
     """The command a record names, decoded strictly; ``InvalidCommand`` says what is wrong."""
     if len(raw) > MAX_COMMAND_BYTES:
@@ -68,8 +75,7 @@ def decode_record(ruleset_name: str, types: tuple[type, ...], raw: bytes) -> Any
         record = _RECORD.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise InvalidCommand(f"not a recorded command: {exc}") from None
-    by_name = {record_name(ruleset_name, cls): cls for cls in types}
-    cls = by_name.get(record.name)
+    cls = _by_name(ruleset_name, types).get(record.name)
     if cls is None:
         raise InvalidCommand(f"recorded command {record.name[:80]!r} is not a {ruleset_name} command")
     try:

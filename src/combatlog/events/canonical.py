@@ -104,28 +104,52 @@ def depth_problem(data: bytes | str, limit: int = MAX_DEPTH) -> str:
 def unsafe_json(value: Any) -> bool:
     """True for a float, an integer beyond +-2**53, or nesting deeper than ``MAX_DEPTH``.
 
-    Iterative: a crafted value nested thousands deep must be refused, not crash the reader.
+    Iterative, one level of nesting at a time: a crafted value nested thousands deep must be refused, not crash
+    the reader. The exact types a JSON decoder gives are tested first (``verify`` walks every event: isinstance
+    chains made this walk most of its canonical check); any other is judged as isinstance sees it.
     """
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, bool) or item is None or isinstance(item, str):
-            continue
-        if isinstance(item, float):
-            return True
-        if isinstance(item, int):
-            if abs(item) > MAX_SAFE_INT:
+    level, depth = [value], 0
+    while level:
+        deeper: list[Any] = []
+        for item in level:
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is int:
+                if not -MAX_SAFE_INT <= item <= MAX_SAFE_INT:
+                    return True
+                continue
+            if kind is not dict and kind is not list:
+                kind = _json_kind(item)
+                if kind is None:
+                    return True
+                if kind is str:
+                    continue
+                if kind is int:
+                    if abs(item) > MAX_SAFE_INT:
+                        return True
+                    continue
+            if depth >= MAX_DEPTH:
                 return True
-            continue
-        if depth >= MAX_DEPTH:
-            return True
-        if isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-        elif isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        else:
-            return True
+            deeper.extend(item.values() if kind is dict else item)
+        level, depth = deeper, depth + 1
     return False
+
+
+def _json_kind(item: Any) -> type | None:
+    """What a value of an unusual type counts as: str (any scalar that is safe), int, list or dict; None when it
+    is a float or no JSON value."""
+    if isinstance(item, bool) or isinstance(item, str):
+        return str
+    if isinstance(item, float):
+        return None
+    if isinstance(item, int):
+        return int
+    if isinstance(item, list):
+        return list
+    if isinstance(item, dict):
+        return dict
+    return None
 
 
 def json_problem(value: Any, where: str) -> str:
