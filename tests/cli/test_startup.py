@@ -1,6 +1,6 @@
 """Start-up stays cheap (issue 22, item 3): a command imports only what it uses. Checked by the set of modules
 each command leaves in ``sys.modules`` (a heavy import creeping back fails here), never by wall time. Also
-keeps the root's --help table (app.SHORT_HELP, listed without importing the commands) true to the commands.
+keeps the root's --help table (cli/catalog.py SHORT_HELP, listed without importing the commands) true to the commands.
 Complements tests/trust/test_keys.py (commands that need no key do not import cryptography)."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def test_the_help_table_shortens_as_each_command_would(duel: Path) -> None:
     root = root_command()
     ctx = click.Context(root, info_name="combatlog")
     names = root.list_commands(ctx)
-    assert set(names) == set(SHORT_HELP), "a command without its line in app.SHORT_HELP, or a line left over"
+    assert set(names) == set(SHORT_HELP), "a command without its line in catalog.SHORT_HELP, or a line left over"
     for name in names:
         real = root.get_command(ctx, name)
         assert real is not None

@@ -1,7 +1,7 @@
 """The ``combatlog`` typer app: the root group, its options, and every command loaded when invoked.
 
 Imported by ``app.main`` for every command line the fast path (cli/fast.py) does not take; the tables of
-commands and their short help live in cli/app.py, which imports neither click nor typer.
+commands and their short help live in cli/catalog.py.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 from combatlog import __version__
-from combatlog.cli.app import CORE_COMMANDS, EXTRA_MODULES, RULESET_GROUPS, SHORT_HELP
+from combatlog.cli.catalog import CORE_COMMANDS, EXTRA_MODULES, RULESET_GROUPS, SHORT_HELP
 from combatlog.cli.state import AppState, Interrupted, default_actor
 
 

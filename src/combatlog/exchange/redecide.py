@@ -179,9 +179,6 @@ class Redecider:
 
     def _redecide(self, batch: _Batch, cut_by_fork: bool) -> None:
         ruleset, core = self.folded.ruleset, self.folded.core
-        last = batch.recs[-1].seq
-        span = f"seq {batch.first_seq}" + (f"-{last}" if last != batch.first_seq else "")
-        what = f"{span}: {batch.actor}'s {ruleset.info.name} {batch.name}"
         dice = {r.event.label: r.event for r in batch.recs if type(r.event) is DiceRolled}
         scheme = next(iter(dice.values())).scheme if dice else (core.genesis.dice if core.genesis else "local")
         port = ReplayPort(dice, scheme=scheme, actor=batch.actor, labels_taken=_DrawnBefore(core.labels, batch.first_seq))
@@ -194,13 +191,13 @@ class Redecider:
             if any(d.scheme == "manual" for d in dice.values()):
                 check_authority(ruleset, batch.state, roles, batch.command, batch.actor, manual_dice=True)
         except ReplayMismatch as exc:
-            self.fail(batch.where, f"{what} does not re-decide to the recorded events: {exc}")
+            self.fail(batch.where, f"{_what(batch, ruleset)} does not re-decide to the recorded events: {exc}")
             return
         except CombatlogError as exc:
-            self.fail(batch.where, f"{what} is refused by the rules on re-deciding: {exc.message}")
+            self.fail(batch.where, f"{_what(batch, ruleset)} is refused by the rules on re-deciding: {exc.message}")
             return
         except Exception as exc:  # a crafted command the rules cannot even read
-            self.fail(batch.where, f"{what}: the rules cannot re-decide it: {type(exc).__name__}: {exc}")
+            self.fail(batch.where, f"{_what(batch, ruleset)}: the rules cannot re-decide it: {type(exc).__name__}: {exc}")
             return
         produced = with_drawn(port.drawn, events)
         recorded = batch.recs
@@ -209,8 +206,16 @@ class Redecider:
             theirs = recorded[i] if i < len(recorded) else None
             if mine is None or theirs is None or tag_of(type(mine)) != theirs.env.type \
                     or canonical(mine) != bytes(theirs.env.data):
-                self.fail(batch.where, f"{what} does not re-decide to the recorded events: {_difference(mine, theirs)}")
+                self.fail(batch.where, f"{_what(batch, ruleset)} does not re-decide to the recorded events: "
+                                       f"{_difference(mine, theirs)}")
         self.batches += 1
+
+
+def _what(batch: _Batch, ruleset: Any) -> str:
+    """The batch as a refusal names it (built only for one: verify re-decides every command)."""
+    last = batch.recs[-1].seq
+    span = f"seq {batch.first_seq}" + (f"-{last}" if last != batch.first_seq else "")
+    return f"{span}: {batch.actor}'s {ruleset.info.name} {batch.name}"
 
 
 def _difference(mine: Any, theirs: Recorded | None) -> str:

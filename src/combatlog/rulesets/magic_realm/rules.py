@@ -21,17 +21,17 @@ def alive_char(state: MRState, cid: str) -> bool:
 
 def in_clearing(state: MRState) -> list[str]:
     """Characters alive in the clearing (MR 001: only they take part in person)."""
-    return sorted(c.id for c in state.characters.values() if c.alive and c.present)
+    return sorted([c.id for c in state.characters.values() if c.alive and c.present])  # (a list: faster to sort)
 
 
 def hirelings_of(state: MRState, cid: str) -> list[str]:
-    return sorted(d.id for d in state.denizens.values() if d.owner == cid and d.alive and not d.rebel)
+    return sorted([d.id for d in state.denizens.values() if d.owner == cid and d.alive and not d.rebel])
 
 
 def participants(state: MRState) -> list[str]:
     """Characters in the clearing and characters with hirelings there (MR 8.4.2)."""
-    return sorted(c.id for c in state.characters.values()
-                  if c.alive and (c.present or hirelings_of(state, c.id)))
+    return sorted([c.id for c in state.characters.values()
+                   if c.alive and (c.present or hirelings_of(state, c.id))])
 
 
 def is_hireling(d: Denizen) -> bool:

@@ -33,8 +33,10 @@ def deciders(st, step: str) -> list[str]:  # type: ignore[no-untyped-def]
         who = q.participants(st) if unassigned_denizens(st) else []
     elif step == "deploy":
         present = q.in_clearing(st)
+        where = q.sheets(st)  # once, not once per character (q.unassigned_hirelings): deciders runs on every event
         who = [c for c in q.participants(st)
-               if q.unassigned_hirelings(st, c) or (c in present and len(present) > 1 and not q.red_on_sheet(st, c))]
+               if any(h not in where for h in q.hirelings_of(st, c))
+               or (c in present and len(present) > 1 and not q.red_on_sheet(st, c))]
     elif step == "actions":
         who = [c for c in q.in_clearing(st) if c not in st.charges]
     elif step == "targets":

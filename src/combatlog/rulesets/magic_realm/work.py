@@ -34,6 +34,7 @@ class Work:
         self.ledger: list[LedgerEntry] = []
         self.changes: dict[str, Any] = {}
         self._roll = roll
+        self._view: MRState | None = None  # the last view, until a change to ``changes``
 
     def step(self, rule: str, text: str, dice: tuple[str, ...] = ()) -> None:
         self.steps.append(StepRec(seq=self.seq, rule=rule, text=text, dice=dice))
@@ -59,13 +60,18 @@ class Work:
 
     def set(self, **changes: Any) -> None:
         self.changes.update(changes)
+        self._view = None
 
     def get(self, key: str) -> Any:
         return self.changes[key] if key in self.changes else getattr(self.state, key)
 
     def view(self) -> MRState:
-        """The state as it stands now (for queries in the middle of a fold)."""
-        return replace(self.state, characters=self.chars, denizens=self.dens, **self.changes)
+        """The state as it stands now (for queries in the middle of a fold). Kept until ``set`` changes a field:
+        it holds ``chars`` and ``dens`` themselves, so what ``char`` and ``den`` change shows in it as it is
+        (a fold asks for a view tens of times an event; building each was a tenth of a long verify)."""
+        if self._view is None:
+            self._view = replace(self.state, characters=self.chars, denizens=self.dens, **self.changes)
+        return self._view
 
     def freeze(self) -> MRState:
         out = self.view()
