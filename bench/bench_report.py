@@ -4,16 +4,24 @@ python bench/bench_report.py --sizes 2500,10000).
 A long freeform fight (six fighters, rounds of attacks with dice, damage, now and then a condition or
 a healer) is written in-process through the command handler, as `combatlog run` would, then reported
 the way `combatlog report` does. Printed: wall and CPU seconds (CPU time is what a shared machine
-disturbs least), bytes, pictures drawn, and the growth between the sizes (linear: 4x for 4x the events).
+disturbs least), bytes, pictures drawn, and the growth between the sizes (linear: 4x for 4x the events);
+then the same log reported by the CLI, `combatlog report NAME -o FILE` in a fresh process (its bytecode
+compiled by an untimed first run), wall and CPU time (user + system of the process).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
 
 FIGHTERS = (("Aldo", "red"), ("Bo", "red"), ("Cass", "red"), ("Grimsby", "blue"), ("Knuckles", "blue"),
             ("Mags", "blue"))
@@ -81,7 +89,24 @@ def main() -> None:
         (n0, t0, b0, c0), (n1, t1, b1, c1) = figures[0], figures[-1]
         print(f"growth for {n1 / n0:.1f}x the events: wall {t1 / t0:.2f}x, CPU {c1 / c0:.2f}x, size {b1 / b0:.2f}x "
               f"(linear: {n1 / n0:.1f}x)")
-    print(f"(data in {tmp}{'' if opts.keep else '; delete it when done'})")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p.endswith("src")) or str(REPO / "src"),
+           "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    for i, n in enumerate(sizes):
+        command = [sys.executable, "-m", "combatlog.cli.app", "--db", str(tmp / f"fight{n}.db"), "report", f"fight{n}",
+                   "-o", str(tmp / f"cli{n}.html")]
+        if i == 0:
+            subprocess.run(command, env=env, check=True, capture_output=True)  # compiles: not timed
+        usage, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        subprocess.run(command, env=env, check=True, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime
+        print(f"the CLI, {n:,} events: combatlog report -o: {time.perf_counter() - start:.2f} s wall, {cpu:.2f} s CPU",
+              flush=True)
+    if opts.keep:
+        print(f"(data in {tmp})")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

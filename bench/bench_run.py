@@ -63,26 +63,40 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+_COMPILED: set[Path] = set()
+
+
 def time_run(src: Path, lines: int, folder: Path) -> tuple[float, float]:
     """Wall and CPU seconds of `combatlog run -q` of a ``lines``-line freeform file on a fresh log."""
     path = folder / f"fight-{lines}.cmds"
     path.write_text(freeform_file(lines))
     db = folder / f"run-{lines}-{abs(hash(str(src)))}.db"
     env = env_for(src, db, folder / "home", folder / "pycache")
+    if src not in _COMPILED:  # a first run compiles the sources (as installing a package does): not timed
+        warm = folder / "warm-up.cmds"
+        warm.write_text(freeform_file(20))
+        subprocess.run([*combatlog(), "--db", str(folder / f"warm-{len(_COMPILED)}.db"), "run", "-q", str(warm)],
+                       env=env, check=True, stdout=subprocess.DEVNULL)
+        _COMPILED.add(src)
     cpu, start = children_cpu(), time.perf_counter()
     subprocess.run([*combatlog(), "run", "-q", str(path)], env=env, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start, children_cpu() - cpu
 
 
-def startup(args: list[str], env: dict[str, str], runs: int) -> tuple[float, float, float, float]:
-    """Median wall, median CPU, best wall and best CPU milliseconds of a fresh process."""
-    wall, cpu = [], []
+def startup(lines: dict[str, tuple[list[str], dict[str, str]]], runs: int) -> dict[str, tuple[float, ...]]:
+    """Median wall, median CPU, best wall and best CPU milliseconds of a fresh process, for each command line
+    (name -> (argv, environment)). The lines take turns, run after run, so that a change in the machine's
+    load during the measurement falls on all of them alike."""
+    wall: dict[str, list[float]] = {name: [] for name in lines}
+    cpu: dict[str, list[float]] = {name: [] for name in lines}
     for _ in range(runs):
-        c, start = children_cpu(), time.perf_counter()
-        subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL)
-        wall.append((time.perf_counter() - start) * 1000)
-        cpu.append((children_cpu() - c) * 1000)
-    return statistics.median(wall), statistics.median(cpu), min(wall), min(cpu)
+        for name, (args, env) in lines.items():
+            c, start = children_cpu(), time.perf_counter()
+            subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL)
+            wall[name].append((time.perf_counter() - start) * 1000)
+            cpu[name].append((children_cpu() - c) * 1000)
+    return {name: (statistics.median(wall[name]), statistics.median(cpu[name]), min(wall[name]), min(cpu[name]))
+            for name in lines}
 
 
 def main() -> None:
@@ -101,14 +115,14 @@ def main() -> None:
     print(f"{os.cpu_count()} cores; load average at the start {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        print("\ncombatlog run -q of a freeform file (each line its own command)")
-        print("| sources | lines | wall s | lines/s | CPU s |")
-        print("|---|---|---|---|---|")
+        if not args.startup_only:
+            print("\ncombatlog run -q of a freeform file (each line its own command)")
+            print("| sources | lines | wall s | lines/s | CPU s |")
+            print("|---|---|---|---|---|")
         for label, src in sources.items():
             seconds = {}
-            if args.startup_only:
-                wall, cpu = time_run(src, small, folder)
-                print(f"| {label} | {small:,} | {wall:.2f} | {small / wall:,.0f} | {cpu:.2f} |", flush=True)
+            if args.startup_only:  # the combat status reads, without compiling and timing
+                time_run(src, small, folder)
                 continue
             for lines in (small, large):
                 wall, cpu = time_run(src, lines, folder)
@@ -123,17 +137,16 @@ def main() -> None:
         print("|---|---|---|---|---|---|---|---|---|---|")
         env = env_for(REPO / "src", folder / f"run-{small}-{abs(hash(str(REPO / 'src')))}.db", folder / "home",
                       folder / "pycache")
-        bare = startup([sys.executable, "-c", "pass"], env, runs)
-        print(f"| | python -c pass | {bare[0]:.0f} | 1.0 | {bare[1]:.0f} | 1.0 | {bare[2]:.0f} | 1.0 | "
-              f"{bare[3]:.0f} | 1.0 |")
+        lines: dict[str, tuple[list[str], dict[str, str]]] = {"| | python -c pass": ([sys.executable, "-c", "pass"], env)}
         for label, src in sources.items():
             env = {**env, "PYTHONPATH": str(src)}
             for command in (["status", "brawl"], ["status", "brawl", "--json", "--json"], ["list"], ["--help"]):
                 subprocess.run([*combatlog(), *command], env=env, stdout=subprocess.DEVNULL)  # compile once
-                figures = startup([*combatlog(), *command], env, runs)
-                print(f"| {label} | {' '.join(command)} | "
-                      + " | ".join(f"{ms:.0f} | {ms / base:.1f}" for ms, base in zip(figures, bare)) + " |",
-                      flush=True)
+                lines[f"| {label} | {' '.join(command)}"] = ([*combatlog(), *command], env)
+        figures = startup(lines, runs)
+        bare = figures["| | python -c pass"]
+        for name, row in figures.items():
+            print(name + " | " + " | ".join(f"{ms:.0f} | {ms / base:.1f}" for ms, base in zip(row, bare)) + " |")
         print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
 
 

@@ -4,7 +4,7 @@ Each example of docs/examples/*/*.cmds is played by the CLI (``run``) into its o
 ``verify_stream`` is timed, best of twenty (wall and CPU time), for each. A long freeform combat and one long Magic Realm
 combat are verified at two sizes in one run, so their growth shows.
 
-``--examples-only`` stops after the examples (a minute instead of several: the long combats are
+``--mr-only`` times only the long Magic Realm combat. ``--examples-only`` stops after the examples (a minute instead of several: the long combats are
 built command by command). Run it under two checkouts to compare: ``PYTHONPATH=<checkout>/src python bench/bench_verify.py``.
 The examples are those of the checkout that ``combatlog`` is imported from (their command files
 differ only in how they name their set-up files), so the same combats are timed under each.
@@ -51,8 +51,11 @@ def _best(fn, runs: int = 5) -> tuple[float, float]:  # type: ignore[no-untyped-
 
 
 def _long_freeform(store, name: str, actions: int) -> None:  # type: ignore[no-untyped-def]
-    from combatlog.wiring import create_combat, execute
+    from mr_long import api
+
     from combatlog.rulesets.freeform import commands as ff
+
+    create_combat, execute, _verify = api()
 
     create_combat(store, name, "freeform", actor="gm")
     execute(store, name, ff.Join(name="Aldo", side="red", hp=10**6), actor="gm")
@@ -65,9 +68,11 @@ def _long_freeform(store, name: str, actions: int) -> None:  # type: ignore[no-u
 
 
 def _time_verify(store, name: str, label: str, runs: int) -> None:  # type: ignore[no-untyped-def]
-    from combatlog.wiring import verify_stream
+    from mr_long import api
+
     from combatlog.projections.streams import resolve_stream
 
+    verify_stream = api()[2]
     meta = resolve_stream(store, name)
     events = store.head(meta.id).seq
     wall, cpu = _best(lambda: verify_stream(store, meta), runs=runs)
@@ -78,14 +83,15 @@ def _time_verify(store, name: str, label: str, runs: int) -> None:  # type: igno
 def main() -> None:
     import mr_long
 
-    from combatlog.wiring import verify_stream
     from combatlog.projections.streams import resolve_stream
     from combatlog.store import open_store
+
+    verify_stream = mr_long.api()[2]
 
     repo = _checkout()
     with tempfile.TemporaryDirectory() as tmp:
         print(f"verify_stream of {repo}: best of {EXAMPLE_RUNS} (examples), of 3 (long combats)", flush=True)
-        for cmds in sorted(repo.glob("docs/examples/*/*.cmds")):
+        for cmds in [] if "--mr-only" in sys.argv else sorted(repo.glob("docs/examples/*/*.cmds")):
             db = Path(tmp) / f"{cmds.parent.name}-{cmds.stem}.db"
             subprocess.run([sys.executable, "-m", "combatlog.cli.app", "--db", str(db), "run", str(cmds), "--quiet"],
                            cwd=repo, check=True, capture_output=True)
@@ -98,7 +104,7 @@ def main() -> None:
                   f"{cpu * 1000:.1f} ms CPU", flush=True)
         if "--examples-only" in sys.argv:
             return
-        for actions in (1_000, 4_000):
+        for actions in () if "--mr-only" in sys.argv else (1_000, 4_000):
             store = open_store(str(Path(tmp) / f"long-{actions}.db"))
             _long_freeform(store, "long", actions)
             _time_verify(store, "long", "freeform", runs=3)

@@ -30,13 +30,25 @@ SETUP: dict[str, Any] = {
 OTHER = {"wking": "sorc", "sorc": "wking"}
 
 
+def api() -> tuple[Any, Any, Any]:
+    """``create_combat``, ``execute`` and ``verify_stream`` of the checkout imported: from the composition root
+    (combatlog.wiring) where it has them, else (commit 948291d, the "before" of docs/benchmarks.md) from their
+    own modules, which then defaulted to the standard wiring."""
+    try:
+        from combatlog.wiring import create_combat, execute, verify_stream
+    except ImportError:
+        from combatlog.commands.handler import create_combat, execute
+        from combatlog.exchange.bundle import verify_stream
+    return create_combat, execute, verify_stream
+
+
 def build(store: Any, name: str, events: int) -> None:
     """Create ``name`` and play rounds until it holds at least ``events`` events (one combat)."""
-    from combatlog.wiring import create_combat, execute
     from combatlog.projections.fold import save_snapshot
     from combatlog.projections.streams import resolve_stream
     from combatlog.rulesets.magic_realm import commands as c
 
+    create_combat, execute, _verify = api()
     create_combat(store, name, "magic_realm", actor="gm", setup=SETUP, dice="manual")
     meta = resolve_stream(store, name)
 
