@@ -469,7 +469,7 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
                     result = merge(store, local, seq - 1, branch, signer_for=signer_for, wiring=wiring, where=where,
                                    prefer_theirs=prefer_theirs, proof=proof)
                     changed = result.kept == "theirs" or result.superseded or any(
-                        d.outcome == "reapplied" for d in result.decisions)
+                        d.outcome in ("reapplied", "placed") for d in result.decisions)
                     return ImportReport(stream=local.id, name=local.name, appended={local.name: len(branch)}
                                         if result.kept == "theirs" else {}, created=[], up_to_date=not changed,
                                         verify=report, merge=result)

@@ -158,10 +158,13 @@ class ChainVerifier:
                              "(YYYY-MM-DDTHH:MM:SS[.ffffff]Z)")
         if when > self._not_after:  # type: ignore[operator]
             self.fail(where, f"seq {env.seq}: " + future_problem(when, env.recorded_at, self._not_after))  # type: ignore[arg-type]
-        if self._last_time is not None and when < self._last_time:  # type: ignore[operator]
+        if env.placed is not msgspec.UNSET:
+            pass  # a placed decision keeps the time its author made it, before the branch it was placed after
+        elif self._last_time is not None and when < self._last_time:  # type: ignore[operator]
             self.fail(where, f"seq {env.seq}: recorded at {env.recorded_at}, before the event it follows "
                              f"({self._last_time_text}): times never go backwards along the chain")
-        self._last_time, self._last_time_text = when, env.recorded_at
+        else:
+            self._last_time, self._last_time_text = when, env.recorded_at
         self._command_id = env.command_id
         seg = self._segment_for(env.seq)
         if env.stream != seg.id:
