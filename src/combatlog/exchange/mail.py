@@ -247,7 +247,8 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     if mine is not None:
         todos = list(mine) + [t for t in todos if not t.yours]
     todos += list(extra)
-    owed = [Todo(o.player, o.line(player), RULE_OWED, yours=o.player == player) for o in seen.owed(ruleset)]
+    owed = [Todo(o.player, o.line(player, in_mail=True), RULE_OWED, yours=o.player == player)
+            for o in seen.owed(ruleset)]
     todos = [t for t in owed if t.yours] + todos + [t for t in owed if not t.yours]
     for todo in todos:
         if known is not None:

@@ -32,7 +32,7 @@ from combatlog.events.envelope import Envelope, decode_envelope
 from combatlog.projections.plumbing import is_plumbing
 from combatlog.store.base import EventStore, StreamMeta
 
-RULE_OWED = "trust: a decision a merge could not place goes back to its author"
+RULE_OWED = "trust: concurrent moves"
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,15 @@ class Owed:
     merge_at: int  # the seq after which the branches parted
     command_id: str
 
-    def line(self, reader: str | None) -> str:
-        """The words for the owing player (``reader``), or for anyone else: no hash, no internal id."""
+    def line(self, reader: str | None, *, in_mail: bool = False) -> str:
+        """The words for the owing player (``reader``; ``in_mail``: in a mail that carries the merge), or for
+        anyone else: no hash, no internal id."""
         if reader == self.player:
+            how = ("importing this mail applies it again on your machine, if the rules still allow it" if in_mail
+                   else "import the mail that brought that merge if you have not (your machine then applies it "
+                        "again, if the rules still allow it)")
             return (f"your decision \u201c{self.what}\u201d (was #{self.was}) was not kept by the merge at "
-                    f"#{self.merge_at} and could not be placed after it: import the mail that brought that merge if "
-                    "you have not (your machine then applies it again, if the rules still allow it); "
-                    "else decide it again")
+                    f"#{self.merge_at} and could not be placed after it: {how}; else decide it again")
         return (f"{self.player}'s decision \u201c{self.what}\u201d (was #{self.was}) was not kept by the merge at "
                 f"#{self.merge_at} and could not be placed after it: {self.player} applies it again by importing "
                 "that merge, or decides it again")
