@@ -1,10 +1,12 @@
 """After a merge, a mail tells the reader only what he has not seen, and status says what each player owes
 (issue #20, items 3 and 5; docs/trust.md, "Mail and forum messages", "Concurrent moves").
 
-The crossing: alice and bob each add a note on the same head #6 and mail it crosswise. At #7 the
-players' order starts with the player at index 7 mod 2 = 1, bob (docs/trust.md, "Concurrent moves",
-point 1), so bob's machine keeps its own branch, and alice's note, whose key is not there, goes to
-``superseded``: she owes it until her machine re-applies it. Before the crossing alice imported bob's
+The crossing: on the same head #6 alice has Aldo act with a die (local dice: the rules name it
+``r1/Aldo/act``) while bob starts round 2, and they mail crosswise. At #7 the players' order starts
+with the player at index 7 mod 2 = 1, bob (docs/trust.md, "Concurrent moves", point 1), so bob's
+machine keeps its own branch. alice's action cannot be placed after it unchanged (in round 2 the rules
+draw ``r2/Aldo/act``, not the die she rolled), so it goes to ``superseded``, and she owes it until her
+machine decides it again (a note, which stands anywhere, would have been placed: test_converge_cli). Before the crossing alice imported bob's
 #3-#6 but signed nothing after #2, so "the last event she signed" is #2, far behind what she has seen.
 """
 
@@ -18,20 +20,21 @@ from tests.trust.pbem import Seat, mail, pair
 
 def _crossed(tmp_path: Path) -> tuple[Seat, Seat]:
     """alice's note and bob's note both on #6; bob has imported alice's (merged: his kept, hers superseded)."""
-    alice, bob = pair(tmp_path)  # #1: alice's genesis pinning alice and bob
+    alice, bob = pair(tmp_path, dice="local")  # #1: alice's genesis pinning alice and bob
     alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")  # #2, alice's last signature
     mail(alice, bob, "duel", tmp_path)
     bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")  # #3
-    for n in (4, 5, 6):
+    bob("freeform", "round", "duel")  # #4: round 1
+    for n in (5, 6):
         bob("note", "duel", f"bob's aside number {n}")
     mail(bob, alice, "duel", tmp_path)  # alice has #1-#6 and signs nothing
-    alice("note", "duel", "alice asks for a parley")  # her #7
-    bob("note", "duel", "bob draws his sword")  # his #7
+    alice("freeform", "act", "duel", "Aldo", "asks for a parley", "--roll", "1d20")  # her #7-#8
+    bob("freeform", "round", "duel")  # his #7-#8: round 2 (bob draws his sword)
     crossing = tmp_path / "alice-crossing.jsonl"
     alice("export", "duel", "--since", "6", "-o", str(crossing))
     merged = bob("import", str(crossing)).out
     assert "merged at #6" in merged and "(bob) goes first" in merged
-    assert "alice re-applies it on their machine" in merged  # her key is not on bob's machine
+    assert "it goes back to alice" in merged  # her key is not on bob's machine, and placing it fails
     return alice, bob
 
 
@@ -40,20 +43,22 @@ def test_a_mail_after_a_merge_tells_the_loser_only_what_he_had_not_seen(tmp_path
     text = bob("mail", "duel", "--for", "alice").out
     flat = " ".join(text.split())  # lines wrap at 72 columns
     # she held #1-#6 (her superseded #7 was made on bob's #6): not #2, her last signature in the log
-    assert "Events #7-#7 since #6, where your branch parted from the one the merge kept" in flat
-    assert "bob draws his sword" in flat  # bob's #7: news to her
-    for seen in ("bob's aside number 4", "bob's aside number 5", "bob's aside number 6", "Bo joins"):
+    assert "Events #7-#8 since #6, where your branch parted from the one the merge kept" in flat
+    assert "#8 [round 2] bob: round 2 begins" in flat  # bob's #7-#8: news to her
+    for seen in ("bob's aside number 5", "bob's aside number 6", "Bo joins", "round 1 begins"):
         assert seen not in flat, seen  # what she had imported is not told again
     # what she owes, in words: her note went back to her, and her import re-applies it
-    assert ("your decision \u201cnote: alice asks for a parley\u201d (was #7) was not kept by the merge at #6 and "
-            "could not be placed after it: importing this mail applies it again on your machine" in flat), flat
+    assert "your decision \u201cAldo's 1d20 for asks for a parley" in flat, flat
+    assert ("(was #7) was not kept by the merge at #6 and could not be placed after it: importing this mail applies "
+            "it again on your machine" in flat), flat
     assert flat.index("your decision") < flat.index("The bundle")
     # the bundle still holds what her machine needs: the events after the #6 she has
-    assert "Events: 7-7" in text
+    assert "Events: 7-8" in text
     letter = tmp_path / "to-alice.txt"
     letter.write_text(text)
     imported = alice("import", str(letter)).out
-    assert "merged at #6" in imported and "re-applied alice's core.noted (was #7) as #8" in imported
+    assert "merged at #6" in imported
+    assert "re-applied alice's core.dice_rolled, ff.action_taken (was #7-#8) as #9-#10" in imported, imported
     # her note is in her log now: nobody tells her she owes it
     mine = alice("status", "duel", "--mine").out
     assert "was not kept by the merge" not in mine
@@ -68,13 +73,14 @@ def test_status_says_who_owes_a_decision_the_merge_could_not_place(tmp_path: Pat
     alice, bob = _crossed(tmp_path)
     # bob's view: alice owes her note, in the third person, once
     status = " ".join(bob("status", "duel").out.split())
-    assert status.count("alice's decision \u201cnote: alice asks for a parley\u201d (was #7) was not kept by the "
-                        "merge at #6") == 1, status
+    assert status.count("alice's decision \u201cAldo's 1d20 for asks for a parley") == 1, status
+    assert status.count("(was #7) was not kept by the merge at #6") == 1, status
     owed = bob("status", "duel", "--json").json()["owed"]  # type: ignore[index]
-    assert owed == [{"player": "alice", "what": "note: alice asks for a parley", "was": 7, "merge_at": 6}]
+    assert [(o["player"], o["was"], o["merge_at"]) for o in owed] == [("alice", 7, 6)]  # type: ignore[index]
+    assert owed[0]["what"].startswith("Aldo's 1d20 for asks for a parley")  # type: ignore[index]
     # alice reads bob's log (hot seat on his machine): it is hers to redo, in the second person
     hers = bob.cli("status", "duel", "--mine", "--as", "alice").out
-    assert "your decision \u201cnote: alice asks for a parley\u201d (was #7)" in " ".join(hers.split())
+    assert "your decision \u201cAldo's 1d20 for asks for a parley" in " ".join(hers.split())
     assert "nothing now" not in hers
     # bob owes nothing, and is told whom he waits for and why
     his = bob("status", "duel", "--mine").out
