@@ -57,7 +57,7 @@ from combatlog.exchange.verify import ChainVerifier
 from combatlog.projections.fold import lineage, state_at
 from combatlog.store.base import AppendResult, EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
 from combatlog.store.memory import MemoryStore
-from combatlog.trust.rewind import RULE_REWIND, rank, rewinder, settled_by_sequencer, signed_by
+from combatlog.trust.rewind import RULE_REWIND, decides, rank, rewinder, settled_by_sequencer, signed_by
 from combatlog.ports import Wiring
 
 Signer = Callable[[Envelope], Envelope]
@@ -153,8 +153,10 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     _no_rewind(store, meta, fork_seq, genesis, kept, lost, theirs_rows=list(theirs), ours_rows=ours_rows,
                keep_theirs=keep_theirs, proof=proof)
     signed_on = [signed_by(b, sequencer) for b in (kept, lost)] if sequencer else [False, False]
-    why = (f"the sequencer {sequencer} signed on it" if signed_on == [True, False]
+    why = (f"the sequencer {sequencer} signed on it" if signed_on == [True, False] and decides(lost) == decides(kept)
            else "the server ordered it first" if prefer_theirs
+           else f"{lost[0].actor}'s branch decides nothing (acknowledgements, chain links, placed decisions)"
+           if not decides(lost) and decides(kept)
            else f"the players' order at #{fork_seq + 1}")
     check_resealed(kept, list(lost) + _superseded_envs(store, meta))
 
