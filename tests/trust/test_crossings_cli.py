@@ -175,5 +175,9 @@ def test_freeform_notes_cross(tmp_path: Path) -> None:
     placed = next(e for e in table.log("gm") if e["type"] == "core.noted" and e["seq"] == max(
         x["seq"] for x in table.log("gm") if x["type"] == "core.noted"))
     loser = str(placed["actor"])
-    mail = table[("gm")]("mail", G, "--for", loser).out
+    mail = table["gm"]("mail", G, "--for", loser).out
     assert "the merge placed it here" in " ".join(mail.split()), mail
+    # the log says where it was decided; its author's signature is the one it carries
+    assert placed["signed_by"] == [loser] and placed["placed_from"] < placed["seq"]  # type: ignore[operator]
+    line = next(li for li in table["alice"]("log", G).out.splitlines() if li.startswith(f"#{placed['seq']} "))
+    assert f"[signed by {loser}] [decided on #{placed['placed_from'] - 1}, placed here by a merge]" in line, line  # type: ignore[operator]
