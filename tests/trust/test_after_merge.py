@@ -136,3 +136,36 @@ def test_a_placed_decision_is_not_news_to_its_author_and_the_mail_starts_where_h
     assert "#12 yours: note: alice parleys; you decided it on #10 (as #11), the merge placed it here" in text
     assert "#12 [round 1] alice" not in text
     assert "was not kept by the merge" not in text  # placed: she owes nothing
+
+
+def test_the_mail_after_a_merge_shown_in_the_docs_is_what_the_command_prints(tmp_path: Path) -> None:
+    """docs/trust.md, "Mail and forum messages": alice's note and bob's cross on #6; bob's machine keeps his #7
+    and places hers as #8. Every line of the page's example (but the head's hash and the cut bundle) is in
+    the real mail."""
+    import re
+
+    from tests.conftest import REPO
+
+    alice, bob = pair(tmp_path)
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    mail(alice, bob, "duel", tmp_path)
+    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    for n in (4, 5, 6):
+        bob("note", "duel", f"bob's aside number {n}")
+    mail(bob, alice, "duel", tmp_path)
+    alice("note", "duel", "alice asks for a parley")
+    bob("note", "duel", "bob draws his sword")
+    crossing = tmp_path / "alice-crossing.jsonl"
+    alice("export", "duel", "--since", "6", "-o", str(crossing))
+    assert "placed alice's core.noted (was #7) as #8" in bob("import", str(crossing)).out
+    text = bob("mail", "duel", "--for", "alice").out
+    page = (REPO / "docs" / "trust.md").read_text()
+    shown = re.search(r"\$ combatlog mail duel --for alice.*?\n(combatlog: duel .*?)```", page, re.S)
+    assert shown is not None
+    for line in shown.group(1).splitlines():
+        if line != "..." and not line.startswith("Head: #8 ("):
+            assert line in text, line
+    letter = tmp_path / "to-alice.txt"
+    letter.write_text(text)
+    assert "alice's core.noted (was #7): already in this log as #8" in alice("import", str(letter)).out
+    assert alice.verify("duel")["head_hash"] == bob.verify("duel")["head_hash"]
