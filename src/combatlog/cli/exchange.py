@@ -353,7 +353,7 @@ def superseded(
 ) -> None:
     """Events that lost a merge (two players answered the same email): kept here as evidence, never replayed.
 
-    Each is listed with the event that took its place; the merge re-applied the decisions it could
+    Each is listed with the event that took its place; the merge placed the decisions that still stand
     (see `import`), and a player can show this list when a decision of theirs was dropped or changed.
 
     Example: combatlog superseded cave
