@@ -53,7 +53,7 @@ from combatlog.errors import CombatlogError, IllegalCommand, VerificationFailed
 from combatlog.events.base import tag_of
 from combatlog.events.core import CombatStarted, OrdersCommitted
 from combatlog.events.envelope import Envelope, decode_envelope, encode_envelope
-from combatlog.exchange.verify import ChainVerifier
+from combatlog.exchange.verify import ChainVerifier, segments_of
 from combatlog.projections.fold import lineage, state_at
 from combatlog.store.base import AppendResult, EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
 from combatlog.store.memory import MemoryStore
@@ -347,7 +347,6 @@ class _Placer:
         self.verifier = self._fresh()
 
     def _fresh(self) -> ChainVerifier:
-        from combatlog.exchange.bundle import segments_of
         from combatlog.projections.fold import history
 
         store, meta, fork_seq = self.store, self.meta, self.fork_seq
