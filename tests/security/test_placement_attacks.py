@@ -177,3 +177,31 @@ def test_no_placement_without_pinned_players(home: Path) -> None:
     lines = export(store, home / "open.jsonl")
     assert "a placed decision in a combat without pinned players" in _refused(
         home, _extended(lines, [_placed_next(lines, theirs)]))
+
+
+def test_a_branch_of_many_decisions_that_cannot_be_placed_costs_a_bounded_merge(home: Path) -> None:
+    """A hostile branch of many small decisions, each refused at its new place, would cost the merge one
+    fresh verification of the kept branch per decision: past ``MAX_PLACEMENT_FAILURES`` the rest go back to
+    their author untried. Here bob's twelve joins are kept (at #9 the players' order starts with bob,
+    9 mod 2 = 1) and alice's twelve joins of the same names cannot be placed after them."""
+    from combatlog.exchange.merge import MAX_PLACEMENT_FAILURES
+    from combatlog.store import open_store
+    from combatlog.wiring import execute, import_file
+
+    store, signers, do = signed_duel(home, rolls=False)
+    store.close()
+    shutil.copy2(home / "log.db", home / "alice.db")
+    theirs = open_store(str(home / "alice.db"))
+    names = [f"N{i}" for i in range(12)]
+    for name in names:
+        execute(theirs, "duel", ff.Join(name=name, side="red", hp=3), actor="alice", signer=signers["alice"])
+    export(theirs, home / "alice.jsonl", since=8)
+    theirs.close()
+    store = open_store(str(home / "log.db"))
+    for name in names:
+        execute(store, "duel", ff.Join(name=name, side="blue", hp=3), actor="bob", signer=signers["bob"])
+    report = import_file(store, home / "alice.jsonl")
+    assert report.merge is not None and report.merge.kept == "ours"
+    outcomes = [(d.outcome, "not tried" in d.message) for d in report.merge.decisions]
+    assert outcomes == [("awaited", False)] * MAX_PLACEMENT_FAILURES + [("awaited", True)] * (12 - MAX_PLACEMENT_FAILURES)
+    assert "refused by the rules on re-deciding" in report.merge.decisions[0].message

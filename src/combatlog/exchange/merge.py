@@ -334,6 +334,12 @@ def _row(stored: object) -> NewRow:
     return NewRow(env.seq, env.type, env.hash, stored.body, env.command_id)  # type: ignore[attr-defined]
 
 
+# A decision that cannot be placed costs a fresh verifier over the kept branch; a hostile branch of many
+# small decisions that all fail would otherwise cost that many passes. Past this, the rest go back to their
+# authors untried (their own machines decide them again).
+MAX_PLACEMENT_FAILURES = 8
+
+
 class _Placer:
     """A verifier at the end of the kept branch (and of the decisions placed after it so far): a decision of
     the other branch is placed when the verifier accepts it, unchanged, at the next place. It is what every
@@ -344,6 +350,7 @@ class _Placer:
         self.store, self.meta, self.fork_seq, self.wiring, self.where = store, meta, fork_seq, wiring, where
         self.accepted = list(kept)
         self.problem = ""
+        self.failures = 0
         self.verifier = self._fresh()
 
     def _fresh(self) -> ChainVerifier:
@@ -359,6 +366,10 @@ class _Placer:
 
     def place(self, batch: Sequence[Envelope]) -> list[NewRow] | None:
         """The rows of ``batch`` placed next, or None (``problem`` says why) when they cannot stand there."""
+        if self.failures >= MAX_PLACEMENT_FAILURES:  # each failure re-verifies the kept branch: bounded
+            self.problem = (f"not tried: {MAX_PLACEMENT_FAILURES} decisions of this branch could not be placed "
+                            "before it")
+            return None
         seq, prev = self.verifier.expected_seq, self.verifier.prev
         placed: list[Envelope] = []
         for env in batch:
@@ -371,6 +382,7 @@ class _Placer:
             self.verifier.redecider.close()
         except VerificationFailed as exc:
             self.problem = exc.message
+            self.failures += 1
             self.verifier = self._fresh()
             return None
         self.accepted += bodies
