@@ -239,15 +239,16 @@ def test_a_bundle_whose_signature_was_altered_is_refused_before_it_is_held(game,
 def test_a_held_bundle_whose_base_arrives_after_a_concurrent_move_merges(game) -> None:  # type: ignore[no-untyped-def]
     """bob played #2-#3 himself while alice's #2-#3 were in the mail, and her #4-#5 arrived first (held).
     When her #2-#3 arrive the logs merge (docs/trust.md, "Concurrent moves": at #2 alice goes first),
-    bob's two events are re-applied after hers, and the held bundle then applies too."""
+    bob's two events are placed after hers (unchanged, still signed by him), and the held bundle then applies
+    too."""
     alice, bob, files = game
     bob("import", str(files["b2"]))  # held: it rests on alice's #3
     bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")  # bob plays #2 and #3 himself
     bob("note", "duel", "bob's own #3")
     result = bob("import", str(files["b1"]))
-    assert "merged at #1" in result.out and "re-applied bob's" in result.out
+    assert "merged at #1" in result.out and "placed bob's" in result.out
     assert held_of(bob) == []
-    # genesis, alice's four (her #4-#5 merged in too, again first at #4), bob's two re-applied after them
+    # genesis, alice's four (her #4-#5 merged in too, again first at #4), bob's two placed after them
     assert bob.head("duel") == 7
     log = bob("log", "duel", "--json").json()
     assert [e["actor"] for e in log] == ["alice"] * 5 + ["bob"] * 2  # type: ignore[index]

@@ -21,6 +21,6 @@ def test_quick_load_loses_nothing_and_duplicates_nothing(tmp_path: Path) -> None
     assert result["acknowledged"] == 4 * 20 == result["in_log"]  # every append acknowledged, each in the log
     assert result["lost"] == 0 and result["duplicated"] == 0 and result["unacknowledged_in_log"] == 0
     assert result["verified"] is True  # the server's chain verifies, signatures and all
-    # every conflict was answered 409 and re-applied by its client (merged, then appended again)
+    # every conflict was answered 409 and merged by its client (its decision placed, then appended again)
     assert result["merges"] == result["conflicts_409"]
     assert "appends/s" in run.stdout and "p99" in run.stdout

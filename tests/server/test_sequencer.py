@@ -1,6 +1,6 @@
 """The server is the sequencer: two appends on the same head, the first wins and the second gets 409
 with the server's head, and nothing of it is appended; the loser's client merges (the server's branch
-kept) and pushes its decision re-applied after it."""
+kept) and pushes its decision placed after it (unchanged, still signed by its author)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_two_appends_on_one_head_one_is_refused_with_the_head(tmp_path: Path, se
     winner_name = winner
     pushed = loser_seat("push", "duel")
     assert f"the bundle's branch ({winner_name}) goes first (the server ordered it first)" in pushed.out
-    assert f"re-applied {loser}'s ff.participant_joined (was #2) as #3" in pushed.out
+    assert f"placed {loser}'s ff.participant_joined (was #2) as #3" in pushed.out
     assert "pushed 1" in pushed.out or "pushed" in pushed.out
     head_seq, head_hash = server.head(cid)
     assert head_seq == 3 and loser_seat.verify("duel")["head_hash"] == head_hash
@@ -86,13 +86,13 @@ def test_push_when_behind_pulls_then_pushes(tmp_path: Path, server: LiveServer) 
     assert "pulled 1 events from origin, verified (head #2," in caught_up.out and bob.head("duel") == 2
     assert "pull first" not in caught_up.out + caught_up.err
     # behind with a decision of his own on the old head: pulled, merged (the server's branch kept), his
-    # join re-applied after the server's events and pushed, all in one push
+    # join placed after the server's events and pushed, all in one push
     alice("freeform", "join", "duel", "Al", "--side", "red", "--hp", "3")
     alice("freeform", "join", "duel", "Ali", "--side", "red", "--hp", "4")
     alice("push", "duel")  # the server: #3, #4 (alice's)
     bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")  # bob's #3, on his head #2
     pushed = bob("push", "duel")
-    assert "re-applied bob's ff.participant_joined (was #3) as #5" in pushed.out, pushed.out
+    assert "placed bob's ff.participant_joined (was #3) as #5" in pushed.out, pushed.out
     assert "then pushed 1 events to origin (head #5)" in pushed.out, pushed.out
     assert server.head(cid)[0] == 5 and bob.verify("duel")["head_hash"] == server.head(cid)[1]
     alice("pull", "duel")
@@ -103,7 +103,7 @@ def test_push_when_behind_pulls_then_pushes(tmp_path: Path, server: LiveServer) 
     bob("push", "duel")
     merged = alice("pull", "duel")
     assert "merged at #5" in merged.out and "(the server ordered it first)" in merged.out
-    assert "re-applied alice's ff.participant_joined (was #6) as #7" in merged.out
+    assert "placed alice's ff.participant_joined (was #6) as #7" in merged.out
     assert "(head #7," in merged.out and alice.head("duel") == 7
     assert "pushed 1 events" in alice("sync").out and server.head(cid)[0] == 7
 

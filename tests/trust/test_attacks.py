@@ -92,11 +92,11 @@ def test_a_dropped_tail_is_caught(home: Path) -> None:
     with pytest.raises(Diverged, match="diverges at seq 13"):
         verify_file(path, store)
     # her import cannot tell a cut from two players answering the same head: it merges (docs/trust.md,
-    # "Concurrent moves"), and nothing is lost: her acknowledgement is re-applied after bob's note, and
+    # "Concurrent moves"), and nothing is lost: her acknowledgement is placed after bob's note, and
     # her original #13 is kept as evidence
     report = import_file(store, path, signer_for=signers.get)
     assert report.merge is not None and report.merge.kept == "theirs"  # bob goes first at #13 (13 mod 2 = 1)
-    assert [d.outcome for d in report.merge.decisions] == ["reapplied"]
+    assert [d.outcome for d in report.merge.decisions] == ["placed"]
     stream = store.list_streams()[0].id
     tail = [decode_recorded(r.body) for r in store.read_stream(stream, 13)]
     assert [(r.env.actor, r.env.type) for r in tail] == [("bob", "core.noted"), ("alice", "core.acknowledged")]

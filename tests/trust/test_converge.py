@@ -286,9 +286,10 @@ def _pad_until(ms: dict[str, Machine], first: str) -> int:
 
 
 def test_a_rebase_that_changes_a_sealed_commitment_is_refused(tmp_path: Path) -> None:
-    """bob's commit loses a merge at gm; bob's hostile client then 're-applies' it with other orders (another
-    commitment under the same command id), chosen after seeing the kept branch. gm, who keeps bob's
-    first commit as evidence, refuses it and appends nothing."""
+    """bob's commit loses a merge at gm, which places it after alice's, unchanged. bob's hostile client then
+    'decides it again' with other orders (another commitment under the same command id), chosen after seeing
+    alice's branch, and mails a branch without the placed one. gm, who keeps bob's first commit, refuses it
+    and appends nothing."""
     from combatlog.errors import VerificationFailed
     from combatlog.events.core import OrdersCommitted
     from combatlog.events.envelope import encode_envelope, seal
@@ -300,10 +301,10 @@ def test_a_rebase_that_changes_a_sealed_commitment_is_refused(tmp_path: Path) ->
     ms["B"].do("bob", CommitOrders(step="r1/assign"), S, command_id="b1")
     send(ms["B"], ms["G"], S)  # gm holds bob's commit
     send(ms["A"], ms["G"], S)  # alice goes first at this place: bob's is superseded at gm, kept as evidence
-    assert [d.outcome for r in ms["G"].merges for d in r.decisions] == ["awaited"]
+    assert [d.outcome for r in ms["G"].merges for d in r.decisions] == ["placed"]
     before = ms["G"].head(S)
     cheat = Machine("bob-hostile", ("bob",), ms["B"].signers, MemoryStore())
-    cheat.receive(ms["G"].bundle(S), "gm's log")
+    cheat.receive(ms["A"].bundle(S), "alice's log")  # alice's branch, without bob's placed commit
     meta = resolve_stream(cheat.store, S)
     head = cheat.store.head(meta.id)
     forged = OrdersCommitted(step="r1/assign", player="bob", commitment="ab" * 32, required=NAMES)

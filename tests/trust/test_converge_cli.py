@@ -1,10 +1,11 @@
 """Two players who answer the same email, on two machines, through the CLI: the logs merge by themselves.
 
 The case of issue #11: alice and bob each seal their orders on the same head (both legal, order
-irrelevant) and mail them crosswise. Before merges both imports said ``error[diverged]``; now both
-machines keep the same branch (the players' order at that place: docs/trust.md, "Concurrent
-moves"), re-apply their own decision on top of it, and after one more exchange hold the same head.
-The secrets follow the decision: the re-sealed commit has the same commitment, so the reveal works.
+irrelevant) and mail them crosswise. Before merges both imports said ``error[diverged]``; then both
+machines kept the same branch (the players' order at that place: docs/trust.md, "Concurrent
+moves") and alice's machine re-applied her decision, which cost one more mail. Now (issue #20) both
+machines place her decision, unchanged and still signed by her, after bob's: the same head at once.
+Her commitment is the one she made, so her secret still opens it.
 """
 
 from __future__ import annotations
@@ -28,11 +29,10 @@ def test_crossing_bundles_merge_to_one_head_and_the_secrets_still_open(tmp_path:
     at_bob = bob("import", str(a_file))
     # at #3 the players' order starts with the player at index 3 mod 2 = 1: bob goes first everywhere
     assert "merged at #2" in at_alice.out and "(bob) goes first" in at_alice.out
-    assert "re-applied alice's core.orders_committed (was #3) as #4" in at_alice.out
-    assert "(bob) goes first" in at_bob.out and "re-applied" not in at_bob.out
-    assert "alice re-applies it on their machine" in at_bob.out
-    # alice's machine now holds bob's #3 and her re-applied #4: one more mail brings bob level
-    mail(alice, bob, "duel", tmp_path)
+    placed = "placed alice's core.orders_committed (was #3) as #4, unchanged, with alice's signature"
+    assert placed in at_alice.out and placed in at_bob.out
+    assert "(bob) goes first" in at_bob.out and "re-applied" not in at_bob.out + at_alice.out
+    # both machines placed it alike, with nobody's key but alice's first signature: no further mail
     assert alice.verify("duel")["head_hash"] == bob.verify("duel")["head_hash"]
     # the secrets followed the decision: both reveal, and the joint seed exists
     bob("seal", "reveal", "duel")
@@ -65,9 +65,9 @@ def test_the_losing_bundle_arriving_late_changes_nothing(tmp_path: Path) -> None
     refused = alice("import", str(crossing), ok=False)
     assert refused.code != 0 and "two players answered the same head" in refused.err and "--for" in refused.err
     bob("export", "duel", "--for", "alice", "-o", str(crossing))  # from what alice acknowledged: #2
-    alice("import", str(crossing))  # alice merges: bob's #3 first, her commit re-applied as #4
+    alice("import", str(crossing))  # alice merges: bob's #3 first, her commit placed as #4
     mail(alice, bob, "duel", tmp_path)
     head = bob.verify("duel")["head_hash"]
     again = bob("import", str(stale))  # alice's old mail, delivered late, to bob
     assert bob.verify("duel")["head_hash"] == head
-    assert "already re-applied as #4" in again.out
+    assert "already in this log as #4" in again.out

@@ -44,7 +44,7 @@ def _cave(tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_the_seed_instruction_is_the_same_in_status_and_in_the_refusal(tmp_path: Path) -> None:
     from combatlog.errors import IllegalCommand
     from combatlog.projections.fold import state_at
-    from combatlog.rulesets.magic_realm.sealed import fresh_seed_events, seed_hint, seed_instruction
+    from combatlog.rulesets.magic_realm.sealed import fresh_seed_events, seed_hint, seed_instruction, seed_waiting
     from combatlog.store import open_store
 
     db, run = _cave(tmp_path)
@@ -53,17 +53,71 @@ def test_the_seed_instruction_is_the_same_in_status_and_in_the_refusal(tmp_path:
     store = open_store(str(db))
     try:
         meta = store.list_streams()[0]
-        seq = next(r["seq"] for r in json.loads(run("log", "cave", "--json")) if r["summary"].startswith("amazon lures"))
-        state = state_at(store, meta, seq).state  # both lures in, no seed yet: goblin-3 waits for its die
+        state = state_at(store, meta).state  # both lures in, bob's link with his: goblin-3 waits for its die
     finally:
         store.close()
     chained = state.chains.all_chained
+    waiting = seed_waiting(state, "r1/assign")
     with pytest.raises(IllegalCommand) as refused:
         fresh_seed_events(state, type("Dice", (), {"scheme": "joint"})(), "assign", ["r1/assign/goblin-3"], "assign")
-    assert seed_instruction(chained, "r1/assign", full=True) in str(refused.value)
-    assert seed_instruction(chained, "r1/assign") in seed_hint(state, "assign", "assign")
-    # nonce chains are the default: one message each, the reveal only where a machine keeps them off
-    assert "(step r1/assign: their next chain link, one message" in seed_hint(state, "assign", "assign")
+    assert seed_instruction(chained, "r1/assign", full=True, waiting=waiting) in str(refused.value)
+    assert seed_instruction(chained, "r1/assign", waiting=waiting) in seed_hint(state, "assign", "assign")
+    # bob's lure carried his chain link (docs/trust.md, "Nonce chains"): the step is open and waits only for
+    # gm's and alice's, so nobody tells bob to run mr seed again, nor "every player"
+    assert [p for p, _what in waiting] == ["gm", "alice"]
+    assert "step r1/assign waits for gm (next chain link: mr seed), alice (next chain link: mr seed)" in \
+        seed_hint(state, "assign", "assign")
+    assert "every player" not in str(refused.value) and "bob" not in str(refused.value)
+
+
+def test_the_seed_step_reads_the_same_in_status_the_refusal_status_mine_and_the_mail(tmp_path: Path) -> None:
+    """The same step through the CLI: ``status`` and the refusal of ``mr assign`` name the same players with
+    the same command; ``status --mine`` and the mail to alice give her that command; once she runs it,
+    ``mr assign`` is accepted (the referee's own link rides with it: docs/trust.md, "Nonce chains")."""
+    db, run = _cave(tmp_path)
+    run("mr", "lure", "cave", "bk", "goblin-1", "--as", "alice")
+    run("mr", "lure", "cave", "amazon", "goblin-2", "--as", "bob")
+    said = "step r1/assign waits for gm (next chain link: mr seed), alice (next chain link: mr seed)"
+    assert said in " ".join(run("status", "cave").split())
+    refused = cli(db, "mr", "assign", "cave", "--as", "gm", home=tmp_path / "keys")
+    assert refused.code != 0
+    assert said.replace("mr seed", "combatlog mr seed STREAM") in " ".join(refused.err.split())
+    mine = json.loads(run("status", "cave", "--mine", "--json", "--as", "alice"))["pending"]
+    assert [m["command"] for m in mine] == ["combatlog mr seed cave --as alice"]
+    assert json.loads(run("status", "cave", "--mine", "--json", "--as", "bob"))["pending"] == []
+    run("mail", "cave", "--for", "alice", "-o", str(tmp_path / "to-alice.txt"))
+    body = (tmp_path / "to-alice.txt").read_text()
+    decide = body[body.index("What you must decide now"):body.index("The bundle")]
+    assert "      combatlog mr seed cave --as alice" in decide and mine[0]["what"] in " ".join(decide.split())
+    run("mr", "seed", "cave", "--as", "alice")
+    run("mr", "assign", "cave", "--as", "gm")
+    assert json.loads(run("show", "cave", "--json"))["state"]["step"] == "deploy"
+
+
+def test_at_resolve_time_the_referee_is_given_mr_resolve_only(tmp_path: Path) -> None:
+    """The referee's sealed plays (a chain link, no character: MR 8.4.5 with nonce chains) are revealed
+    by ``mr resolve``: his ``status --mine`` lists that one command, not ``seal reveal`` beside it. Each
+    player pastes what ``status --mine`` gives him, filled with the Black Knight's and the Amazon's chits
+    (tests/trust/test_my_move.py plays the same choices)."""
+    import shlex
+
+    _db, run = _cave(tmp_path)
+    fill = {"alice": {"CIRCLE": ["smash"], "SQUARE": ["charge"], "BOX": ["thrust"], "CHIT": ["F3", "M3"],
+                      "TARGET": ["goblin-1"]},
+            "bob": {"CIRCLE": ["thrust"], "SQUARE": ["dodge"], "BOX": ["smash"], "CHIT": ["F6", "M1"],
+                    "TARGET": ["goblin-2"]}}
+    for _turn in range(40):  # a round takes about twenty commands
+        gm = json.loads(run("status", "cave", "--mine", "--json", "--as", "gm"))["pending"]
+        if any(" mr resolve " in m["command"] for m in gm):
+            break
+        who, move = next((w, m) for w in ("alice", "bob", "gm")
+                         for m in json.loads(run("status", "cave", "--mine", "--json", "--as", w))["pending"]
+                         if m["command"])
+        chosen = {k: list(v) for k, v in fill.get(who, {}).items()}
+        run(*[chosen[w].pop(0) if w in chosen else w for w in shlex.split(move["command"])[1:]])
+    assert [m["command"] for m in gm] == ["combatlog mr resolve cave --as gm"]
+    assert "seal reveal" not in run("status", "cave", "--mine", "--as", "gm")
+    run("mr", "resolve", "cave", "--as", "gm")  # and it is what the step wants
 
 
 def test_a_player_whose_character_ran_away_is_told_he_is_out(tmp_path: Path) -> None:
@@ -84,3 +138,13 @@ def test_a_player_whose_character_ran_away_is_told_he_is_out(tmp_path: Path) -> 
     assert "waiting for" not in text
     assert json.loads(run("status", "cave", "--mine", "--json", "--as", "alice"))["out_of_the_fight"]
     assert not json.loads(run("status", "cave", "--mine", "--json", "--as", "bob"))["out_of_the_fight"]
+    # status tells everyone, once, in a line of its own; the mail to alice says it once too
+    status = run("status", "cave")
+    assert status.count("alice: out of the fight (bk is gone from the clearing)") == 1
+    assert status.count("bk") == 1, status  # no pending item of bk's repeats it
+    assert json.loads(run("status", "cave", "--json"))["out_of_the_fight"] == {"alice": "bk is gone from the clearing"}
+    run("mail", "cave", "--for", "alice", "-o", str(tmp_path / "to-alice.txt"))
+    body = " ".join((tmp_path / "to-alice.txt").read_text().split())
+    decide = body[body.index("What you must decide now"):body.index("The bundle")]
+    assert decide.count("out of this fight") == 1 and "Nothing: bk is gone from the clearing" in decide
+    assert "Nothing is addressed to you" not in decide

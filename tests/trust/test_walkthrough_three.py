@@ -67,9 +67,10 @@ def test_the_three_player_walkthrough_works_as_written(tmp_path: Path) -> None:
             assert line in body, line
     merged = printed["gm: combatlog import alice-1.txt bob-1.txt"]
     assert "merged at #2: alice and bob both continued #2; this log's branch (alice) goes first" in merged
-    assert "bob's mr.lured (was #5): bob re-applies it on their machine" in merged
-    rebased = printed["bob: combatlog import gm-2-bob.txt"]
-    assert "(the sequencer gm signed on it)" in rebased and "re-applied bob's mr.lured" in rebased
+    assert "placed bob's mr.lured (was #5) as #8, unchanged, with bob's signature" in merged
+    assert "re-appl" not in merged
+    rebased = printed["bob: combatlog import gm-3-bob.txt gm-4-bob.txt"]
+    assert "(the sequencer gm signed on it)" in rebased and "bob's mr.lured (was #5): already in this log as #8" in rebased
     assert "3 superseded events" in printed["gm: combatlog superseded cave"]
     # one head on every machine, verified
     heads = set()

@@ -77,12 +77,12 @@ def export(
 
 
 def since_for_player(store: Any, meta: Any, player: str) -> int:
-    """The last seq ``player`` holds of ``meta``: what they signed or acknowledged (the trust layer knows)."""
+    """The last seq ``player`` holds of ``meta``: what they signed or acknowledged, and after a merge where
+    their placed and superseded decisions were made (``trust/after_merge.py``)."""
     from combatlog.exchange.outbox import since_for
-    from combatlog.projections.fold import state_at
-    from combatlog.trust.sealed import scanned
+    from combatlog.trust.after_merge import held_by
 
-    return since_for(store, meta, player, lambda m: scanned(store, state_at(store, m).core).acknowledged())
+    return since_for(store, meta, player, lambda m: held_by(store, m))
 
 
 def _lines_of(lines: Iterable[bytes]) -> tuple[bytes, int]:
@@ -353,7 +353,7 @@ def superseded(
 ) -> None:
     """Events that lost a merge (two players answered the same email): kept here as evidence, never replayed.
 
-    Each is listed with the event that took its place; the merge re-applied the decisions it could
+    Each is listed with the event that took its place; the merge placed the decisions that still stand
     (see `import`), and a player can show this list when a decision of theirs was dropped or changed.
 
     Example: combatlog superseded cave

@@ -42,9 +42,9 @@ def command(
     given = since is not None
     if since is None:
         since = since_for_player(store, meta, for_player)
-    mine, extra = _moves_of(store, meta, for_player)
+    mine, extra, out = _moves_of(store, meta, for_player)
     args: dict[str, Any] = dict(since=since, fmt=fmt, extra=extra, mine=mine, known=_known_command(ctx),
-                                acknowledged=not given)
+                                acknowledged=not given, out=out)
     if as_json:
         message = mail_json(store, meta, for_player, **args)
         text = str(message["body"])
@@ -62,10 +62,11 @@ def command(
         note(f"wrote a message for {for_player} to {output}: events after #{since} of {meta.name}")
 
 
-def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, list[Any]]:
+def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, list[Any], str]:
     """What the player must decide now, as ``status --mine`` gives it (complete command lines), and the
     acknowledgement they owe, where the ruleset knows who plays what (Magic Realm, OSRIC) and players
-    are pinned. Otherwise: the ruleset's own pending entries (None) and the trust layer's sealed steps."""
+    are pinned. Otherwise: the ruleset's own pending entries (None) and the trust layer's sealed steps.
+    Last, why he has nothing more to decide in this fight, as ``status --mine`` says it ("" unless so)."""
     from combatlog.exchange.mail import Todo
     from combatlog.projections.fold import state_at
     from combatlog.trust.players import genesis_of
@@ -74,13 +75,14 @@ def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, lis
     todos = _trust_todos(store, meta, player)
     folded = state_at(store, meta)
     if genesis is None or not genesis.players or getattr(folded.ruleset, "my_moves", None) is None:
-        return None, todos  # the ruleset does not know who plays what: its own pending entries say it
-    from combatlog.trust.mine import my_moves
+        return None, todos, ""  # the ruleset does not know who plays what: its own pending entries say it
+    from combatlog.trust.mine import my_moves, out_of_the_fight
 
-    _referee, moves = my_moves(store, meta, folded, player)
+    referee, moves = my_moves(store, meta, folded, player)
     mine = [Todo(player, m.what, m.rule, tuple(m.options), [m.command] if m.command else [], yours=True)
             for m in moves]
-    return mine, [t for t in todos if "countersign" in t.what]
+    out = out_of_the_fight(folded, player) if not moves and not referee else ""
+    return mine, [t for t in todos if "countersign" in t.what], out
 
 
 def _trust_todos(store: Any, meta: Any, player: str) -> list[Any]:

@@ -51,7 +51,7 @@ def push(
     """Send the server what it lacks of a combat (creating it there if it has none of it).
 
     When the server holds events this log lacks (another player's got there first: it takes appends
-    first come, first served), push pulls them (verified), re-applies your own decisions after them
+    first come, first served), push pulls them (verified), places your own decisions after them
     (merge: the server's branch kept) and pushes those; what cannot be merged is an error. A busy
     server (429, 503) is asked again after its Retry-After, a few times.
 

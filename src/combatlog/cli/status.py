@@ -15,20 +15,26 @@ from combatlog.text import one_line
 
 def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> None:
     from combatlog.exchange.held import held_for
+    from combatlog.trust.after_merge import AfterMerge
+    from combatlog.trust.mine import out_of_the_fight_all
 
     meta, folded = read_state_of(st, stream)
+    store = st.store()
+    owed = AfterMerge(store, meta).owed(folded.ruleset)  # decisions a merge could neither keep nor place
     if mine:
-        _status_mine(st, meta, folded, as_json)
+        _status_mine(st, meta, folded, as_json, owed)
         return
     ruleset, state = folded.ruleset, folded.state
     pending = ruleset.pending(state)
-    held = held_for(st.store(), meta)  # bundles that arrived before their predecessor
+    held = held_for(store, meta)  # bundles that arrived before their predecessor
+    out = out_of_the_fight_all(store, meta, folded)
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
                     "finished": ruleset.finished(state),
                     "pending": [pending_json(p, meta.ruleset, meta.name) for p in pending], "held": held,
-                    "roles": roles_json(roles(folded))})
+                    "roles": roles_json(roles(folded)), "owed": [owed_json(o) for o in owed],
+                    "out_of_the_fight": out})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     echo_view(f"{meta.name}: {where}, seq {folded.core.head_seq}")
@@ -43,8 +49,16 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
         rule = f"  ({p.rule})" if p.rule else ""
         who = f"gm ({referee}: the referee's step)" if p.who == "gm" and referee != "gm" else p.who
         echo_view(one_line(f"  {who}: {p.what}{opts}{rule}"))
+    for o in owed:
+        echo_view(one_line(f"  {o.player}: {o.line(None)}"))
+    for name, how in out.items():  # once per player, not on every pending item
+        echo_view(one_line(f"  {name}: out of the fight ({how}), nothing more to decide in it"))
     for h in held:
         echo_view(one_line(f"  held: bundle {h['events']} (from {h['source']}), waiting for {h['waiting_for']}"))
+
+
+def owed_json(o: Any) -> dict[str, Any]:
+    return {"player": o.player, "what": o.what, "was": o.was, "merge_at": o.merge_at}
 
 
 def roles(folded: Any) -> Any:
@@ -65,28 +79,35 @@ def _referee_name(st: AppState, meta: Any) -> str:
     return referee_of(st.store(), meta)
 
 
-def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool) -> None:
-    """``status --mine``: the actor's own moves (trust/mine.py), each with its command line."""
-    from combatlog.trust.mine import moves_json, my_moves, waiting_for
+def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list[Any]) -> None:
+    """``status --mine``: the actor's own moves (trust/mine.py), each with its command line; first the
+    decisions of his a merge could neither keep nor place (``trust/after_merge.py``)."""
+    from combatlog.trust.mine import moves_json, my_moves, out_of_the_fight, waiting_for
 
     ruleset, state = folded.ruleset, folded.state
     referee, moves = my_moves(st.store(), meta, folded, st.actor)
     others = waiting_for(st.store(), meta, folded, st.actor)
-    hook = getattr(ruleset, "out_of_the_fight", None)
-    out = hook(state, st.actor) if hook is not None and not moves and not referee else ""
+    out = out_of_the_fight(folded, st.actor) if not moves and not referee else ""
+    mine = [o for o in owed if o.player == st.actor]
+    # another who owes a decision is waited for as that, not as an ordinary pending move
+    owing = {o.player for o in owed if o.player != st.actor}
+    others += [name for name in sorted(owing) if name not in others]
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "finished": ruleset.finished(state), "player": st.actor,
                     "referee": referee, "pending": moves_json(moves, st.actor), "waiting_for": others,
-                    "out_of_the_fight": out})
+                    "out_of_the_fight": out, "owed": [owed_json(o) for o in mine]})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     echo(f"{meta.name}: {where}, seq {folded.core.head_seq}; {st.actor}"
          + (" (the referee)" if referee and st.actor != "gm" else "") + " must decide:")
-    if out:  # his characters are dead or gone: told so, not "waiting for" the others' moves
+    for o in mine:
+        echo(one_line(f"  {o.line(st.actor)}"))
+    waiting = [f"{name} (a decision the merge could not place)" if name in owing else name for name in others]
+    if out and not mine:  # his characters are dead or gone: told so, not "waiting for" the others' moves
         echo(one_line(f"  nothing: {out}"))
-    elif not moves:
-        echo("  nothing now" + (f" (waiting for {', '.join(others)})" if others else ""))
+    elif not moves and not mine:
+        echo("  nothing now" + (f" (waiting for {', '.join(waiting)})" if waiting else ""))
     for m in moves:
         rule = f"  ({m.rule})" if m.rule else ""
         echo(one_line(f"  {m.what}{rule}"))

@@ -22,9 +22,8 @@ from combatlog import ENGINE_VERSION
 from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
 from combatlog.events.canonical import canonical, is_canonical, line_size_problem, sha256_hex
 from combatlog.exchange.merge import MergeReport, SignerFor, check_against_superseded, keep_lost_branch, merge
-from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport
-from combatlog.events.core import CombatStarted, Forked
-from combatlog.events.envelope import Recorded, decode_recorded, parse_recorded_at
+from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport, segments_of  # noqa: F401  (re-exported)
+from combatlog.events.envelope import Recorded, parse_recorded_at
 from combatlog.names import is_stream_id, name_problem
 from combatlog.projections.fold import MAX_FORK_DEPTH, Folded, history, lineage, state_at
 from combatlog.rulesets import KNOWN, load_ruleset
@@ -76,19 +75,6 @@ def _header_check(header: Header | dict[str, object]) -> str:
     fields = dict(msgspec.to_builtins(header)) if isinstance(header, Header) else dict(header)
     fields.pop("check", None)
     return sha256_hex(b"combatlog-header/v1\n", canonical(fields))
-
-
-def segments_of(store: EventStore, meta: StreamMeta) -> list[Segment]:
-    """The header's segments, named as their first events name them (a local ``import --name``
-    renames a combat on this machine only: the file says what the log says)."""
-    out = []
-    for seg, low, high in lineage(store, meta):
-        rows = store.read_stream(seg.id, low, low)
-        first = decode_recorded(rows[0].body).event if rows else None
-        name = first.name if isinstance(first, (CombatStarted, Forked)) else seg.name
-        out.append(Segment(id=seg.id, name=name, ruleset=seg.ruleset, created_at=seg.created_at, parent=seg.parent,
-                           fork_seq=seg.fork_seq, to_seq=high))
-    return out
 
 
 def check_header(header: Header, where: str) -> None:
@@ -469,7 +455,7 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
                     result = merge(store, local, seq - 1, branch, signer_for=signer_for, wiring=wiring, where=where,
                                    prefer_theirs=prefer_theirs, proof=proof)
                     changed = result.kept == "theirs" or result.superseded or any(
-                        d.outcome == "reapplied" for d in result.decisions)
+                        d.outcome in ("reapplied", "placed") for d in result.decisions)
                     return ImportReport(stream=local.id, name=local.name, appended={local.name: len(branch)}
                                         if result.kept == "theirs" else {}, created=[], up_to_date=not changed,
                                         verify=report, merge=result)

@@ -33,6 +33,7 @@ from combatlog.projections.views import walk_folded
 from combatlog.rulesets.base import Pending
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.text import one_line, printable
+from combatlog.trust.after_merge import RULE_OWED, AfterMerge
 
 FORMATS = ("text", "markdown", "bbcode")
 WIDTH = 72
@@ -116,24 +117,25 @@ def is_yours(who: str, player: str) -> bool:
 
 def mail_body(store: EventStore, meta: StreamMeta, player: str, *, since: int, fmt: str = "text",
               extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None, acknowledged: bool = True,
-              mine: Iterable[Todo] | None = None) -> str:
+              mine: Iterable[Todo] | None = None, out: str = "") -> str:
     """The message for ``player``: everything after ``since``, their view, their decisions, the bundle
     (the arguments: ``_compose``)."""
     if fmt not in FORMATS:
         raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
     message = _compose(store, meta, player, since=since, extra=extra, known=known, acknowledged=acknowledged,
-                       mine=mine)
+                       mine=mine, out=out)
     return message.doc.render(fmt, message.block)
 
 
 def mail_json(store: EventStore, meta: StreamMeta, player: str, *, since: int, fmt: str = "text",
               extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None, acknowledged: bool = True,
-              mine: Iterable[Todo] | None = None) -> dict[str, object]:
+              mine: Iterable[Todo] | None = None, out: str = "") -> dict[str, object]:
     """The same message as structured parts (``mail --json``, docs/guide.md "JSON output"): the sections
     as the body tells them, the decisions with their command lines, the armoured bundle, and the body."""
     if fmt not in FORMATS:
         raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
-    m = _compose(store, meta, player, since=since, extra=extra, known=known, acknowledged=acknowledged, mine=mine)
+    m = _compose(store, meta, player, since=since, extra=extra, known=known, acknowledged=acknowledged, mine=mine,
+                 out=out)
     sections: list[dict[str, object]] = []
     for kind, value in m.doc.parts:
         if kind == "title":
@@ -170,16 +172,21 @@ class _Message:
 
 def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, extra: Iterable[Todo] = (),
              known: Callable[[str], bool] | None = None, acknowledged: bool = True,
-             mine: Iterable[Todo] | None = None) -> _Message:
+             mine: Iterable[Todo] | None = None, out: str = "") -> _Message:
     """The message for ``player``, in parts: everything after ``since``, their view, their decisions, the bundle.
 
     ``extra`` adds what the trust layer knows they owe (sealed steps, an acknowledgement); ``known``
     says whether a command line names a real command (the CLI's own tree), so no hint misleads.
     ``acknowledged`` says that ``since`` is the last seq the player signed or acknowledged (not one given).
     ``mine``, when given, is what the player must decide now with complete command lines (``status --mine``):
-    it replaces the ruleset's pending entries that name the player.
+    it replaces the ruleset's pending entries that name the player. ``out``: why the player has nothing more
+    to decide in this fight (his characters are dead or gone), told once.
+
+    After a merge (``trust/after_merge.py``) the player's own placed decisions are told in one line each,
+    not as news, and the decisions the merge could neither keep nor place are listed as owed: his first.
     """
     head = state_at(store, meta)
+    seen = AfterMerge(store, meta)
     ruleset, state = head.ruleset, head.state
     head_seq = head.core.head_seq
     bundle = b"".join(line + b"\n" for line in export_lines(store, meta, since))
@@ -188,7 +195,12 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
                              f"({MAX_BUNDLE_BYTES}): send a file (combatlog export {meta.name} --for {player} -o FILE)")
     doc = _Doc()
     doc.title(f"combatlog: {meta.name} ({ruleset.info.title}), for {player}")
-    basis = f"#{since}, the last event you signed or acknowledged" if acknowledged else f"#{since}"
+    basis = f"#{since}"
+    if acknowledged:
+        held, why = seen.held(player)
+        basis += {"placed": ", where you made your last decision (the merge placed it later)",
+                  "parted": ", where your branch parted from the one the merge kept"}.get(
+            why if held == since else "signed", ", the last event you signed or acknowledged")
     if since >= head_seq:
         doc.para(f"Nothing new since {basis}. The block below changes nothing; it confirms where the log stands.")
     else:
@@ -202,9 +214,20 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
             doc.para(f"{first - since - 1} earlier events are in the bundle; after importing it, "
                      f"`combatlog explain {meta.name}` tells them all.")
         items, plumbing = [], []
+        placed = {d.first: d for d in seen.placed_of(player, first - 1, ruleset)}
+        own_until = 0
         for row, rec, _after in walk_folded(store, meta, first, None, player, head):
             if is_plumbing(row.type):  # told in one line below, never a hash in a person's mail
                 plumbing.append(rec.event)
+                continue
+            if row.seq <= own_until:
+                continue  # the rest of the reader's own placed decision
+            decision = placed.get(row.seq)
+            if decision is not None:  # his own decision is no news to him: where the merge put it, in a line
+                own_until = decision.last
+                items.append((f"#{_span(decision.first, decision.last)} yours: {decision.what}; you decided it on "
+                              f"#{decision.decided_as - 1} (as #{decision.decided_as}), the merge placed it here",
+                              [], []))
                 continue
             line, subs = f"#{row.seq} [round {row.round}] {row.actor}: {row.summary}", []
             for step in row.steps:
@@ -224,6 +247,9 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     if mine is not None:
         todos = list(mine) + [t for t in todos if not t.yours]
     todos += list(extra)
+    owed = [Todo(o.player, o.line(player, in_mail=True), RULE_OWED, yours=o.player == player)
+            for o in seen.owed(ruleset)]
+    todos = [t for t in owed if t.yours] + todos + [t for t in owed if not t.yours]
     for todo in todos:
         if known is not None:
             todo.commands = [c for c in todo.commands if known(c)]
@@ -234,7 +260,9 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     yours = [t for t in todos if t.yours]
     others = [t for t in todos if not t.yours]
     doc.heading("What you must decide now")
-    if not yours:
+    if out and not yours:  # his characters are out: said once, not "waiting for" the others' moves
+        doc.para(f"Nothing: {out}." + (" The combat goes on without you:" if others else ""))
+    elif not yours:
         doc.para("Nothing is addressed to you by name." + (" The combat waits for:" if others else ""))
     doc.items([_todo_item(t) for t in yours])
     if others and yours:
@@ -245,6 +273,10 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
              "it. The block holds the events themselves, signed; the text above is for reading and proves nothing.")
     first_seq, last_seq = since + 1, head_seq
     return _Message(doc, armour(bundle, combat=meta.name, first=first_seq, last=last_seq), head_seq, yours, others)
+
+
+def _span(first: int, last: int) -> str:
+    return f"{first}" if first == last else f"{first}-#{last}"
 
 
 def _todo_item(t: Todo) -> tuple[str, list[str], list[str]]:

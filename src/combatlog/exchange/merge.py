@@ -52,11 +52,12 @@ from combatlog.commands.kept import recall
 from combatlog.errors import CombatlogError, IllegalCommand, VerificationFailed
 from combatlog.events.base import tag_of
 from combatlog.events.core import CombatStarted, OrdersCommitted
-from combatlog.events.envelope import Envelope, decode_envelope
+from combatlog.events.envelope import Envelope, decode_envelope, encode_envelope
+from combatlog.exchange.verify import ChainVerifier, segments_of
 from combatlog.projections.fold import lineage, state_at
 from combatlog.store.base import AppendResult, EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
 from combatlog.store.memory import MemoryStore
-from combatlog.trust.rewind import RULE_REWIND, rank, rewinder, settled_by_sequencer, signed_by
+from combatlog.trust.rewind import RULE_REWIND, decides, rank, rewinder, settled_by_sequencer, signed_by
 from combatlog.ports import Wiring
 
 Signer = Callable[[Envelope], Envelope]
@@ -72,7 +73,7 @@ class Decision(msgspec.Struct, kw_only=True):
     command_id: str
     was: str  # "#5-#6" in the losing branch
     types: list[str]
-    outcome: str  # reapplied | refused | already | awaited | not_kept
+    outcome: str  # placed | reapplied | refused | already | awaited | not_kept
     now: str = ""  # "#7-#8" where it was re-applied or already is
     rule: str = ""
     message: str = ""
@@ -97,14 +98,17 @@ class MergeReport(msgspec.Struct, kw_only=True):
                f"{self.superseded} superseded events kept as evidence; head now #{self.head_seq}"]
         for d in self.decisions:
             what = f"{d.actor}'s {', '.join(d.types)} (was {d.was})"
-            if d.outcome == "reapplied":
-                out.append(f"  re-applied {what} as {d.now}")
+            if d.outcome == "placed":
+                out.append(f"  placed {what} as {d.now}, unchanged, with {d.actor}'s signature")
+            elif d.outcome == "reapplied":
+                out.append(f"  re-applied {what} as {d.now} (it could not be placed unchanged: {d.message})")
             elif d.outcome == "already":
-                out.append(f"  {what}: already re-applied as {d.now}")
+                out.append(f"  {what}: already in this log as {d.now}")
             elif d.outcome == "refused":
                 out.append(f"  refused {what}: {d.message} ({d.rule})")
             elif d.outcome == "awaited":
-                out.append(f"  {what}: {d.actor} re-applies it on their machine (their key is not here)")
+                out.append(f"  {what} could not be placed unchanged ({d.message}): it goes back to {d.actor}, "
+                           "whose machine decides it again on import")
             else:
                 out.append(f"  {what}: not re-applied ({d.message})")
         return out
@@ -149,8 +153,10 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     _no_rewind(store, meta, fork_seq, genesis, kept, lost, theirs_rows=list(theirs), ours_rows=ours_rows,
                keep_theirs=keep_theirs, proof=proof)
     signed_on = [signed_by(b, sequencer) for b in (kept, lost)] if sequencer else [False, False]
-    why = (f"the sequencer {sequencer} signed on it" if signed_on == [True, False]
+    why = (f"the sequencer {sequencer} signed on it" if signed_on == [True, False] and decides(lost) == decides(kept)
            else "the server ordered it first" if prefer_theirs
+           else f"{lost[0].actor}'s branch decides nothing (acknowledgements, chain links, placed decisions)"
+           if not decides(lost) and decides(kept)
            else f"the players' order at #{fork_seq + 1}")
     check_resealed(kept, list(lost) + _superseded_envs(store, meta))
 
@@ -161,6 +167,11 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     for e in kept:
         kept_ends[(e.actor, e.command_id)] = e.seq
     decisions: list[Decision] = []
+    # 1. placed: each decision of the other branch, unchanged and still signed by its author, after the kept
+    #    branch, where every machine's verifier accepts it (the same events at the new place)
+    placer = _Placer(store, meta, fork_seq, [r.body for r in overlay.read_stream(meta.id, fork_seq + 1)], wiring,
+                     where)
+    unplaced: list[tuple[list[Envelope], Decision]] = []
     for batch in _batches(lost):
         first = batch[0]
         key = (first.actor, first.command_id)
@@ -170,6 +181,16 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
         if key in in_kept:
             d.outcome, d.now = "already", _span(in_kept[key], kept_ends[key])
             continue
+        rows = placer.place(batch)
+        if rows is None:
+            d.message = placer.problem
+            unplaced.append((batch, d))
+            continue
+        overlay.import_batches([ImportBatch(stream_id=meta.id, expected_version=rows[0].seq - 1, rows=rows)])
+        d.outcome, d.now, d.message = "placed", _span(rows[0].seq, rows[-1].seq), ""
+    # 2. what could not be placed goes back to its author: re-decided here when his key is here, else awaited
+    for batch, d in unplaced:
+        first = batch[0]
         signer = signer_for(first.actor) if signer_for is not None else None
         pinned = {p.name: p.fingerprint for p in genesis.players} if genesis is not None else {}
         if signer is None or getattr(signer, "fingerprint", None) != pinned.get(first.actor):
@@ -311,6 +332,61 @@ def _span(first: int, last: int) -> str:
 def _row(stored: object) -> NewRow:
     env = decode_envelope(stored.body)  # type: ignore[attr-defined]
     return NewRow(env.seq, env.type, env.hash, stored.body, env.command_id)  # type: ignore[attr-defined]
+
+
+# A decision that cannot be placed costs a fresh verifier over the kept branch; a hostile branch of many
+# small decisions that all fail would otherwise cost that many passes. Past this, the rest go back to their
+# authors untried (their own machines decide them again).
+MAX_PLACEMENT_FAILURES = 8
+
+
+class _Placer:
+    """A verifier at the end of the kept branch (and of the decisions placed after it so far): a decision of
+    the other branch is placed when the verifier accepts it, unchanged, at the next place. It is what every
+    machine that receives the log will run, so a placement nobody could verify is never made."""
+
+    def __init__(self, store: EventStore, meta: StreamMeta, fork_seq: int, kept: list[bytes], wiring: Wiring,
+                 where: str) -> None:
+        self.store, self.meta, self.fork_seq, self.wiring, self.where = store, meta, fork_seq, wiring, where
+        self.accepted = list(kept)
+        self.problem = ""
+        self.failures = 0
+        self.verifier = self._fresh()
+
+    def _fresh(self) -> ChainVerifier:
+        from combatlog.projections.fold import history
+
+        store, meta, fork_seq = self.store, self.meta, self.fork_seq
+        verifier = ChainVerifier(segments_of(store, meta), base=state_at(store, meta, fork_seq),
+                                 prior=lambda: history(store, meta, 1, fork_seq), wiring=self.wiring)
+        for body in self.accepted:
+            verifier.feed(body, self.where)
+        verifier.redecider.close()
+        return verifier
+
+    def place(self, batch: Sequence[Envelope]) -> list[NewRow] | None:
+        """The rows of ``batch`` placed next, or None (``problem`` says why) when they cannot stand there."""
+        if self.failures >= MAX_PLACEMENT_FAILURES:  # each failure re-verifies the kept branch: bounded
+            self.problem = (f"not tried: {MAX_PLACEMENT_FAILURES} decisions of this branch could not be placed "
+                            "before it")
+            return None
+        seq, prev = self.verifier.expected_seq, self.verifier.prev
+        placed: list[Envelope] = []
+        for env in batch:
+            placed.append(env.placed_at(seq=seq, prev=prev))
+            seq, prev = seq + 1, placed[-1].hash
+        bodies = [encode_envelope(e) for e in placed]
+        try:
+            for env, body in zip(placed, bodies):
+                self.verifier.feed(body, f"#{env.seq}")
+            self.verifier.redecider.close()
+        except VerificationFailed as exc:
+            self.problem = exc.message
+            self.failures += 1
+            self.verifier = self._fresh()
+            return None
+        self.accepted += bodies
+        return [NewRow(e.seq, e.type, e.hash, b, e.command_id) for e, b in zip(placed, bodies)]
 
 
 class _Overlay(MemoryStore):

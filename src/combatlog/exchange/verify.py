@@ -23,13 +23,14 @@ from combatlog.dice.port import LABEL_PATTERN, SCHEMES
 from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
 from combatlog.events.canonical import MAX_DEPTH, MAX_LINE_BYTES, is_canonical, line_size_problem  # noqa: F401
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
-from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, future_problem, latest_allowed, parse_recorded_at
+from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, decode_recorded, future_problem, latest_allowed, parse_recorded_at
 from combatlog.exchange.redecide import Redecider
-from combatlog.projections.fold import Folded, empty
+from combatlog.projections.fold import Folded, empty, lineage
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
 from combatlog.text import CONTROL_BYTES, control_problem, may_hold_control
 from combatlog.ports import Wiring
+from combatlog.store.base import EventStore, StreamMeta
 
 
 class Segment(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -42,6 +43,19 @@ class Segment(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     parent: str | None = None
     fork_seq: int = 0
     to_seq: int | None = None  # last seq of this segment (None for the last one)
+
+
+def segments_of(store: EventStore, meta: StreamMeta) -> list[Segment]:
+    """The header's segments, named as their first events name them (a local ``import --name``
+    renames a combat on this machine only: the file says what the log says)."""
+    out = []
+    for seg, low, high in lineage(store, meta):
+        rows = store.read_stream(seg.id, low, low)
+        first = decode_recorded(rows[0].body).event if rows else None
+        name = first.name if isinstance(first, (CombatStarted, Forked)) else seg.name
+        out.append(Segment(id=seg.id, name=name, ruleset=seg.ruleset, created_at=seg.created_at, parent=seg.parent,
+                           fork_seq=seg.fork_seq, to_seq=high))
+    return out
 
 
 class DiceTally(msgspec.Struct, kw_only=True):
@@ -158,10 +172,13 @@ class ChainVerifier:
                              "(YYYY-MM-DDTHH:MM:SS[.ffffff]Z)")
         if when > self._not_after:  # type: ignore[operator]
             self.fail(where, f"seq {env.seq}: " + future_problem(when, env.recorded_at, self._not_after))  # type: ignore[arg-type]
-        if self._last_time is not None and when < self._last_time:  # type: ignore[operator]
+        if env.placed is not msgspec.UNSET:
+            pass  # a placed decision keeps the time its author made it, before the branch it was placed after
+        elif self._last_time is not None and when < self._last_time:  # type: ignore[operator]
             self.fail(where, f"seq {env.seq}: recorded at {env.recorded_at}, before the event it follows "
                              f"({self._last_time_text}): times never go backwards along the chain")
-        self._last_time, self._last_time_text = when, env.recorded_at
+        else:
+            self._last_time, self._last_time_text = when, env.recorded_at
         self._command_id = env.command_id
         seg = self._segment_for(env.seq)
         if env.stream != seg.id:

@@ -86,7 +86,9 @@ class Folded:
                 if info is not None:
                     info.revealed = event.seed
         core.stream = rec.env.stream
-        core.head_seq, core.head_hash, core.head_time = seq, rec.env.hash, rec.env.recorded_at
+        core.head_seq, core.head_hash = seq, rec.env.hash
+        if rec.env.placed is msgspec.UNSET:  # a placed decision keeps its author's (earlier) time
+            core.head_time = rec.env.recorded_at
         rnd = self.ruleset.round_of(self.state)
         if rnd not in core.round_first:
             core.round_first[rnd] = seq

@@ -117,8 +117,10 @@ def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None,
             "command_id": rec.env.command_id, "hash": rec.env.hash, "stream": rec.env.stream,
             "summary": "(concealed until every side has played)" if concealed else ruleset.summarize(rec.event),
             "data": None if concealed else msgspec.to_builtins(rec.event),
-            "signed_by": [s.signer for s in rec.env.sigs],
+            "signed_by": [s.signer for s in (rec.env.placed.sigs if rec.env.is_placed else rec.env.sigs)],  # type: ignore[union-attr]
         })
+        if rec.env.is_placed:  # a decision a merge placed here: where its author made (and signed) it
+            rows[-1]["placed_from"] = rec.env.placed.seq  # type: ignore[union-attr]
         if with_events:
             rows[-1]["event"] = rec.event
     return rows

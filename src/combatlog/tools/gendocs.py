@@ -83,7 +83,9 @@ def event_catalogue() -> str:
         "Every event travels in an envelope: `v, stream, seq, type, schema, actor, recorded_at, command_id,",
         "prev, data, hash, sigs`, and on the first event of a ruleset command's batch `command`:",
         "`{\"name\": \"<ruleset>.<Command>\", \"args\": {...}}`, hashed and signed with it, which `verify`",
-        "re-decides (see docs/design.md).",
+        "re-decides (see docs/design.md). A decision a merge placed after the branch it kept carries",
+        "`placed: {\"seq\", \"prev\", \"sigs\"}` (hashed): where its author made it and his signature there, and",
+        "no `sigs` of its own (docs/trust.md, \"Crossings\").",
         "",
     ]
     by_ns: dict[str, list[tuple[str, type]]] = {}

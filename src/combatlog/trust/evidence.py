@@ -48,8 +48,8 @@ def check_equivocation(store: EventStore, meta: StreamMeta, seq: int, ours_body:
         ours, theirs = decode_recorded(ours_body), decode_recorded(theirs_body)
     except Exception:
         return
-    if ours.env.actor != theirs.env.actor:
-        return  # two players appended at the same place: a turn-order conflict, not equivocation
+    if ours.env.actor != theirs.env.actor or ours.env.is_placed or theirs.env.is_placed:
+        return  # two players at the same place, or a decision placed there that was made elsewhere: a merge
     checker = TrustChecker.from_genesis(genesis)
     try:
         checker._signatures(ours.env)
@@ -79,8 +79,10 @@ def rewind_error(store: EventStore, meta: StreamMeta, fork_seq: int, winner: lis
                  signed_seq: int, path: Path | None, *, loser_is_ours: bool) -> Equivocation:
     """The error (and proof file) for a branch whose author signed an event of the other branch after
     ``#fork_seq`` (``signed_seq``) and would win the merge: nothing is merged."""
+    from combatlog.trust.rewind import author_of
+
     first, signed = decode_recorded(winner[0]).env, decode_recorded(loser[signed_seq - fork_seq - 1]).env
-    author = first.actor
+    author = author_of([decode_recorded(line).env for line in winner])
     written = ""
     if path is not None:
         root = store.read_stream(_root_id(store, meta), 1, 1)[0].body
@@ -199,7 +201,7 @@ def verify_evidence(path: Path) -> EvidenceReport:
 
 
 def _verify_rewind(lines: list[bytes], where: str) -> EvidenceReport:
-    from combatlog.trust.rewind import rank, rewinder
+    from combatlog.trust.rewind import author_of, rank, rewinder
 
     if len(lines) < 5 or lines[-1] != b"" or not all(is_canonical(line) for line in lines[:-1]):
         raise VerificationFailed("not a rewind proof (a header, the genesis, two branches; canonical JSON)",
@@ -240,7 +242,7 @@ def _verify_rewind(lines: list[bytes], where: str) -> EvidenceReport:
             or branch[0].env.hash == signed[0].env.hash:
         raise VerificationFailed("the two branches do not part at the same place", where=where)
     envs_b, envs_s = [r.env for r in branch], [r.env for r in signed]
-    if branch[0].env.actor != header.author:
+    if author_of(envs_b) != header.author:
         raise VerificationFailed(f"the branch is not begun by {header.author}, as the header says", where=where)
     fork_seq = header.seq - 1
     if rank(genesis.event, fork_seq, envs_b) >= rank(genesis.event, fork_seq, envs_s):

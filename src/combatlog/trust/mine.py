@@ -88,6 +88,26 @@ def _sealed_steps(store: EventStore, folded: Folded, stream: str, player: str, l
     return out
 
 
+def out_of_the_fight(folded: Folded, player: str) -> str:
+    """Why ``player`` has nothing more to decide in this fight (his characters are dead or gone), in the
+    words every view uses ("" while he is in it, or when the ruleset cannot tell: its ``out_of_the_fight``)."""
+    hook = getattr(folded.ruleset, "out_of_the_fight", None)
+    how = hook(folded.state, player) if hook is not None else ""
+    return f"{how}: out of this fight, you have nothing more to decide in it" if how else ""
+
+
+def out_of_the_fight_all(store: EventStore, meta: StreamMeta, folded: Folded) -> dict[str, str]:
+    """For ``status``: each pinned player out of the fight, with how ("bk is dead")."""
+    from combatlog.trust.players import genesis_of
+
+    hook = getattr(folded.ruleset, "out_of_the_fight", None)
+    genesis = genesis_of(store, meta)
+    if hook is None or genesis is None:
+        return {}
+    found = {p.name: hook(folded.state, p.name) for p in genesis.players}
+    return {name: how for name, how in found.items() if how}
+
+
 def waiting_for(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -> list[str]:
     """Who else the combat waits for (``pending``; the referee's steps under the referee's name)."""
     referee = referee_of(store, meta)

@@ -13,10 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
+
 from combatlog.events.core import CombatStarted
 from combatlog.events.envelope import Envelope
 
 RULE_REWIND = "trust: no rewinding"
+# Trust plumbing: an acknowledgement or a chain's link, commit or release decides nothing, so a branch
+# made only of it (and of decisions placed by earlier merges) never goes first (docs/trust.md, "Crossings").
+PLUMBING = frozenset({"core.acknowledged", "core.link_revealed", "core.chain_committed", "core.chain_released"})
 
 
 def sequencer_of(genesis: CombatStarted | None) -> str:
@@ -24,12 +29,27 @@ def sequencer_of(genesis: CombatStarted | None) -> str:
 
 
 def signed_by(branch: Sequence[Envelope], player: str) -> bool:
-    return any(e.actor == player for e in branch)
+    """``player`` signed an event of ``branch`` there (a decision of his placed there by a merge was signed
+    elsewhere, on a log without the branch: it does not count)."""
+    return any(e.actor == player and e.placed is msgspec.UNSET for e in branch)
 
 
-def rank(genesis: CombatStarted | None, fork_seq: int, branch: Sequence[Envelope]) -> tuple[int, int, str]:
+def decides(branch: Sequence[Envelope]) -> bool:
+    """The branch holds a decision signed where it stands (not only plumbing, not only placed decisions)."""
+    return any(e.placed is msgspec.UNSET and e.type not in PLUMBING for e in branch)
+
+
+def author_of(branch: Sequence[Envelope]) -> str:
+    """Who began the branch: the actor of its first event signed there ("" when every event was placed)."""
+    return next((e.actor for e in branch if e.placed is msgspec.UNSET), "")
+
+
+def rank(genesis: CombatStarted | None, fork_seq: int, branch: Sequence[Envelope]) -> tuple[int, int, int, str]:
     """The merge order of a branch: lower goes first.
 
+    A branch that decides nothing (acknowledgements, chain links, decisions a merge placed) goes after
+    one that does: its events are placed after the other's, so acknowledgements and links make no
+    winner and no loser.
     With a sequencer (``--option sequencer=gm``), a branch holding an event the sequencer signed
     after the place where the branches part goes first: the sequencer saw it first, and signs one
     branch only (two would be a rewind of his own). Otherwise, and between two such branches, the
@@ -42,7 +62,7 @@ def rank(genesis: CombatStarted | None, fork_seq: int, branch: Sequence[Envelope
     first = branch[0]
     # the two branches start at ``fork_seq + 1``: the player at that index (mod players) goes first
     place = (names.index(first.actor) - fork_seq - 1) % len(names) if first.actor in names else len(names)
-    return (seen_by_sequencer, place, first.hash)
+    return (0 if decides(branch) else 1, seen_by_sequencer, place, first.hash)
 
 
 def settled_by_sequencer(genesis: CombatStarted | None, winner: Sequence[Envelope],
@@ -61,12 +81,15 @@ def rewinder(genesis: CombatStarted | None, winner: Sequence[Envelope],
     and not the loser and the author's first decision of the winner is among his events of the loser
     (the same command id: his machine re-applied it there when the winner had not yet been sequenced),
     the author did not choose the order, the sequencer did."""
-    author = winner[0].actor
-    mine = [e for e in loser if e.actor == author]
+    begun = next((e for e in winner if e.placed is msgspec.UNSET), None)
+    if begun is None:
+        return None
+    author = begun.actor
+    mine = [e for e in loser if e.actor == author and e.placed is msgspec.UNSET]
     if not mine:
         return None
     if author != sequencer_of(genesis) and settled_by_sequencer(genesis, winner, loser) \
-            and winner[0].command_id in {e.command_id for e in mine}:
+            and begun.command_id in {e.command_id for e in mine}:
         return None
     return mine[-1]
 

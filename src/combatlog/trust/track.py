@@ -18,7 +18,11 @@ it and raises ``TrustViolation`` naming the rule:
   each contribution is the player's next link, revealed on its own or as the nonce of
   sealed orders, checked link by link, never reused; a released chain contributes
   by itself to every later step;
-- acknowledgements: a player countersigns an earlier event by its seq and hash.
+- acknowledgements: a player countersigns an earlier event by its seq and hash;
+- placed decisions (docs/trust.md, "Crossings"): an event a merge placed carries its author's
+  signature over the event as he made it (``Envelope.placed``); the place where he made it is
+  in this chain (or is where an earlier placed decision was made), he has signed nothing here
+  since, its command id is new here, and the event is then checked at its new place like any other.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ RULE_SEAL = "trust: sealed orders"
 RULE_JOINT = "trust: joint dice"
 RULE_ACK = "trust: acknowledgement"
 RULE_CHAIN = "trust: nonce chains"
+RULE_PLACED = "trust: placed decisions"
 MODES = ("strict", "friendly")
 _STEP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/#@+-]{0,199}$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -101,7 +106,10 @@ class TrustChecker:
         self.decisions: dict[str, list[Decision]] = {}  # seed step -> decision points after it completed
         self.chains: dict[str, Chain] = {}  # player -> his nonce chain
         self.hashes: dict[int, str] = {}  # seq -> hash (kept when players are pinned, for acknowledgements)
-        self.last_signed: dict[str, int] = {}
+        self.last_signed: dict[str, int] = {}  # player -> the last seq he signed here (placed events excluded)
+        self.originals: dict[str, int] = {}  # hash of a placed event's original -> its original seq
+        self.command_ids: set[str] = set()  # every command id of the chain (a placed batch's must be new)
+        self._batch = ("", "", "")  # (actor, command id, original hash) of the previous event
         self.acked: dict[str, int] = {}
         self.flagged: list[str] = []
         self.signatures = 0
@@ -128,11 +136,16 @@ class TrustChecker:
         if type(event) is CombatStarted:
             self._pin(event)
             self.genesis_hash = env.hash
-        if check_sigs:
+        if env.placed is not msgspec.UNSET:
+            self._placed(env, check_sigs)
+        elif check_sigs:
             self._signatures(env)
         if self.pinned:
             self.hashes[seq] = env.hash
-            self.last_signed[env.actor] = max(self.last_signed.get(env.actor, 0), seq)
+            if env.placed is msgspec.UNSET:
+                self.last_signed[env.actor] = max(self.last_signed.get(env.actor, 0), seq)
+                self._batch = (env.actor, env.command_id, "")
+            self.command_ids.add(env.command_id)
         match event:
             case OrdersCommitted():
                 self._commit(env, event)
@@ -228,6 +241,46 @@ class TrustChecker:
         if env.actor not in seen:
             raise TrustViolation(f"seq {seq} ({env.type}) by {env.actor} is not signed by {env.actor} "
                                  "(every event of a combat with pinned players is signed by its actor)", RULE_SIG)
+
+    def _placed(self, env: Envelope, check_sigs: bool) -> None:
+        """A decision a merge placed here: its author signed it at its original place, which this chain
+        holds (or an earlier placed decision was made at), he has signed nothing since, and it is new here.
+        What is *decided* at the new place is checked as for any event, after this."""
+        seq, placed = env.seq, env.placed
+        assert placed is not msgspec.UNSET
+        if not self.pinned:
+            raise TrustViolation(f"seq {seq}: a placed decision in a combat without pinned players (only signed "
+                                 "decisions are placed)", RULE_PLACED)
+        if env.sigs:
+            raise TrustViolation(f"seq {seq}: a placed decision carries signatures of its own (its author's is in "
+                                 "'placed'; nobody signs a placement)", RULE_PLACED)
+        original = env.original()
+        if check_sigs:
+            self._signatures(original)
+        previous_actor, previous_command, previous_original = self._batch
+        continues = previous_original and (previous_actor, previous_command) == (env.actor, env.command_id)
+        if continues:  # inside a placed batch: the originals chain as they did where they were made
+            if placed.prev != previous_original:
+                raise TrustViolation(f"seq {seq}: this placed event does not follow the one before it as it did "
+                                     "where it was made", RULE_PLACED)
+        else:
+            here = self.hashes.get(placed.seq - 1)
+            if placed.seq < 2 or (here != placed.prev and self.originals.get(placed.prev) != placed.seq - 1):
+                raise TrustViolation(f"seq {seq}: {env.actor}'s {env.type} was made on an event (#{placed.seq - 1}, "
+                                     f"{placed.prev[:12]}...) that is not in this log: only a decision made on "
+                                     "this log's history is placed", RULE_PLACED)
+            if env.command_id in self.command_ids:
+                raise TrustViolation(f"seq {seq}: {env.actor}'s command {env.command_id} is already in this log: a "
+                                     "decision is placed once", RULE_PLACED)
+        if placed.seq >= seq:
+            raise TrustViolation(f"seq {seq}: placed from #{placed.seq}, which is not before its place", RULE_PLACED)
+        signed = self.last_signed.get(env.actor, 0)
+        if signed >= placed.seq:
+            raise TrustViolation(f"seq {seq}: {env.actor} made this decision at #{placed.seq} and has signed #{signed} "
+                                 "here since, on a log without it: it was dropped or replaced by its author, and is "
+                                 "not placed", RULE_PLACED)
+        self.originals[original.hash] = placed.seq
+        self._batch = (env.actor, env.command_id, original.hash)
 
     # -- sealed orders -------------------------------------------------------------------
     def step_open(self) -> StepInfo | None:

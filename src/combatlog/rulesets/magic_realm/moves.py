@@ -55,13 +55,12 @@ def my_moves(state: MRState, player: str, stream: str, referee: bool) -> list[My
 
 
 def out_of_the_fight(state: MRState, player: str) -> str:
-    """For ``status --mine``: '' while one of ``player``'s characters is in the fight; else one sentence
-    saying his characters are out (dead, or gone from the clearing) and he has nothing more to decide."""
+    """'' while one of ``player``'s characters is in the fight; else how they are out of it ("bk is dead",
+    "bk is gone from the clearing"): ``trust/mine.out_of_the_fight`` words it for the views."""
     own = [c for c in state.characters.values() if c.player == player]
     if not own or any(c.alive and c.present for c in own):
         return ""
-    how = ", ".join(f"{c.id} is {'dead' if not c.alive else 'gone from the clearing'}" for c in own)
-    return f"{how}: out of this fight, you have nothing more to decide in it"
+    return ", ".join(f"{c.id} is {'dead' if not c.alive else 'gone from the clearing'}" for c in own)
 
 
 def _step_move(state: MRState, cid: str, stream: str, cmd, rule: str) -> MyMove:  # type: ignore[no-untyped-def]

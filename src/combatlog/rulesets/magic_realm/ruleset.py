@@ -163,7 +163,7 @@ class MagicRealm(Ruleset[MRState]):
         return my_moves(state, player, stream, referee)
 
     def out_of_the_fight(self, state: MRState, player: str) -> str:
-        """'' while one of ``player``'s characters fights on; else why he has nothing more to decide."""
+        """'' while one of ``player``'s characters fights on; else how they are out ("bk is dead")."""
         from combatlog.rulesets.magic_realm.moves import out_of_the_fight
 
         return out_of_the_fight(state, player)

@@ -306,7 +306,7 @@ def fresh_seed_events(state: MRState, dice: Any, kind: str, labels: list[str], p
     if getattr(dice, "scheme", "") != "joint" or not labels:
         return []
     fresh = seed_step_name(state, phase)
-    how = seed_instruction(state.chains.all_chained, fresh, full=True)
+    how = seed_instruction(state.chains.all_chained, fresh, full=True, waiting=seed_waiting(state, fresh))
     if not state.seed:
         raise IllegalCommand(f"joint dice need a seed first: {how}", rule=SEED_RULE)
     choices = [(p, what) for k, p, what in state.seed_choices if k == kind]
@@ -324,12 +324,17 @@ def seed_hint(state: MRState, kind: str, phase: str) -> str:
     if not state.joint:
         return ""
     fresh = seed_step_name(state, phase)
-    info = state.sealed.get(fresh)
-    if info is not None and not info.complete:
-        waiting = ", ".join(f"{p} ({what})" for p, what in info.waiting())
-        return f"; joint dice seed {fresh} is waiting for {waiting}: mr seed / mr reveal"
-    needs = not state.seed or (state.joint == "strict" and any(k == kind for k, _p, _w in state.seed_choices))
-    return f"; joint dice need a fresh seed first: {seed_instruction(state.chains.all_chained, fresh)}" if needs else ""
+    waiting = seed_waiting(state, fresh)
+    needs = bool(waiting) or not state.seed or (
+        state.joint == "strict" and any(k == kind for k, _p, _w in state.seed_choices))
+    how = seed_instruction(state.chains.all_chained, fresh, waiting=waiting)
+    return f"; joint dice need a fresh seed first: {how}" if needs else ""
+
+
+def seed_waiting(state: MRState, step: str) -> list[tuple[str, str]]:
+    """Who still owes what to the seed step ``step`` once it is open (``[]`` before anyone contributed)."""
+    info = state.sealed.get(step)
+    return list(info.waiting()) if info is not None and not info.complete else []
 
 
 # What each player owes a seed step, in the same words everywhere (status, status --mine, mail).
@@ -338,10 +343,15 @@ SEED_MOVES = {"link": "reveal your next chain link (one message): mr seed",
               "reveal": "reveal your nonce (every player has committed): mr reveal"}
 
 
-def seed_instruction(chained: bool, step: str, full: bool = False) -> str:
+def seed_instruction(chained: bool, step: str, full: bool = False,
+                     waiting: list[tuple[str, str]] | None = None) -> str:
     """The one wording of what every player does for a fresh joint-dice seed: ``status``, the refusal of
-    ``mr assign`` and the rolls that need it say the same (``full``: whole command lines)."""
+    ``mr assign`` and the rolls that need it say the same (``full``: whole command lines). Once the step is
+    open (``waiting``: ``seed_waiting``), only those who still owe their part are named, each with his."""
     seed, reveal = ("combatlog mr seed STREAM", "combatlog mr reveal STREAM") if full else ("mr seed", "mr reveal")
+    if waiting:
+        part = {"link": f"next chain link: {seed}", "commit": f"a nonce: {seed}", "reveal": f"reveal: {reveal}"}
+        return f"step {step} waits for " + ", ".join(f"{p} ({part.get(what, what)})" for p, what in waiting)
     if chained:
         return f"every player runs: {seed} (step {step}: their next chain link, one message)"
     # Someone has no chain yet: mr seed commits one with its first link (one message), unless his machine

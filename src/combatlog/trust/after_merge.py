@@ -1,0 +1,190 @@
+"""After a merge: what each player has seen of the log, and which of his decisions he still owes.
+
+A merge (``exchange/merge.py``) keeps one branch, *places* the other branch's decisions after it where
+they still stand (``Envelope.placed``: the author's signature stays valid for the place he decided
+at), and keeps the rest in the store's ``superseded`` table. Three facts follow for a player:
+
+- **What he holds.** An event he signed in the log (not placed: a placed event is where the merge
+  put it, not where he signed it) shows he held the log below it. A placed decision of his shows he
+  held the log up to where he made it (``placed.seq - 1``, when ``placed.prev`` is that event's hash).
+  A superseded decision of his shows he held the log up to where his branch parted from the kept one.
+  The highest of these is what he holds: ``mail`` and ``export --for`` send the events after it, and
+  ``mail`` narrates only those.
+- **His placed decisions** are not news to him: a mail tells each in one line.
+- **What he owes.** A decision of his that sits in ``superseded``, has no event of the same command id
+  in the log, and after whose parting point he has signed nothing in the log (so his machine has not
+  yet seen the merge, or it refused to re-apply it) is his to make again: his machine re-applies it
+  when he imports the merge (the same command id), else he decides it again.
+
+Acknowledgements and chain links are never owed: the seed step they belong to asks for them itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from combatlog.errors import CombatlogError
+from combatlog.events.envelope import Envelope, decode_envelope
+from combatlog.projections.plumbing import is_plumbing
+from combatlog.store.base import EventStore, StreamMeta
+
+RULE_OWED = "trust: concurrent moves"
+
+
+@dataclass(frozen=True)
+class PlacedDecision:
+    """A decision a merge placed after the kept branch: its events in the log and where it was made."""
+
+    actor: str
+    first: int  # its first and last seq in the log
+    last: int
+    decided_as: int  # the seq it had where its author made it
+    what: str  # the ruleset's sentence for its first event
+
+
+@dataclass(frozen=True)
+class Owed:
+    """A decision its author still owes: not kept by a merge, not placed, not re-applied."""
+
+    player: str
+    what: str  # the ruleset's sentence for its first event
+    was: int  # its seq in the branch that was not kept
+    merge_at: int  # the seq after which the branches parted
+    command_id: str
+
+    def line(self, reader: str | None, *, in_mail: bool = False) -> str:
+        """The words for the owing player (``reader``; ``in_mail``: in a mail that carries the merge), or for
+        anyone else: no hash, no internal id."""
+        if reader == self.player:
+            how = ("importing this mail applies it again on your machine, if the rules still allow it" if in_mail
+                   else "import the mail that brought that merge if you have not (your machine then applies it "
+                        "again, if the rules still allow it)")
+            return (f"your decision \u201c{self.what}\u201d (was #{self.was}) was not kept by the merge at "
+                    f"#{self.merge_at} and could not be placed after it: {how}; else decide it again")
+        return (f"{self.player}'s decision \u201c{self.what}\u201d (was #{self.was}) was not kept by the merge at "
+                f"#{self.merge_at} and could not be placed after it: {self.player} applies it again by importing "
+                "that merge, or decides it again")
+
+
+class AfterMerge:
+    """One pass over a stream's log and its superseded events (see the module's docstring)."""
+
+    def __init__(self, store: EventStore, meta: StreamMeta) -> None:
+        from combatlog.projections.fold import lineage
+
+        self.store, self.meta = store, meta
+        self.log: list[Envelope] = []
+        for seg, low, high in lineage(store, meta):
+            self.log += [decode_envelope(r.body) for r in store.read_stream(seg.id, low, high)]
+        self.log.sort(key=lambda e: e.seq)
+        self._hash_at = {e.seq: e.hash for e in self.log}
+        self._in_log = set(self._hash_at.values())
+        unique = {r.hash: r.body for r in store.superseded(meta.id)}  # kept twice by two merges: once here
+        self.superseded = sorted((decode_envelope(body) for body in unique.values()), key=lambda e: e.seq)
+        # Events off the log, by hash, to walk a branch back to where it parted: superseded events, and
+        # placed events as their authors made them (a run of one author's decisions is placed whole).
+        self._off_log: dict[str, Envelope] = {e.hash: e for e in self.superseded}
+        for env in self.log:
+            if env.is_placed:
+                original = env.original()
+                self._off_log[original.hash] = original
+        self._signed: dict[str, int] = {}
+        for env in self.log:
+            if not env.is_placed:
+                self._signed[env.actor] = max(self._signed.get(env.actor, 0), env.seq)
+
+    # -- what a player holds ----------------------------------------------------------------------
+    def held_through(self, prev: str, seq: int) -> int | None:
+        """The last seq of this log held by whoever held the event ``prev`` at ``seq`` (None: unknown)."""
+        for _ in range(len(self._off_log) + 1):  # bounded: each step goes one event back
+            if self._hash_at.get(seq) == prev:
+                return seq
+            env = self._off_log.get(prev)
+            if env is None or env.seq != seq:
+                return None
+            prev, seq = env.prev, env.seq - 1
+        return None
+
+    def held(self, player: str) -> tuple[int, str]:
+        """(the last seq of this log ``player`` is known to hold, why: ``signed``, ``placed`` or ``parted``)."""
+        best, why = self._signed.get(player, 0), "signed"
+        for env in self.log:
+            if env.actor == player and env.is_placed:
+                at = self.held_through(env.placed.prev, env.placed.seq - 1)  # type: ignore[union-attr]
+                if at is not None and at > best:
+                    best, why = at, "placed"
+        for env in self.superseded:
+            if env.actor == player:
+                at = self.held_through(env.prev, env.seq - 1)
+                if at is not None and at > best:
+                    best, why = at, "parted"
+        return best, why
+
+    # -- placed decisions -------------------------------------------------------------------------
+    def placed_of(self, player: str, after: int, ruleset: Any) -> list[PlacedDecision]:
+        """``player``'s placed decisions after seq ``after``, one per command."""
+        out: list[PlacedDecision] = []
+        for batch in _batches(e for e in self.log if e.seq > after and e.is_placed and e.actor == player):
+            first = batch[0]
+            out.append(PlacedDecision(actor=player, first=first.seq, last=batch[-1].seq,
+                                      decided_as=first.placed.seq,  # type: ignore[union-attr]
+                                      what=_what(ruleset, batch)))
+        return out
+
+    # -- what is owed -----------------------------------------------------------------------------
+    def owed(self, ruleset: Any) -> list[Owed]:
+        """Every decision still owed by its author, in the order it was made."""
+        in_log = {(e.actor, e.command_id) for e in self.log}
+        out: list[Owed] = []
+        seen: set[tuple[str, str]] = set()
+        for batch in _batches(self.superseded):
+            first = batch[0]
+            key = (first.actor, first.command_id)
+            if key in seen or key in in_log or any(e.hash in self._in_log for e in batch):
+                continue  # placed, re-applied, or kept again by a later merge
+            if all(is_plumbing(e.type) for e in batch):
+                continue  # a link or an ack: the step it belongs to asks for it again
+            seen.add(key)
+            parted = self.held_through(first.prev, first.seq - 1)
+            merge_at = parted if parted is not None else first.seq - 1
+            if self._signed.get(first.actor, 0) > merge_at:
+                continue  # he signed on the kept branch: his machine has seen the merge and settled it
+            out.append(Owed(player=first.actor, what=_what(ruleset, batch), was=first.seq, merge_at=merge_at,
+                            command_id=first.command_id))
+        return out
+
+
+def held_by(store: EventStore, meta: StreamMeta) -> dict[str, int]:
+    """Per pinned player, the last seq of ``meta`` they hold (``exchange/outbox.since_for``'s input)."""
+    from combatlog.trust.players import genesis_of
+
+    genesis = genesis_of(store, meta)
+    if genesis is None or not genesis.players:
+        return {}
+    seen = AfterMerge(store, meta)
+    return {p.name: seen.held(p.name)[0] for p in genesis.players}
+
+
+def _what(ruleset: Any, batch: list[Envelope]) -> str:
+    """The ruleset's sentence for a decision (its first event that is not plumbing)."""
+    env = next((e for e in batch if not is_plumbing(e.type)), batch[0])
+    try:
+        return str(ruleset.summarize(env.payload()))
+    except (CombatlogError, msgspec.MsgspecError):  # a type this engine cannot read: its name says what it was
+        return env.type
+
+
+def _batches(envs: Any) -> Iterator[list[Envelope]]:
+    """Runs of consecutive events of one command (same actor and command id)."""
+    run: list[Envelope] = []
+    for env in envs:
+        if run and ((run[-1].actor, run[-1].command_id) != (env.actor, env.command_id) or env.seq != run[-1].seq + 1):
+            yield run
+            run = []
+        run.append(env)
+    if run:
+        yield run
