@@ -1,5 +1,5 @@
 """``combatlog follow``: print a combat's events as they reach the server, each pulled and verified here
-(docs/server.md; loaded lazily by cli/app.py)."""
+(docs/server.md; loaded lazily by cli/root.py)."""
 
 from __future__ import annotations
 

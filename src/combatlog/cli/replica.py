@@ -1,6 +1,6 @@
 """``push``, ``pull``, ``sync``: this log as a replica of a combat on a server (docs/server.md).
 
-Each is loaded lazily as a single command (``combatlog.cli.app`` EXTRA_MODULES).
+Each is loaded lazily as a single command (``combatlog.cli.catalog`` EXTRA_MODULES).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``combatlog report``: one self-contained HTML file about a combat (loaded lazily by cli/app.py)."""
+"""``combatlog report``: one self-contained HTML file about a combat (loaded lazily by cli/root.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``combatlog sheet``: an SVG picture of the combat at one point (loaded lazily by cli/app.py)."""
+"""``combatlog sheet``: an SVG picture of the combat at one point (loaded lazily by cli/root.py)."""
 
 from __future__ import annotations
 
