@@ -181,3 +181,6 @@ def test_freeform_notes_cross(tmp_path: Path) -> None:
     assert placed["signed_by"] == [loser] and placed["placed_from"] < placed["seq"]  # type: ignore[operator]
     line = next(li for li in table["alice"]("log", G).out.splitlines() if li.startswith(f"#{placed['seq']} "))
     assert f"[signed by {loser}] [decided on #{placed['placed_from'] - 1}, placed here by a merge]" in line, line  # type: ignore[operator]
+    report = tmp_path / "report.html"
+    table["bob"]("report", G, "-o", str(report))
+    assert f"recorded by {loser}, signed by {loser} (placed by a merge)" in report.read_text()

@@ -97,6 +97,12 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     def is_placed(self) -> bool:
         return self.placed is not msgspec.UNSET
 
+    @property
+    def signatures(self) -> tuple[Signature, ...]:
+        """The signatures this event carries: its own, or for a placed one its author's over the original."""
+        placed = self.placed
+        return self.sigs if placed is msgspec.UNSET else placed.sigs
+
     def original(self) -> Envelope:
         """A placed envelope as its author made and signed it (itself when it was not placed)."""
         placed = self.placed

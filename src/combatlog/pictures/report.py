@@ -127,8 +127,10 @@ class RoundPart:
 
 def who_line(row: ReplayStep, rec: Any) -> str:
     """Who recorded an event and who signed it."""
-    sigs = rec.env.sigs
-    return "recorded by " + row.actor + (", signed by " + ", ".join(s.signer for s in sigs) if sigs else ", unsigned")
+    sigs = rec.env.signatures
+    placed = " (placed by a merge)" if rec.env.is_placed else ""
+    return "recorded by " + row.actor + (", signed by " + ", ".join(s.signer for s in sigs) if sigs else ", unsigned") \
+        + placed
 
 
 def event_row(row: ReplayStep, who: str | None, is_die: bool, rolled: dict[str, int],

@@ -117,7 +117,7 @@ def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None,
             "command_id": rec.env.command_id, "hash": rec.env.hash, "stream": rec.env.stream,
             "summary": "(concealed until every side has played)" if concealed else ruleset.summarize(rec.event),
             "data": None if concealed else msgspec.to_builtins(rec.event),
-            "signed_by": [s.signer for s in (rec.env.placed.sigs if rec.env.is_placed else rec.env.sigs)],  # type: ignore[union-attr]
+            "signed_by": [s.signer for s in rec.env.signatures],
         })
         if rec.env.is_placed:  # a decision a merge placed here: where its author made (and signed) it
             rows[-1]["placed_from"] = rec.env.placed.seq  # type: ignore[union-attr]

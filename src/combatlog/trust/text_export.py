@@ -79,7 +79,7 @@ class _Renderer:
                     continue
                 self.lines += _wrap(f"-> {step.text} ({step.rule})", indent + "    ")
         self.events += 1
-        self.signed += bool(rec.env.sigs)
+        self.signed += bool(rec.env.signatures)
 
     def variations(self, stream_id: str, after_seq: int, skip: set[str], depth: int) -> None:
         for child in self.children.get(stream_id, []):
