@@ -15,6 +15,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "combatlog.cli.app"]
+# The CLI runs in a subprocess as a user runs it, and a user's install keeps bytecode. A machine that sets
+# PYTHONDONTWRITEBYTECODE (this one does) would make every one of the suite's thousands of CLI calls compile
+# the package from source again: a third of the suite's time, and not what anyone's `combatlog` does.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 @dataclass
