@@ -64,9 +64,9 @@ def test_the_seed_instruction_is_the_same_in_status_and_in_the_refusal(tmp_path:
     assert seed_instruction(chained, "r1/assign", waiting=waiting) in seed_hint(state, "assign", "assign")
     # bob's lure carried his chain link (docs/trust.md, "Nonce chains"): the step is open and waits only for
     # gm's and alice's, so nobody tells bob to run mr seed again, nor "every player"
-    assert [p for p, _what in waiting] == ["gm", "alice"]
-    assert "step r1/assign waits for gm (next chain link: mr seed), alice (next chain link: mr seed)" in \
-        seed_hint(state, "assign", "assign")
+    assert waiting == [("gm", "closes"), ("alice", "link")]
+    assert ("step r1/assign waits for gm (his link goes with mr assign, once the others are in), alice (next chain "
+            "link: mr seed)") in seed_hint(state, "assign", "assign")
     assert "every player" not in str(refused.value) and "bob" not in str(refused.value)
 
 
@@ -77,8 +77,11 @@ def test_the_seed_step_reads_the_same_in_status_the_refusal_status_mine_and_the_
     db, run = _cave(tmp_path)
     run("mr", "lure", "cave", "bk", "goblin-1", "--as", "alice")
     run("mr", "lure", "cave", "amazon", "goblin-2", "--as", "bob")
-    said = "step r1/assign waits for gm (next chain link: mr seed), alice (next chain link: mr seed)"
+    # gm, with no character, owes his link too, but it goes with his mr assign (his status --mine waits)
+    said = ("step r1/assign waits for gm (his link goes with mr assign, once the others are in), alice (next "
+            "chain link: mr seed)")
     assert said in " ".join(run("status", "cave").split())
+    assert json.loads(run("status", "cave", "--mine", "--json", "--as", "gm"))["pending"] == []
     refused = cli(db, "mr", "assign", "cave", "--as", "gm", home=tmp_path / "keys")
     assert refused.code != 0
     assert said.replace("mr seed", "combatlog mr seed STREAM") in " ".join(refused.err.split())

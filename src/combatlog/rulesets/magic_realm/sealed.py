@@ -331,10 +331,21 @@ def seed_hint(state: MRState, kind: str, phase: str) -> str:
     return f"; joint dice need a fresh seed first: {how}" if needs else ""
 
 
+# The referee's command that draws a seed step's dice, by the step's phase: it reveals the referee's own
+# link first when it is the last one missing (cli/ride.py, ``before_referee``).
+_DRAWN_BY = {"assign": "mr assign", "attention": "mr melee", "plays": "mr resolve"}
+
+
 def seed_waiting(state: MRState, step: str) -> list[tuple[str, str]]:
-    """Who still owes what to the seed step ``step`` once it is open (``[]`` before anyone contributed)."""
+    """Who still owes what to the seed step ``step`` once it is open (``[]`` before anyone contributed).
+
+    A player with no character in the fight (the referee) owes his link as ``closes``: it goes with the
+    command that draws the step's dice, once every other part is in, as his ``status --mine`` says."""
     info = state.sealed.get(step)
-    return list(info.waiting()) if info is not None and not info.complete else []
+    if info is None or info.complete:
+        return []
+    playing = {c.player for c in state.characters.values()}
+    return [(p, "closes" if what == "link" and p not in playing else what) for p, what in info.waiting()]
 
 
 # What each player owes a seed step, in the same words everywhere (status, status --mine, mail).
@@ -350,7 +361,10 @@ def seed_instruction(chained: bool, step: str, full: bool = False,
     open (``waiting``: ``seed_waiting``), only those who still owe their part are named, each with his."""
     seed, reveal = ("combatlog mr seed STREAM", "combatlog mr reveal STREAM") if full else ("mr seed", "mr reveal")
     if waiting:
-        part = {"link": f"next chain link: {seed}", "commit": f"a nonce: {seed}", "reveal": f"reveal: {reveal}"}
+        parsed = parse_step(step)
+        closer = _DRAWN_BY.get(parsed[1] if parsed else "", "the command that draws the dice")
+        part = {"link": f"next chain link: {seed}", "commit": f"a nonce: {seed}", "reveal": f"reveal: {reveal}",
+                "closes": f"his link goes with {closer}, once the others are in"}
         return f"step {step} waits for " + ", ".join(f"{p} ({part.get(what, what)})" for p, what in waiting)
     if chained:
         return f"every player runs: {seed} (step {step}: their next chain link, one message)"
