@@ -23,12 +23,15 @@ def test_follow_prints_new_events_as_they_arrive_verified(tmp_path: Path, start_
     proc = subprocess.Popen([*CLI, "follow", "duel", "--as", "bob"], cwd=REPO,
                             env=bob.cli.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
+    errors: list[str] = []  # read as it comes: a follower never blocks on a full stderr pipe
     reader = threading.Thread(target=lambda: lines.extend(proc.stdout))  # type: ignore[arg-type]
+    err_reader = threading.Thread(target=lambda: errors.extend(proc.stderr))  # type: ignore[arg-type]
     reader.start()
+    err_reader.start()
     try:
         deadline = time.monotonic() + 120
         while bob("list", "--json").json() == []:  # the follower pulls the combat it did not have
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()  # type: ignore[union-attr]
+            assert proc.poll() is None and time.monotonic() < deadline, "".join(errors)
             time.sleep(0.1)
         assert bob.head("duel") == 1
         time.sleep(2.5)  # a lower bound only: past at least one end of stream (2 s), so it has reconnected
@@ -39,16 +42,20 @@ def test_follow_prints_new_events_as_they_arrive_verified(tmp_path: Path, start_
         alice("freeform", "damage", "duel", "Bo", "12", "--reason", "sword")
         alice("push", "duel")
         while sum(line.startswith("         -> Bo is down") for line in lines) < 1:
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()  # type: ignore[union-attr]
+            assert proc.poll() is None and time.monotonic() < deadline, "".join(errors)
             time.sleep(0.1)
         proc.send_signal(signal.SIGINT)  # Ctrl-C: the follower stops as documented
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the follower did not stop on Ctrl-C:\n" + "".join(errors)) from None
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     reader.join(timeout=60)
-    err = proc.stderr.read()  # type: ignore[union-attr]
+    err_reader.join(timeout=60)
+    err = "".join(errors)
     assert proc.returncode in (0, 130) and "Traceback" not in err, err  # interrupted: a clean stop
     printed = [line.rstrip("\n") for line in lines]
     events = [line for line in printed if line.startswith("#")]
@@ -76,3 +83,21 @@ def test_follow_refuses_what_it_may_not_read(tmp_path: Path, server) -> None:  #
     stranger("remote", "add", "origin", server.url)
     result = stranger("follow", "duel", "--timeout", "3", ok=False)
     assert result.code != 0 and "duel" in result.err and "Traceback" not in result.err
+
+
+def test_a_ctrl_c_dropped_by_a_finaliser_still_stops_the_follower() -> None:
+    """Python raises KeyboardInterrupt wherever the main thread is; raised inside a finaliser (a response
+    closed by the garbage collector) it is printed and dropped. The follower's handler remembers it, and
+    the follower checks at every line of the stream and before every reconnection."""
+    import pytest
+
+    from combatlog.remote.follow import Stop
+
+    stop = Stop()
+    stop.check()  # not asked: nothing happens
+    try:
+        stop(signal.SIGINT, None)
+    except KeyboardInterrupt:
+        pass  # dropped, as a finaliser drops it
+    with pytest.raises(KeyboardInterrupt):
+        stop.check()

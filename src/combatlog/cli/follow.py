@@ -44,10 +44,18 @@ def command(
         explain_new(store, resolve_stream(store, stream), after + 1, head, viewer_of(st))
         sys.stdout.flush()
 
+    import signal
+
+    from combatlog.remote.follow import Stop
+
+    stop = Stop()
+    previous = signal.signal(signal.SIGINT, stop)
     try:
-        outcome = follow(store, client, stream, timeout, show, note)
+        outcome = follow(store, client, stream, timeout, show, note, stop)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
     for warning in client.warnings:
         note(f"warning: {warning}")
     note(f"{outcome.combat}: followed on {client.remote.name} until #{store.head(resolve_stream(store, stream).id).seq}")

@@ -28,7 +28,30 @@ RETRY_S = 2.0
 NO_DEADLINE_S = 3600.0  # the socket's read timeout when following until interrupted
 
 
-def sse(client: Client, combat_id: str, since: int, seconds: int, read_timeout: float) -> Iterator[tuple[str, str, str]]:
+class Stop:
+    """Ctrl-C, remembered. Python raises KeyboardInterrupt wherever the main thread is, and one raised
+    inside a finaliser (a socket or response closed by the garbage collector) is printed and dropped, so
+    a follower could go on following after Ctrl-C. The flag is checked at every line the stream gives and
+    before every reconnection (a server ends each stream after its --stream-seconds), so a Ctrl-C that
+    was dropped there still stops the follower."""
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    def check(self) -> None:
+        if self.asked:
+            raise KeyboardInterrupt
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        self.asked = True
+        raise KeyboardInterrupt
+
+
+NEVER = Stop()  # for callers that install no handler
+
+
+def sse(client: Client, combat_id: str, since: int, seconds: int, read_timeout: float,
+        stop: Stop = NEVER) -> Iterator[tuple[str, str, str]]:
     """``(event, id, data)`` of one connection to the stream, until the server ends it."""
     import urllib.error
     import urllib.request
@@ -61,6 +84,7 @@ def sse(client: Client, combat_id: str, since: int, seconds: int, read_timeout: 
                 raw = resp.readline(MAX_LINE + 1)
             except OSError as exc:
                 raise Unavailable(f"the event stream of {client.remote.name} broke off: {exc}") from None
+            stop.check()
             if not raw:
                 return  # the server closed the connection
             if len(raw) > MAX_LINE:
@@ -76,7 +100,7 @@ def sse(client: Client, combat_id: str, since: int, seconds: int, read_timeout: 
 
 
 def follow(store: EventStore, client: Client, ref: str, seconds: float | None,
-           show: Callable[[int, int], None], note: Callable[[str], None]) -> Any:
+           show: Callable[[int, int], None], note: Callable[[str], None], stop: Stop = NEVER) -> Any:
     """Pull ``ref`` now and after every event the server streams, calling ``show(after, head)`` when this
     log's head moved; for ``seconds`` (None: until interrupted). Returns the last pull's outcome."""
     deadline = None if seconds is None else time.monotonic() + seconds
@@ -87,12 +111,14 @@ def follow(store: EventStore, client: Client, ref: str, seconds: float | None,
     since = min(shown, int(info["head_seq"])) if info is not None else shown
     failures = 0
     while True:
+        stop.check()
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
             return outcome
         ask = 0 if left is None else max(1, math.ceil(left))
         try:
-            for kind, ident, data in sse(client, combat_id, since, ask, NO_DEADLINE_S if left is None else left + 15):
+            for kind, ident, data in sse(client, combat_id, since, ask, NO_DEADLINE_S if left is None else left + 15,
+                                         stop):
                 failures = 0
                 if kind == "event" and ident.isdigit():
                     if int(ident) <= since:
