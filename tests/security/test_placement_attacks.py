@@ -205,3 +205,42 @@ def test_a_branch_of_many_decisions_that_cannot_be_placed_costs_a_bounded_merge(
     outcomes = [(d.outcome, "not tried" in d.message) for d in report.merge.decisions]
     assert outcomes == [("awaited", False)] * MAX_PLACEMENT_FAILURES + [("awaited", True)] * (12 - MAX_PLACEMENT_FAILURES)
     assert "refused by the rules on re-deciding" in report.merge.decisions[0].message
+
+
+def test_two_decisions_signed_at_one_place_are_equivocation_even_when_one_was_placed(home: Path) -> None:
+    """alice signs two different notes on #8 as her #9 and mails one to each side. bob's #9 is kept (at #9 the
+    players' order starts with bob) and her first note is placed at #10; when her second arrives, it does not
+    part from this log where the first did, so import's own comparison never sees the pair. The merge
+    compares originals: equivocation, with the proof written, nothing changed; and verify refuses a log that
+    holds both placed."""
+    from combatlog.trust.evidence import Equivocation
+    from combatlog.wiring import import_file, verify_file as verify_path
+
+    store, signers, do = signed_duel(home, rolls=False)
+    stream = store.list_streams()[0].id
+    h8 = store.head(stream).hash
+
+    def alices(text: str, cid: str) -> Envelope:
+        return signers["alice"](seal(stream=stream, seq=9, prev=h8, event=Noted(text=text), actor="alice",
+                                     command_id=cid))
+
+    first, second = alices("alice parleys", "a-1"), alices("alice attacks", "a-2")
+    base = export(store, home / "base.jsonl")
+    do("bob", ff.StartRound())  # bob's #9-#10: kept
+    for name, env in (("first.jsonl", first), ("second.jsonl", second)):
+        lines = _extended(base, [env])
+        header = msgspec.json.decode(lines[0])
+        assert header["head_seq"] == 9
+        write_lines(home / name, lines)
+    report = import_file(store, home / "first.jsonl")
+    assert [d.outcome for d in report.merge.decisions] == ["placed"]  # type: ignore[union-attr]
+    head = store.head(stream)
+    with pytest.raises(Equivocation, match="two different events signed by alice at duel seq 9"):
+        import_file(store, home / "second.jsonl")
+    assert store.head(stream) == head
+    assert list(home.glob("second.jsonl.equivocation-9.jsonl"))
+    # a log that holds both placed (a hostile placer's) is refused by verify
+    lines = export(store, home / "log.jsonl")
+    both = _extended(lines, [_placed_next(lines, second)])
+    with pytest.raises(VerificationFailed, match="alice signed two different decisions at #9"):
+        verify_path(write_lines(home / "both.jsonl", both))

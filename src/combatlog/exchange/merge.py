@@ -152,6 +152,7 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     kept, lost = (their_envs, ours) if keep_theirs else (ours, their_envs)
     _no_rewind(store, meta, fork_seq, genesis, kept, lost, theirs_rows=list(theirs), ours_rows=ours_rows,
                keep_theirs=keep_theirs, proof=proof)
+    _no_hidden_equivocation(store, meta, [*kept, *lost], wiring, proof)
     signed_on = [signed_by(b, sequencer) for b in (kept, lost)] if sequencer else [False, False]
     why = (f"the sequencer {sequencer} signed on it" if signed_on == [True, False] and decides(lost) == decides(kept)
            else "the server ordered it first" if prefer_theirs
@@ -248,6 +249,30 @@ def _no_rewind(store: EventStore, meta: StreamMeta, fork_seq: int, genesis: Comb
     # The depth bound follows: when every pinned player has signed the losing branch past the parting
     # (the oldest head all acknowledged is above it), the winner's author is one of them, and the
     # sequencer, having signed the loser too, settles nothing; so the merge is a rewind, refused above.
+
+
+def _no_hidden_equivocation(store: EventStore, meta: StreamMeta, envs: Sequence[Envelope], wiring: Wiring,
+                            proof: Path | None) -> None:
+    """Two different events one player signed at one place are equivocation (module point 4), also when one
+    of them travels as a placed decision, whose place is its original's: each original is compared with the
+    other events signed at its place in either branch, and with this log's own event there, before anything
+    is placed. (Two signed events at one place can only meet where the branches part: import compares those.)"""
+    if proof is None:
+        return
+    head = store.head(meta.id).seq
+    signed: dict[tuple[str, int, str], Envelope] = {}
+    for env in envs:
+        original = env.original()
+        key = (original.actor, original.seq, original.prev)
+        other = signed.setdefault(key, original)
+        if other is original and env.is_placed and original.seq <= head:
+            rows = store.read_stream(meta.id, original.seq, original.seq)
+            here = decode_envelope(rows[0].body) if rows else None
+            if here is not None and not here.is_placed and (here.actor, here.prev) == (original.actor, original.prev):
+                other = here
+        if other.hash != original.hash:
+            for check in wiring.divergence_checks:
+                check(store, meta, original.seq, encode_envelope(other), encode_envelope(original), proof)
 
 
 def keep_lost_branch(store: EventStore, meta: StreamMeta, rows: Iterable[NewRow]) -> int:

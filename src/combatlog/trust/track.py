@@ -108,6 +108,7 @@ class TrustChecker:
         self.hashes: dict[int, str] = {}  # seq -> hash (kept when players are pinned, for acknowledgements)
         self.last_signed: dict[str, int] = {}  # player -> the last seq he signed here (placed events excluded)
         self.originals: dict[str, int] = {}  # hash of a placed event's original -> its original seq
+        self.places: dict[tuple[str, int, str], str] = {}  # (author, seq, prev) of a placed original -> its hash
         self.command_ids: set[str] = set()  # every command id of the chain (a placed batch's must be new)
         self._batch = ("", "", "")  # (actor, command id, original hash) of the previous event
         self.acked: dict[str, int] = {}
@@ -279,6 +280,10 @@ class TrustChecker:
             raise TrustViolation(f"seq {seq}: {env.actor} made this decision at #{placed.seq} and has signed #{signed} "
                                  "here since, on a log without it: it was dropped or replaced by its author, and is "
                                  "not placed", RULE_PLACED)
+        place = (env.actor, placed.seq, placed.prev)
+        if self.places.setdefault(place, original.hash) != original.hash:
+            raise TrustViolation(f"seq {seq}: {env.actor} signed two different decisions at #{placed.seq} (after "
+                                 f"{placed.prev[:12]}...), both placed here: equivocation", RULE_PLACED)
         self.originals[original.hash] = placed.seq
         self._batch = (env.actor, env.command_id, original.hash)
 
