@@ -67,6 +67,11 @@ def _by_name(ruleset_name: str, types: tuple[type, ...]) -> dict[str, type]:
     return {record_name(ruleset_name, cls): cls for cls in types}
 
 
+@lru_cache(maxsize=256)
+def _decoder(cls: type) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(cls)
+
+
 def decode_record(ruleset_name: str, types: tuple[type, ...], raw: bytes) -> Any:
     """The command a record names, decoded strictly; ``InvalidCommand`` says what is wrong."""
     if len(raw) > MAX_COMMAND_BYTES:
@@ -79,6 +84,6 @@ def decode_record(ruleset_name: str, types: tuple[type, ...], raw: bytes) -> Any
     if cls is None:
         raise InvalidCommand(f"recorded command {record.name[:80]!r} is not a {ruleset_name} command")
     try:
-        return msgspec.json.decode(record.args, type=cls)
+        return _decoder(cls).decode(record.args)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise InvalidCommand(f"recorded command {record.name}: {exc}") from None

@@ -162,7 +162,7 @@ def parse_recorded_at(text: str) -> datetime | None:
     if not _RFC3339_UTC.match(text):
         return None
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return datetime.fromisoformat(text)  # Python 3.11+ reads the "Z" itself
     except ValueError:
         return None
 

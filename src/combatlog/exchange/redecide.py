@@ -65,6 +65,12 @@ class ReplayPort(DicePort):
         super().__init__(scheme=scheme, actor=actor, labels_taken=labels_taken)
         self._recorded = recorded
 
+    def recorded(self, label: str) -> tuple[int, ...] | None:
+        """The faces the batch recorded under ``label`` (a ruleset may skip a step's rehearsal when the
+        faces its dice would get are known: Magic Realm's rehearsal.py)."""
+        die = self._recorded.get(label)
+        return None if die is None else tuple(die.faces)
+
     def roll(self, label: str, notation: str | Dice, *, purpose: str = "", by: str | None = None) -> Roll:
         check_label(label)
         dice = parse_dice(notation) if isinstance(notation, str) else notation

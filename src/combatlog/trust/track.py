@@ -202,15 +202,16 @@ class TrustChecker:
                 raise TrustViolation(f"the genesis option {role}={named!r} names no pinned player", RULE_SIG)
 
     def _signatures(self, env: Envelope) -> None:
-        from combatlog.trust.keys import strict_b64, verify_signature
-        from combatlog.trust.players import signed_message
-
         seq = env.seq
         if not self.pinned:
             if env.sigs:
                 raise TrustViolation(f"seq {seq} carries signatures, but this combat pins no players to check "
                                      "them against", RULE_SIG)
             return
+        # imported here, after the unpinned case (an import statement on every event of a long verify costs)
+        from combatlog.trust.keys import strict_b64, verify_signature
+        from combatlog.trust.players import signed_message
+
         if env.actor not in self.players:
             raise TrustViolation(f"seq {seq} was appended by {env.actor!r}, who is not a pinned player "
                                  f"(pinned: {', '.join(self.players)})", RULE_SIG)

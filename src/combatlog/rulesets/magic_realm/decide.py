@@ -19,6 +19,7 @@ from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import letter
 from combatlog.rulesets.magic_realm.magic import peaceful
 from combatlog.rulesets.magic_realm.plays import check_actions, check_fatigue, check_play, check_targets
+from combatlog.rulesets.magic_realm.rehearsal import rehearse
 from combatlog.rulesets.magic_realm.rounds import assign_randomly, resolve, start_melee
 from combatlog.rulesets.magic_realm.sealed import RULE as SEALED_RULE
 from combatlog.rulesets.magic_realm.sealed import SEED_RULE, fresh_seed_events, sealed_for, step_name
@@ -59,8 +60,8 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
             if deciders(state, "lure"):
                 raise IllegalCommand(f"waiting for luring by {', '.join(deciders(state, 'lure'))}",
                                      rule="MR 001 Luring")
-            marks = fresh_seed_events(state, dice, "lure", _labels(assign_randomly, state), "assign")
-            assign_randomly(Work(state, 0, _roller(dice)))
+            marks = fresh_seed_events(state, dice, "lure", lambda: _labels(assign_randomly, state), "assign")
+            rehearse(assign_randomly, state, dice, _roller(dice))
             return [*marks, *dice.drawn, e.DenizensAssigned(round=state.round)]
         case c.Deploy():
             need_step(state, "deploy", "deployment")
@@ -80,8 +81,8 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
             if deciders(state, "actions"):
                 raise IllegalCommand(f"waiting for the actions of {', '.join(deciders(state, 'actions'))}",
                                      rule="MR 001 Actions")
-            marks = fresh_seed_events(state, dice, "run", _labels(start_melee, state), "attention")
-            start_melee(Work(state, 0, _roller(dice)))
+            marks = fresh_seed_events(state, dice, "run", lambda: _labels(start_melee, state), "attention")
+            rehearse(start_melee, state, dice, _roller(dice))
             return [*marks, *dice.drawn, e.MeleeStarted(round=state.round)]
         case c.Target():
             need_step(state, "targets", "target selection")
@@ -114,7 +115,7 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
                 waiting = ", ".join(p for p, _what in info.waiting()) if info is not None else "everyone"
                 raise IllegalCommand(f"the joint dice of the resolution derive from the seed of {plays_step}, which "
                                      f"is waiting for {waiting} (mr reveal, or mr seed)", rule=SEED_RULE)
-            resolve(Work(state, 0, _roller(dice)))
+            rehearse(resolve, state, dice, _roller(dice))
             return [e.MeleeResolved(round=state.round)]
         case c.Fatigue():
             need_step(state, "fatigue", "paying fatigue")

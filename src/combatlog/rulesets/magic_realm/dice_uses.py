@@ -38,6 +38,7 @@ from combatlog.dice.notation import parse_dice
 from combatlog.events.base import Event
 from combatlog.rulesets.base import DiceUse
 from combatlog.rulesets.magic_realm.evolve import evolve
+from combatlog.rulesets.magic_realm.rehearsal import reads_of
 from combatlog.rulesets.magic_realm.state import MRState
 from combatlog.rulesets.magic_realm.work import OBSERVER
 
@@ -45,6 +46,12 @@ from combatlog.rulesets.magic_realm.work import OBSERVER
 def dice_uses(state: MRState, event: Event) -> Sequence[DiceUse]:
     """Every die the fold of ``event`` reads, in the order it reads them."""
     reads: dict[str, DiceUse] = {}
+    folded = reads_of(state, event)
+    if folded is not None:  # the fold the verifier just made of this event (rehearsal.py)
+        for label, notation, purpose, _by, _faces in folded:
+            if label not in reads:
+                reads[label] = DiceUse(label=label, field=f"({purpose})", expected_label=label, notation=notation)
+        return tuple(reads.values())
 
     def observe(label: str, notation: str, purpose: str, faces: tuple[int, ...] | None) -> tuple[int, ...]:
         dice = parse_dice(notation)

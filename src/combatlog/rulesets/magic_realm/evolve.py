@@ -10,6 +10,7 @@ from combatlog.events.core import (
     ChainCommitted, ChainReleased, DecisionMarked, LinkRevealed, OrdersCommitted, OrdersRevealed,
 )
 from combatlog.rulesets.magic_realm import events as e
+from combatlog.rulesets.magic_realm import rehearsal
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.bounty import treachery_loss
 from combatlog.rulesets.magic_realm.fatigue import options, owed
@@ -52,22 +53,22 @@ def evolve(state: MRState, event: Event, seq: int) -> MRState:
             note_choice(w, "lure", event.character, f"{event.character} lures "
                         + (", ".join(sorted(event.lures)) or "nothing") + f" in round {state.round}")
         case e.DenizensAssigned():
-            assign_randomly(w)
+            rehearsal.fold(assign_randomly, w)
             w.set(seed_choices=tuple(x for x in state.seed_choices if x[0] != "lure"))
         case e.Deployed():
             _deploy(w, event)
         case e.ActionDeclared():
             _action(w, event)
         case e.MeleeStarted():
-            start_melee(w)
+            rehearsal.fold(start_melee, w)
             w.set(seed_choices=tuple(x for x in state.seed_choices if x[0] != "run"))
         case e.TargetsChosen():
             _targets(w, event)
         case e.PlaysMade():
             record_plays(w, event.character, event, event.fight, event.move)
         case e.MeleeResolved():
-            resolve(w)
-            return w.freeze()
+            rehearsal.fold(resolve, w)
+            return _frozen(w, state, event)
         case e.Conceded():
             concede(w, event)
         case e.FatiguePaid():
@@ -77,7 +78,14 @@ def evolve(state: MRState, event: Event, seq: int) -> MRState:
                           if sorted(o.fatigue) == sorted(event.fatigue) and o.change == event.change), None)
             apply_fatigue(w, c.id, event.fatigue, event.change, event.wounds, match.shortfall if match else 0)
     advance(w)
-    return w.freeze()
+    return _frozen(w, state, event)
+
+
+def _frozen(w: Work, state: MRState, event: Event) -> MRState:
+    """The state after ``event``; the dice its fold read are remembered for ``dice_uses``."""
+    out = w.freeze()
+    rehearsal.remember_reads(state, event, w.reads)
+    return out
 
 
 def _use(w: Work, cid: str, chit: str) -> None:

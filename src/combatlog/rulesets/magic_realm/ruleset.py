@@ -65,19 +65,25 @@ class MagicRealm(Ruleset[MRState]):
         advance(w)
         return w.freeze()
 
+    # decide, evolve and dice_uses import their modules at the first call (status needs none of decide's), then
+    # put the function itself on the instance: a fold calls evolve once per event, and the import statement and
+    # the method's frame were a few per cent of a long verify.
     def decide(self, state: MRState, command: Any, dice: DicePort) -> list[Event]:
         from combatlog.rulesets.magic_realm.decide import decide
 
+        self.decide = decide  # type: ignore[method-assign]
         return decide(state, command, dice)
 
     def evolve(self, state: MRState, event: Event, seq: int) -> MRState:
         from combatlog.rulesets.magic_realm.evolve import evolve
 
+        self.evolve = evolve  # type: ignore[method-assign]
         return evolve(state, event, seq)
 
     def dice_uses(self, state: MRState, event: Event) -> Sequence[DiceUse]:
         from combatlog.rulesets.magic_realm.dice_uses import dice_uses
 
+        self.dice_uses = dice_uses  # type: ignore[method-assign]
         return dice_uses(state, event)
 
     # -- the trust layer's hooks (docs/trust.md, "For ruleset authors") ---------------

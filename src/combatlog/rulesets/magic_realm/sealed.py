@@ -20,6 +20,8 @@ tactics and missile dice of ``mr resolve`` derive from it (docs/trust.md, "Magic
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import re
 from typing import Any
 
@@ -299,11 +301,16 @@ def foreknown_step(state: MRState, player: str) -> str:
     return info.step if all(info.contributed(p) for p in info.required if p != player) else ""
 
 
-def fresh_seed_events(state: MRState, dice: Any, kind: str, labels: list[str], phase: str) -> list[Event]:
+def fresh_seed_events(state: MRState, dice: Any, kind: str, labels_of: Callable[[], list[str]],
+                      phase: str) -> list[Event]:
     """Before joint dice that depend on choices made while their seed was known: strict mode
     refuses (a fresh seed step ``r<N>/<phase>`` first), friendly mode marks the decision points
-    (docs/trust.md, "Decision points" and "Magic Realm plays")."""
-    if getattr(dice, "scheme", "") != "joint" or not labels:
+    (docs/trust.md, "Decision points" and "Magic Realm plays"). ``labels_of`` names the dice the step
+    would draw (a dry run of the step: made only for joint dice)."""
+    if getattr(dice, "scheme", "") != "joint":
+        return []
+    labels = labels_of()
+    if not labels:
         return []
     fresh = seed_step_name(state, phase)
     how = seed_instruction(state.chains.all_chained, fresh, full=True, waiting=seed_waiting(state, fresh))

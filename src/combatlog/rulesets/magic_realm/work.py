@@ -35,19 +35,22 @@ class Work:
         self.changes: dict[str, Any] = {}
         self._roll = roll
         self._view: MRState | None = None  # the last view, until a change to ``changes``
+        self.reads: list[tuple[str, str, str, str, tuple[int, ...]]] = []  # every die read (rehearsal.py)
 
     def step(self, rule: str, text: str, dice: tuple[str, ...] = ()) -> None:
         self.steps.append(StepRec(seq=self.seq, rule=rule, text=text, dice=dice))
 
     def roll(self, label: str, notation: str, purpose: str, by: str = "") -> tuple[int, ...]:
         if self._roll is not None:
-            return self._roll(label, notation, purpose, by)
-        faces = self.state.rolls.get(label)
-        observe = OBSERVER.get()
-        if observe is not None:
-            return observe(label, notation, purpose, faces)
-        if faces is None:  # evolve only folds what decide rolled, so this is a broken log
-            raise KeyError(f"the log lacks the roll {label!r}")
+            faces = self._roll(label, notation, purpose, by)
+        else:
+            faces = self.state.rolls.get(label)  # type: ignore[assignment]
+            observe = OBSERVER.get()
+            if observe is not None:
+                return observe(label, notation, purpose, faces)
+            if faces is None:  # evolve only folds what decide rolled, so this is a broken log
+                raise KeyError(f"the log lacks the roll {label!r}")
+        self.reads.append((label, notation, purpose, by, faces))
         return faces
 
     def char(self, cid: str, **changes: Any) -> Character:
