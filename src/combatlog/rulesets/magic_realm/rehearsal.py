@@ -26,6 +26,7 @@ example combat and a long one with and without it and compares the states.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -50,13 +51,16 @@ class _Kept:
         self.step, self.state, self.reads, self.work = step, state, reads, work
 
 
+FOLDS_REMEMBERED = 8  # verify asks about the events of the batch it just re-decided
+
+
 class _Slots(threading.local):
     kept: _Kept | None = None
     enabled: bool = True  # off only in the test that compares the two ways
 
     def __init__(self) -> None:
-        # the dice the last few folds read: (state before, event, reads), by id of the event (``reads_of``)
-        self.folded: dict[int, tuple[MRState, Any, list[Read]]] = {}
+        # the dice the last few folds read: (state before, event, reads), newest last (``reads_of``)
+        self.folded: deque[tuple[MRState, Any, list[Read]]] = deque(maxlen=FOLDS_REMEMBERED)
 
 
 _slots = _Slots()
@@ -121,29 +125,23 @@ def fold(step: Step, w: Work) -> None:
     _keep(step, state, w.reads, None)
 
 
-FOLDS_REMEMBERED = 8  # verify asks about the events of the batch it just re-decided
-
-
 def remember_reads(state: MRState, event: Any, reads: list[Read]) -> None:
     """``evolve`` folded ``event`` on ``state`` to its end, reading these dice (in order)."""
     if OBSERVER.get() is not None or not _slots.enabled:
         return
-    folded = _slots.folded
-    if len(folded) >= FOLDS_REMEMBERED:
-        del folded[next(iter(folded))]
-    folded[id(event)] = (state, event, reads)
+    _slots.folded.append((state, event, reads))
 
 
 def reads_of(state: MRState, event: Any) -> list[Read] | None:
     """The dice a fold of ``event`` on ``state`` read, when one of the last folds was that fold (the same
-    objects: frozen, and held here so that their ids are not reused); None when it was not remembered.
+    objects, compared by identity: frozen, and held here); None when it was not remembered.
     ``dice_uses`` answers from it instead of folding the event once more: a fold that ended read exactly
     what a dry run would (it read every die it needed, with the faces recorded; a die that did not fit the
     rules' notation is refused by the first check that meets it, in both)."""
-    found = _slots.folded.get(id(event))
-    if found is None or found[0] is not state or found[1] is not event:
-        return None
-    return found[2]
+    for before, folded, reads in reversed(_slots.folded):
+        if folded is event and before is state:
+            return reads
+    return None
 
 
 def set_enabled(enabled: bool) -> None:
