@@ -115,3 +115,23 @@ def test_a_fork_taken_mid_plays_reports_concealed_plays_as_alice(examples, tmp_p
     assert run_cli(db, "report", "giant-goblins", "-o", str(parent)).returncode == 0
     forks = parse_html(parent.read_text())
     assert "mid-plays" in " ".join(forks.text) and "#15" in " ".join(forks.text)
+
+
+def test_the_dice_ledger_says_a_state_every_die_shares_once() -> None:
+    """The state of each die (scheme: verification) is a column where the dice differ in it; where they
+    all share one, it is said once above the table, not on every row."""
+    from combatlog.pictures.html import environment
+
+    table = environment().from_string('{% from "_parts.html" import dice_table %}{{ dice_table(dice, legend) }}')
+    row = {"seq": 3, "anchor": "die-3", "label": "r1/a", "notation": "1d6", "faces": [4], "total": 4, "by": "bob",
+           "state": "manual", "cls": "muted"}
+    manual = ("manual", "entered by hand: trusted, not checkable")
+    one = parse_html(table.render(dice=[row, {**row, "seq": 5, "anchor": "die-5"}], legend=[manual]))
+    assert not one.errors and not one.stack
+    assert len(one.find("th")) == 6 and len(one.find("td")) == 12
+    assert "Scheme and verification of every die below: manual: entered by hand" in "".join(one.text)
+    joint = {**row, "seq": 5, "anchor": "die-5", "state": "joint: verified", "cls": "ok"}
+    two = parse_html(table.render(dice=[row, joint], legend=[manual, ("joint: verified", "verified against ...")]))
+    assert not two.errors and not two.stack
+    assert len(two.find("th")) == 7 and [a.get("class") for a in two.find("td")][6::7] == ["muted", "ok"]
+    assert "manual" in two.text and "joint: verified" in two.text
