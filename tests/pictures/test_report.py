@@ -135,3 +135,24 @@ def test_the_dice_ledger_says_a_state_every_die_shares_once() -> None:
     assert not two.errors and not two.stack
     assert len(two.find("th")) == 7 and [a.get("class") for a in two.find("td")][6::7] == ["muted", "ok"]
     assert "manual" in two.text and "joint: verified" in two.text
+
+
+def test_what_every_round_would_repeat_is_said_once() -> None:
+    """The usual who line and the common rule most rounds share go to the introduction: a round writes a
+    who line where it changes and at its start only where it is not the usual one, and names its common
+    rule only where it is another."""
+    from combatlog.pictures.report import EventRow, RoundPart, say_once
+
+    def part(n: int, whos: list[str], rule: str) -> RoundPart:
+        return RoundPart(n, f"Round {n}", 0, 0, common_rule=rule,
+                         events=[EventRow(i, "x", False, who, None, None, []) for i, who in enumerate(whos)])
+
+    parts = [part(1, ["gm", "gm", "alice"], "R1"), part(2, ["alice", "gm", "gm"], "R1"), part(3, ["gm"], "R2"),
+             part(4, [], "")]
+    assert say_once(parts) == ("gm", "R1")
+    assert [[e.who for e in p.events] for p in parts] == [[None, None, "alice"], ["alice", "gm", None], [None], []]
+    assert [p.common_rule for p in parts] == ["", "", "R2", ""]
+    # a rule one round names stays with it; a report of no events has no usual who
+    lone = [part(1, ["bob"], "R1"), part(2, ["bob"], "R2")]
+    assert say_once(lone) == ("bob", "") and [p.common_rule for p in lone] == ["R1", "R2"]
+    assert say_once([part(0, [], "")]) == ("", "")
