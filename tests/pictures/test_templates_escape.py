@@ -69,6 +69,7 @@ def report_context(ok: bool) -> dict[str, Any]:
         acks=[(3, NS(player=hostile("ack.player"), upto=2, hash=hostile("ack.hash")))], dice=table, legend=legend,
         forks=[(NS(name=hostile("fork.name"), id=hostile("fork.id"), fork_seq=2), hostile("fork.reason"))],
         sheets="auto", gap=3, usual_who=hostile("usual_who"), common_rule=hostile("common_rule"),
+        dice_origin=hostile("dice_origin"),
     )
 
 

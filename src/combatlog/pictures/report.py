@@ -228,6 +228,7 @@ class Report:
         # "auto": at most one picture every `gap` rounds, so at most MAX_SHEETS (+ the last round)
         self.gap = max(1, -(-len(self.rounds) // MAX_SHEETS))
         self.position = {r: i for i, r in enumerate(self.rounds)}
+        self.dice_origin = ""  # where the combat's dice come from, where a die's line left it out
 
     # -- the header -----------------------------------------------------------------------------
     def verify(self) -> tuple[VerifyReport | None, str]:
@@ -258,6 +259,7 @@ class Report:
         from combatlog.events.core import Acknowledged, DiceRolled, OrdersCommitted, OrdersRevealed
         from combatlog.pictures.scene import Sealed
         from combatlog.projections.views import roll_row, walk_folded
+        from combatlog.rulesets.base import SCHEME_WORDS
 
         core = self.head.core
         total = core.head_seq
@@ -267,6 +269,9 @@ class Report:
         starts, ends = {p.lo: p for p in parts.values()}, {p.hi: p for p in parts.values()}
         part: RoundPart | None = None  # the round being walked, if the report shows it
         window = self.window
+        # a die's line says where it came from only where that is not the combat's scheme (said once)
+        scheme = core.genesis.dice if core.genesis is not None else ""
+        origin = f", {SCHEME_WORDS[scheme]})" if scheme in SCHEME_WORDS else ""
         rolls: list[dict[str, Any]] = []
         acks: list[tuple[int, Any]] = []
         sealed: dict[tuple[str, str], Sealed] = {}
@@ -284,8 +289,12 @@ class Report:
             if rec.seq in starts:  # rounds are consecutive runs of seqs
                 part = starts[rec.seq]
             if part is not None:  # every event's who for now: say_once keeps it where it changes
-                part.events.append(event_row(row, who_line(row, rec), type(ev) is DiceRolled, self.head.core.labels,
-                                             self.window))
+                item = event_row(row, who_line(row, rec), type(ev) is DiceRolled, self.head.core.labels, self.window)
+                if type(ev) is DiceRolled and item.die and origin and ev.scheme == scheme \
+                        and item.summary.endswith(origin):  # its ledger row, linked, gives the scheme too
+                    item.summary = item.summary[:-len(origin)] + ")"
+                    self.dice_origin = SCHEME_WORDS[scheme]
+                part.events.append(item)
             if rec.seq in ends:
                 last_drawn = self._picture(ends[rec.seq], folded, list(sealed.values()), last_drawn)
                 self._collapse_rules(ends[rec.seq])
@@ -355,6 +364,7 @@ class Report:
             forks=[(m, self.fork_reason(m).removeprefix(": ")) for m in children],
             sheets="auto" if self.asked is None else "asked", gap=self.gap, usual_who=usual_who,
             common_rule=common_rule,
+            dice_origin=self.dice_origin,
         )
 
 
