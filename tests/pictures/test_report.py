@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 from combatlog.pictures.report import report_html
 from combatlog.projections.views import dice_ledger
@@ -47,6 +48,20 @@ def test_every_example_reports_whole(stem: str, open_example) -> None:  # type: 
     words = " ".join(doc.text)
     assert "verified" in words and head.core.head_hash in words
     assert "entered by hand" in words or not rolls
+    # a die a step reads links to its ledger row, except on the line just after the die's own (which links there)
+    rolled = {str(escape(r["label"])): r["seq"] for r in rolls}
+    linked = unlinked = 0
+    for seq, line in re.findall(r'^<li id="seq-(\d+)">(.*)$', text, re.M):
+        for anchor, label in re.findall(r'(?:<a href="#die-(\d+)">)?\[([^\]<]+)\]', line):
+            if label not in rolled:
+                continue
+            if anchor:
+                assert int(anchor) == rolled[label], (seq, label)
+                linked += 1
+            else:
+                assert rolled[label] == int(seq) - 1, f"#{seq} reads [{label}] unlinked, its die not the line above"
+                unlinked += 1
+    assert linked + unlinked > 0 or not rolls
 
 
 def test_report_of_one_round_and_on_the_command_line(examples, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -106,6 +106,9 @@ def test_what_every_round_or_die_would_repeat_is_said_once(fights: dict[int, Pat
     rounds = len(re.findall(r'<section class="round"', text))
     assert rounds > 10
     assert text.count("rolled at the table") == 1 and "(die r3/Aldo/act)</a>" in text
+    # the act reads the die rolled just above it, whose line links to the ledger: its label is not linked again
+    assert re.search(r'<a href="#die-\d+">Aldo&#39;s 1d20 [^<]*\(die r3/Aldo/act\)</a></li>\n'
+                     r'<li id="seq-\d+"><b>#\d+</b> Aldo: swings at Grimsby \[r3/Aldo/act\]</li>', text)
     assert text.count("recorded by gm, unsigned") == 1 and 'class="who"' not in text
     assert text.count("Steps without a rule apply") == 1
     assert text.count("entered by hand: trusted") == 1 and "scheme: verification" not in text

@@ -101,7 +101,8 @@ def dice_links(labels: Any, rolled: dict[str, int], shown: tuple[int, int]) -> l
 class StepRow:
     text: str  # "" where it would repeat the event's summary
     rule: str  # "" where it is the round's common rule
-    dice: list[tuple[str, str]]  # (label, anchor)
+    dice: list[tuple[str, str]]  # (label, anchor): no anchor where the ledger does not show it (or, in the
+    # report, where a lone step reads the die rolled on the line just above, which links to its row)
 
 
 @dataclass
@@ -294,6 +295,9 @@ class Report:
                         and item.summary.endswith(origin):  # its ledger row, linked, gives the scheme too
                     item.summary = item.summary[:-len(origin)] + ")"
                     self.dice_origin = SCHEME_WORDS[scheme]
+                if item.inline and part.events and part.events[-1].die:  # the line above is a die's, linked
+                    above = part.events[-1].die
+                    item.inline.dice = [(label, "" if to == above else to) for label, to in item.inline.dice]
                 part.events.append(item)
             if rec.seq in ends:
                 last_drawn = self._picture(ends[rec.seq], folded, list(sealed.values()), last_drawn)
