@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 from combatlog.pictures.report import report_html
 from combatlog.projections.views import dice_ledger
@@ -47,6 +48,20 @@ def test_every_example_reports_whole(stem: str, open_example) -> None:  # type: 
     words = " ".join(doc.text)
     assert "verified" in words and head.core.head_hash in words
     assert "entered by hand" in words or not rolls
+    # a die a step reads links to its ledger row, except on the line just after the die's own (which links there)
+    rolled = {str(escape(r["label"])): r["seq"] for r in rolls}
+    linked = unlinked = 0
+    for seq, line in re.findall(r'^<li id="seq-(\d+)">(.*)$', text, re.M):
+        for anchor, label in re.findall(r'(?:<a href="#die-(\d+)">)?\[([^\]<]+)\]', line):
+            if label not in rolled:
+                continue
+            if anchor:
+                assert int(anchor) == rolled[label], (seq, label)
+                linked += 1
+            else:
+                assert rolled[label] == int(seq) - 1, f"#{seq} reads [{label}] unlinked, its die not the line above"
+                unlinked += 1
+    assert linked + unlinked > 0 or not rolls
 
 
 def test_report_of_one_round_and_on_the_command_line(examples, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -115,3 +130,44 @@ def test_a_fork_taken_mid_plays_reports_concealed_plays_as_alice(examples, tmp_p
     assert run_cli(db, "report", "giant-goblins", "-o", str(parent)).returncode == 0
     forks = parse_html(parent.read_text())
     assert "mid-plays" in " ".join(forks.text) and "#15" in " ".join(forks.text)
+
+
+def test_the_dice_ledger_says_a_state_every_die_shares_once() -> None:
+    """The state of each die (scheme: verification) is a column where the dice differ in it; where they
+    all share one, it is said once above the table, not on every row."""
+    from combatlog.pictures.html import environment
+
+    table = environment().from_string('{% from "_parts.html" import dice_table %}{{ dice_table(dice, legend) }}')
+    row = {"seq": 3, "anchor": "die-3", "label": "r1/a", "notation": "1d6", "faces": [4], "total": 4, "by": "bob",
+           "state": "manual", "cls": "muted"}
+    manual = ("manual", "entered by hand: trusted, not checkable")
+    one = parse_html(table.render(dice=[row, {**row, "seq": 5, "anchor": "die-5"}], legend=[manual]))
+    assert not one.errors and not one.stack
+    assert len(one.find("th")) == 6 and len(one.find("td")) == 12
+    assert "Scheme and verification of every die below: manual: entered by hand" in "".join(one.text)
+    joint = {**row, "seq": 5, "anchor": "die-5", "state": "joint: verified", "cls": "ok"}
+    two = parse_html(table.render(dice=[row, joint], legend=[manual, ("joint: verified", "verified against ...")]))
+    assert not two.errors and not two.stack
+    assert len(two.find("th")) == 7 and [a.get("class") for a in two.find("td")][6::7] == ["muted", "ok"]
+    assert "manual" in two.text and "joint: verified" in two.text
+
+
+def test_what_every_round_would_repeat_is_said_once() -> None:
+    """The usual who line and the common rule most rounds share go to the introduction: a round writes a
+    who line where it changes and at its start only where it is not the usual one, and names its common
+    rule only where it is another."""
+    from combatlog.pictures.report import EventRow, RoundPart, say_once
+
+    def part(n: int, whos: list[str], rule: str) -> RoundPart:
+        return RoundPart(n, f"Round {n}", 0, 0, common_rule=rule,
+                         events=[EventRow(i, "x", False, who, None, None, []) for i, who in enumerate(whos)])
+
+    parts = [part(1, ["gm", "gm", "alice"], "R1"), part(2, ["alice", "gm", "gm"], "R1"), part(3, ["gm"], "R2"),
+             part(4, [], "")]
+    assert say_once(parts) == ("gm", "R1")
+    assert [[e.who for e in p.events] for p in parts] == [[None, None, "alice"], ["alice", "gm", None], [None], []]
+    assert [p.common_rule for p in parts] == ["", "", "R2", ""]
+    # a rule one round names stays with it; a report of no events has no usual who
+    lone = [part(1, ["bob"], "R1"), part(2, ["bob"], "R2")]
+    assert say_once(lone) == ("bob", "") and [p.common_rule for p in lone] == ["R1", "R2"]
+    assert say_once([part(0, [], "")]) == ("", "")

@@ -99,6 +99,21 @@ def test_report_reads_the_log_a_few_times_and_grows_linearly(fights: dict[int, P
     assert len([a for a in doc.find("li") if (a.get("id") or "").startswith("seq-")]) == n_l
 
 
+def test_what_every_round_or_die_would_repeat_is_said_once(fights: dict[int, Path]) -> None:
+    """The fight's dice are all entered by hand, its events all recorded by the gm, and its rounds' steps
+    mostly apply one rule: each is said once, above the rounds or the ledger, not per round or per die."""
+    text, _rows, _events, _calls = _report(fights[SMALL])
+    rounds = len(re.findall(r'<section class="round"', text))
+    assert rounds > 10
+    assert text.count("rolled at the table") == 1 and "(die r3/Aldo/act)</a>" in text
+    # the act reads the die rolled just above it, whose line links to the ledger: its label is not linked again
+    assert re.search(r'<a href="#die-\d+">Aldo&#39;s 1d20 [^<]*\(die r3/Aldo/act\)</a></li>\n'
+                     r'<li id="seq-\d+"><b>#\d+</b> Aldo: swings at Grimsby \[r3/Aldo/act\]</li>', text)
+    assert text.count("recorded by gm, unsigned") == 1 and 'class="who"' not in text
+    assert text.count("Steps without a rule apply") == 1
+    assert text.count("entered by hand: trusted") == 1 and "scheme: verification" not in text
+
+
 def test_progress_is_reported_from_zero_to_the_head(fights: dict[int, Path]) -> None:
     _text, _rows, events, calls = _report(fights[LARGE])
     assert calls[0] == (0, events) and calls[-1] == (events, events)

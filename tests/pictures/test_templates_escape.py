@@ -35,10 +35,13 @@ def rows(prefix: str) -> list[EventRow]:
 
 
 def dice(prefix: str) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    """Two dice in two states (the ledger writes a state column only where the dice differ in it)."""
     row = {"seq": 3, "anchor": "die-3", "label": hostile(f"{prefix}.label"), "notation": hostile(f"{prefix}.notation"),
            "faces": [hostile(f"{prefix}.face")], "total": hostile(f"{prefix}.total"), "by": hostile(f"{prefix}.by"),
            "state": hostile(f"{prefix}.state"), "cls": "muted"}
-    return [row], [(hostile(f"{prefix}.legend.word"), hostile(f"{prefix}.legend.meaning"))]
+    other = {**row, "seq": 4, "anchor": "die-4", "state": hostile(f"{prefix}.state2"), "cls": "ok"}
+    return [row, other], [(hostile(f"{prefix}.legend.word"), hostile(f"{prefix}.legend.meaning")),
+                          (hostile(f"{prefix}.legend.word2"), hostile(f"{prefix}.legend.meaning2"))]
 
 
 def verified(prefix: str) -> NS:
@@ -65,7 +68,8 @@ def report_context(ok: bool) -> dict[str, Any]:
         fork_reason=hostile("fork_reason"), rounds=[part, part2], round_no=None,
         acks=[(3, NS(player=hostile("ack.player"), upto=2, hash=hostile("ack.hash")))], dice=table, legend=legend,
         forks=[(NS(name=hostile("fork.name"), id=hostile("fork.id"), fork_seq=2), hostile("fork.reason"))],
-        sheets="auto", gap=3,
+        sheets="auto", gap=3, usual_who=hostile("usual_who"), common_rule=hostile("common_rule"),
+        dice_origin=hostile("dice_origin"),
     )
 
 

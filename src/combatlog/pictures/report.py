@@ -14,8 +14,10 @@ pass, then one walk that folds, explains and draws), and what repeats is written
 where the picture changed since the last one drawn, at most one every ``gap`` rounds (at most
 ``MAX_SHEETS`` pictures whatever the length) and always at the last round; ``--sheets`` asks for other
 rounds and ``--round N`` draws that round whatever it holds. Who recorded and signed an event is
-written where it changes; the rule most steps of a round cite is named once above them; a die's
-line links to its ledger row instead of repeating it.
+written where it changes; the rule most steps of a round cite is named once above them; what most
+rounds would repeat (the usual recorder, the common rule they share) is said once in the introduction;
+a die's line links to its ledger row instead of repeating it, and the ledger says a state all its
+dice share once.
 """
 
 from __future__ import annotations
@@ -99,7 +101,8 @@ def dice_links(labels: Any, rolled: dict[str, int], shown: tuple[int, int]) -> l
 class StepRow:
     text: str  # "" where it would repeat the event's summary
     rule: str  # "" where it is the round's common rule
-    dice: list[tuple[str, str]]  # (label, anchor)
+    dice: list[tuple[str, str]]  # (label, anchor): no anchor where the ledger does not show it (or, in the
+    # report, where a lone step reads the die rolled on the line just above, which links to its row)
 
 
 @dataclass
@@ -150,6 +153,36 @@ def event_row(row: ReplayStep, who: str | None, is_die: bool, rolled: dict[str, 
                     inline=inline, steps=steps)
 
 
+def say_once(parts: list[RoundPart]) -> tuple[str, str]:
+    """What every round would repeat, said once in the introduction: the usual who line (who recorded and
+    signed most events) and the common rule most rounds share. Returns (usual who, common rule).
+
+    A who line is written above an event where it changes from the event before, and at a round's
+    start where it is not the usual one; a round names its common rule only where it is another."""
+    whos: dict[str, int] = {}
+    for p in parts:
+        for e in p.events:
+            whos[e.who or ""] = whos.get(e.who or "", 0) + 1
+    usual = max(whos.items(), key=lambda kv: kv[1])[0] if whos else ""
+    for p in parts:
+        before = usual
+        for e in p.events:
+            who = e.who or ""
+            e.who = who if who != before else None
+            before = who
+    rules: dict[str, int] = {}
+    for p in parts:
+        if p.common_rule:
+            rules[p.common_rule] = rules.get(p.common_rule, 0) + 1
+    common, count = max(rules.items(), key=lambda kv: kv[1]) if rules else ("", 0)
+    if count < 2:  # one round naming its rule says it once already
+        return usual, ""
+    for p in parts:
+        if p.common_rule == common:
+            p.common_rule = ""
+    return usual, common
+
+
 def sheet_rounds(spec: str, rounds: list[int]) -> set[int] | None:
     """``--sheets``: "auto" (None: where the picture changed), "all", "none" or rounds like ``1,4-6``."""
     from combatlog.errors import InvalidCommand
@@ -196,6 +229,7 @@ class Report:
         # "auto": at most one picture every `gap` rounds, so at most MAX_SHEETS (+ the last round)
         self.gap = max(1, -(-len(self.rounds) // MAX_SHEETS))
         self.position = {r: i for i, r in enumerate(self.rounds)}
+        self.dice_origin = ""  # where the combat's dice come from, where a die's line left it out
 
     # -- the header -----------------------------------------------------------------------------
     def verify(self) -> tuple[VerifyReport | None, str]:
@@ -226,6 +260,7 @@ class Report:
         from combatlog.events.core import Acknowledged, DiceRolled, OrdersCommitted, OrdersRevealed
         from combatlog.pictures.scene import Sealed
         from combatlog.projections.views import roll_row, walk_folded
+        from combatlog.rulesets.base import SCHEME_WORDS
 
         core = self.head.core
         total = core.head_seq
@@ -235,11 +270,13 @@ class Report:
         starts, ends = {p.lo: p for p in parts.values()}, {p.hi: p for p in parts.values()}
         part: RoundPart | None = None  # the round being walked, if the report shows it
         window = self.window
+        # a die's line says where it came from only where that is not the combat's scheme (said once)
+        scheme = core.genesis.dice if core.genesis is not None else ""
+        origin = f", {SCHEME_WORDS[scheme]})" if scheme in SCHEME_WORDS else ""
         rolls: list[dict[str, Any]] = []
         acks: list[tuple[int, Any]] = []
         sealed: dict[tuple[str, str], Sealed] = {}
         last_drawn: tuple[int, str] | None = None  # (round, what its picture showed)
-        previous_who: str | None = None
         for row, rec, folded in walk_folded(self.store, self.meta, 1, None, self.viewer, self.head):
             ev = rec.event
             if type(ev) is OrdersCommitted:
@@ -251,12 +288,17 @@ class Report:
             if type(ev) is DiceRolled and window[0] <= rec.seq <= window[1]:
                 rolls.append(roll_row(rec.seq, ev))
             if rec.seq in starts:  # rounds are consecutive runs of seqs
-                part, previous_who = starts[rec.seq], None  # each round names who recorded its first event
-            if part is not None:
-                who = who_line(row, rec)
-                part.events.append(event_row(row, who if who != previous_who else None, type(ev) is DiceRolled,
-                                             self.head.core.labels, self.window))
-                previous_who = who
+                part = starts[rec.seq]
+            if part is not None:  # every event's who for now: say_once keeps it where it changes
+                item = event_row(row, who_line(row, rec), type(ev) is DiceRolled, self.head.core.labels, self.window)
+                if type(ev) is DiceRolled and item.die and origin and ev.scheme == scheme \
+                        and item.summary.endswith(origin):  # its ledger row, linked, gives the scheme too
+                    item.summary = item.summary[:-len(origin)] + ")"
+                    self.dice_origin = SCHEME_WORDS[scheme]
+                if item.inline and part.events and part.events[-1].die:  # the line above is a die's, linked
+                    above = part.events[-1].die
+                    item.inline.dice = [(label, "" if to == above else to) for label, to in item.inline.dice]
+                part.events.append(item)
             if rec.seq in ends:
                 last_drawn = self._picture(ends[rec.seq], folded, list(sealed.values()), last_drawn)
                 self._collapse_rules(ends[rec.seq])
@@ -311,6 +353,7 @@ class Report:
         self.on_progress(0, self.head.core.head_seq)  # at once: the verifier's pass comes first
         report, failure = self.verify()
         parts, rolls, acks = self.walk()
+        usual_who, common_rule = say_once(parts)
         dice, legend = ledger(rolls, report)
         children = sorted((m for m in self.store.list_streams() if m.parent == self.meta.id),
                           key=lambda m: (m.fork_seq, m.name))
@@ -323,7 +366,9 @@ class Report:
             fork_reason=self.fork_reason(self.meta) if self.meta.parent else "",
             rounds=parts, round_no=self.round_no, acks=acks, dice=dice, legend=legend,
             forks=[(m, self.fork_reason(m).removeprefix(": ")) for m in children],
-            sheets="auto" if self.asked is None else "asked", gap=self.gap,
+            sheets="auto" if self.asked is None else "asked", gap=self.gap, usual_who=usual_who,
+            common_rule=common_rule,
+            dice_origin=self.dice_origin,
         )
 
 
