@@ -20,6 +20,8 @@ draw() {  # draw DB NAME STEM [sheet options...]: an SVG sheet and an HTML repor
 
 rm -rf demo && mkdir -p demo
 export COMBATLOG_DB=demo/combat.db
+# a key home of its own: with exactly one key in yours, every command would act as that player
+export COMBATLOG_HOME=demo/keys
 
 step "Magic Realm, round 1: the Black Knight and the Amazon (with two Lancers) meet a Giant and three Goblins"
 mr=demo/giant-and-goblins.db

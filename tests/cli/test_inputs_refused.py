@@ -174,3 +174,35 @@ def test_a_full_disk_for_keys_and_standard_output(cli: Cli) -> None:
                               text=True, timeout=120)
     assert proc.returncode == ExitStatus.FAILURE
     assert "cannot write standard output: No space left on device" in proc.stderr and "bug" not in proc.stderr
+
+
+MR_SETUP = {"characters": [{"id": "amazon", "character": "Amazon", "player": "amazon"}],
+            "denizens": [{"id": "goblin", "monster": "Axe Goblin"}]}
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    # a misspelt key used to be ignored in silence: the weapon was not alerted, and nobody was told
+    (lambda s: s["characters"][0].update(weapon_alert=True),
+     "setup.characters[0]: unknown key 'weapon_alert'"),
+    (lambda s: s["denizens"][0].update(sid="dark"), "setup.denizens[0]: unknown key 'sid'"),
+    (lambda s: s.update(first_round_of_the_day=False), "setup: unknown key 'first_round_of_the_day'"),
+    (lambda s: s["characters"][0].update(hirelings=[{"id": "h", "native": "Bashkar 1", "owner": "x"}]),
+     "setup.characters[0].hirelings[0]: unknown key 'owner'"),
+    # assigned: an uncontrolled denizen of the set-up onto one of its characters or hirelings
+    (lambda s: s.update(assigned={"gobiln": "amazon"}), "setup.assigned.gobiln: no denizen 'gobiln'"),
+    (lambda s: s.update(assigned={"goblin": "amazn"}), "setup.assigned.goblin: 'amazn' is not a character"),
+])
+def test_a_magic_realm_setup_with_an_unknown_key_or_id_is_refused(cli: Cli, tmp_path: Path, change, says) -> None:  # type: ignore[no-untyped-def]
+    import copy
+    import json
+
+    setup = copy.deepcopy(MR_SETUP)
+    change(setup)
+    path = tmp_path / "setup.json"
+    path.write_text(json.dumps(setup))
+    result = cli("new", "fight", "--ruleset", "magic_realm", "--setup", str(path), ok=False)
+    assert result.code == ExitStatus.INVALID, result.err
+    assert says in result.err, result.err
+    assert "fight" not in cli("list").out  # nothing created
+    path.write_text(json.dumps(MR_SETUP))  # the same set-up, corrected, is taken
+    cli("new", "fight", "--ruleset", "magic_realm", "--setup", str(path))

@@ -42,12 +42,26 @@ def test_first_combat_in_ten_lines(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_make_demo_runs_end_to_end() -> None:
+def test_make_demo_runs_end_to_end(tmp_path: Path) -> None:
+    """And with its own key home: a user's home holding one key (zed's) would make every command of the demo
+    act as zed (--as defaults to the only secret key), so the demo must neither read nor write that home."""
     if not (REPO / ".venv" / "bin" / "combatlog").exists():
         pytest.skip("make demo uses the project's .venv, which this run does not have")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMBATLOG_")}
+    users_home = tmp_path / "keys"
+    cli = [str(REPO / ".venv" / "bin" / "combatlog")]
+    subprocess.run([*cli, "keys", "new", "zed"], env={**env, "COMBATLOG_HOME": str(users_home)}, check=True,
+                   capture_output=True)
+    before = sorted(p.name for p in users_home.rglob("*"))
     proc = subprocess.run(["make", "demo"], cwd=REPO, capture_output=True, text=True, timeout=900,
-                          env={k: v for k, v in os.environ.items() if not k.startswith("COMBATLOG_")})
+                          env={**env, "COMBATLOG_HOME": str(users_home)})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = proc.stdout
     assert "ok: duel (freeform)" in out and "verified against revealed seeds" in out
     assert "forked: duel-whatif" in out and "Done: the logs are in demo/." in out
+    log = subprocess.run([*cli, "--db", str(REPO / "demo" / "combat.db"), "log", "duel", "--json"], env=env,
+                         capture_output=True, text=True, check=True)
+    import json
+
+    assert {e["actor"] for e in json.loads(log.stdout)} == {"gm"}  # nobody acted as zed
+    assert sorted(p.name for p in users_home.rglob("*")) == before

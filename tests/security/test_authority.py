@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from combatlog.commands.handler import _rows, _seal_all
+from combatlog.events.envelope import encode_envelope
 from combatlog.wiring import dice_port
 from combatlog.commands.record import encode_record
 from combatlog.dice.port import with_drawn
@@ -58,7 +59,7 @@ def modified_client(seat: Seat, stream: str, command: Any, *, faces: dict[str, t
         envelopes = _seal_all(meta.id, events, start_seq=folded.core.head_seq + 1, prev=folded.core.head_hash,
                               actor=seat.name, command_id="modified-client", signer=signer,
                               head_time=folded.core.head_time, command=encode_record(folded.ruleset.info.name, command))
-    store.append(meta.id, _rows(envelopes), expected_version=folded.core.head_seq, command_id="modified-client")
+    store.append(meta.id, _rows(envelopes, [encode_envelope(e) for e in envelopes]), expected_version=folded.core.head_seq, command_id="modified-client")
 
 
 def refused_by(victim: Seat, path: Path, *expected: str) -> None:
@@ -204,7 +205,7 @@ def test_a_strike_by_a_goblin_already_dead_fails_re_deciding(tmp_path: Path) -> 
     envelopes = _seal_all(meta.id, events, start_seq=head.core.head_seq + 1, prev=head.core.head_hash, actor="gm",
                           command_id="modified-client", signer=None, head_time=head.core.head_time,
                           command=encode_record("argad", strike))
-    store.append(meta.id, _rows(envelopes), expected_version=head.core.head_seq, command_id="modified-client")
+    store.append(meta.id, _rows(envelopes, [encode_envelope(e) for e in envelopes]), expected_version=head.core.head_seq, command_id="modified-client")
     out = seat("verify", "goblins", ok=False)
     assert out.code != 0 and "gm's argad Strike is refused by the rules on re-deciding" in out.err
     assert "gob-a was killed before it could strike" in out.err

@@ -103,7 +103,8 @@ def test_a_mail_tells_what_happened_what_to_decide_and_carries_the_bundle(duel, 
     assert "round 1 begins (Freeform: table decision)" in told  # the rule cited
     assert "thrusts at Bo (Freeform: table decision) [dice: r1/Aldo/act]" in told
     assert "Bo: act in round 1" in told and 'combatlog freeform act duel Bo "ACTION" --as bob' in told
-    assert "gm: end round 1" in told and "freeform end-round" not in told  # another's call: shown, not offered
+    # another's call: shown, not offered; pending's "gm" is alice here (she created the combat, which pins no gm)
+    assert "gm (alice: the referee's step): end round 1" in told and "freeform end-round" not in told
 
 
 def _eml(body: str, cte: str, *, subtype: str = "plain", attach: bytes | None = None) -> bytes:

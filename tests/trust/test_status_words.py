@@ -59,7 +59,7 @@ def test_the_seed_instruction_is_the_same_in_status_and_in_the_refusal(tmp_path:
     chained = state.chains.all_chained
     waiting = seed_waiting(state, "r1/assign")
     with pytest.raises(IllegalCommand) as refused:
-        fresh_seed_events(state, type("Dice", (), {"scheme": "joint"})(), "assign", ["r1/assign/goblin-3"], "assign")
+        fresh_seed_events(state, type("Dice", (), {"scheme": "joint"})(), "assign", lambda: ["r1/assign/goblin-3"], "assign")
     assert seed_instruction(chained, "r1/assign", full=True, waiting=waiting) in str(refused.value)
     assert seed_instruction(chained, "r1/assign", waiting=waiting) in seed_hint(state, "assign", "assign")
     # bob's lure carried his chain link (docs/trust.md, "Nonce chains"): the step is open and waits only for

@@ -348,7 +348,7 @@ def execute_keeping(heads: dict[str, Folded], store: EventStore, meta: StreamMet
     kept = heads.pop(meta.id, None)
     head = kept.core.head_seq if kept is not None else None
     try:
-        outcome = execute(store, meta.id, command, folded=kept, **options)
+        outcome = execute(store, meta, command, folded=kept, **options)
     except BaseException:
         if kept is not None and kept.core.head_seq == head:  # refused before its rehearsal: untouched
             heads[meta.id] = kept

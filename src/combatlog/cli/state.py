@@ -3,7 +3,6 @@ fast path of ``status`` (cli/fast.py) uses it as the typer commands do (cli/comm
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from combatlog.errors import InvalidCommand
@@ -27,23 +26,33 @@ def default_actor() -> str:
     return only_secret_key() or "gm"
 
 
-@dataclass
+# Plain classes, not dataclasses: ``status`` imports this module, and dataclasses imports inspect (about a
+# tenth of its start-up).
 class RunMemo:
     """What the lines of one run FILE share, so that a line does not redo what the previous one did."""
 
-    heads: dict[str, Folded] = field(default_factory=dict)  # stream id -> its state at its head
-    streams: dict[str, StreamMeta] = field(default_factory=dict)  # exact name or id -> the combat
-    signers: dict[str, Signer | None] = field(default_factory=dict)  # stream id -> the actor's signer
+    __slots__ = ("heads", "streams", "signers")
+
+    def __init__(self) -> None:
+        self.heads: dict[str, Folded] = {}  # stream id -> its state at its head
+        self.streams: dict[str, StreamMeta] = {}  # exact name or id -> the combat
+        self.signers: dict[str, Signer | None] = {}  # stream id -> the actor's signer
 
 
-@dataclass
 class AppState:
-    db: str | None = None
-    actor: str = "gm"
-    command_id: str | None = None
-    _store: Any = field(default=None, repr=False)
-    run: RunMemo | None = field(default=None, repr=False)  # set while run FILE plays its lines
-    borrowed: bool = False  # the store belongs to an enclosing run FILE, which closes it
+    __slots__ = ("db", "actor", "command_id", "_store", "run", "borrowed")
+
+    def __init__(self, db: str | None = None, actor: str = "gm", command_id: str | None = None, _store: Any = None,
+                 run: RunMemo | None = None, borrowed: bool = False) -> None:
+        self.db = db
+        self.actor = actor
+        self.command_id = command_id
+        self._store = _store
+        self.run = run  # set while run FILE plays its lines
+        self.borrowed = borrowed  # the store belongs to an enclosing run FILE, which closes it
+
+    def __repr__(self) -> str:
+        return f"AppState(db={self.db!r}, actor={self.actor!r}, command_id={self.command_id!r})"
 
     def store(self) -> EventStore:
         if self._store is None:

@@ -28,7 +28,7 @@ from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, unsafe_json, 
 from combatlog.events.core import CombatStarted, Forked, Noted, Player, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, encode_envelope, recorded_after, seal
 from combatlog.names import check_name
-from combatlog.text import CONTROL_BYTES, control_problem
+from combatlog.text import CONTROL_BYTES, control_problem, may_hold_control
 from combatlog.projections.fold import SNAPSHOT_EVERY, Folded, empty, save_snapshot, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import Step
@@ -69,11 +69,13 @@ MAX_NOTE = 20_000
 # -- dice and core commands ----------------------------------------------------------
 
 
-def _pre_append(wiring: Wiring, store: EventStore, folded: Folded, envelopes: list[Envelope]) -> None:
-    """What verify would refuse is refused before it is appended (the core's limits, then the wiring's checks)."""
-    _check_sizes(envelopes)
+def _pre_append(wiring: Wiring, store: EventStore, folded: Folded, envelopes: list[Envelope]) -> list[bytes]:
+    """What verify would refuse is refused before it is appended (the core's limits, then the wiring's checks).
+    Returns the envelopes' stored bytes (encoded once: the checks read them, the append stores them)."""
+    bodies = _check_sizes(envelopes)
     for check in wiring.pre_append:
         check(store, folded, envelopes)
+    return bodies
 
 def dice_port(
     store: EventStore, folded: Folded, *, actor: str, scheme: str | None = None,
@@ -170,12 +172,12 @@ def _seal_all(
     return out
 
 
-def _rows(envelopes: list[Envelope]) -> list[NewRow]:
-    return [NewRow(e.seq, e.type, e.hash, encode_envelope(e)) for e in envelopes]
+def _rows(envelopes: list[Envelope], bodies: list[bytes]) -> list[NewRow]:
+    return [NewRow(e.seq, e.type, e.hash, body) for e, body in zip(envelopes, bodies, strict=True)]
 
 
 def execute(
-    store: EventStore, ref: str, command: Any, *, actor: str, command_id: str | None = None,
+    store: EventStore, ref: str | StreamMeta, command: Any, *, actor: str, command_id: str | None = None,
     scheme: str | None = None, manual_faces: Mapping[str, tuple[int, ...]] | None = None,
     signer: Signer | None = None, wiring: Wiring, folded: Folded | None = None,
 ) -> Outcome:
@@ -186,7 +188,7 @@ def execute(
     applied to it in place (``Outcome.folded``), so a caller that keeps it must drop it when this raises
     with its ``core.head_seq`` moved (rehearsed, then not appended).
     """
-    meta = resolve_stream(store, ref)
+    meta = ref if isinstance(ref, StreamMeta) else resolve_stream(store, ref)  # a caller's meta: one read less
     cid = command_id or new_command_id()
     earlier = store.command_result(meta.id, cid)
     if earlier is not None:  # a retry by the same actor; another actor's id is refused
@@ -220,7 +222,7 @@ def execute(
     envelopes = _seal_all(meta.id, events, start_seq=head_seq + 1, prev=head_hash, actor=actor,
                           command_id=cid, signer=signer, head_time=folded.core.head_time, command=record)
     # 4. refuse what verify would: sizes, nesting, control characters; signatures, sealed orders, joint dice
-    _pre_append(wiring, store, folded, envelopes)
+    bodies = _pre_append(wiring, store, folded, envelopes)
     # 5. rehearse: fold the events as a replay will read them, then the ruleset's invariants
     recorded, steps = _rehearse(folded, envelopes)
     # 6. append atomically against the version folded; where players are pinned, the command is kept here in
@@ -228,7 +230,7 @@ def execute(
     genesis = folded.core.genesis
     kept = {kept_name(meta.id, cid): kept_command(command, actor=actor, scheme=scheme, manual_faces=manual_faces)} \
         if genesis is not None and genesis.players else None
-    result = store.append(meta.id, _rows(envelopes), expected_version=head_seq, command_id=cid,
+    result = store.append(meta.id, _rows(envelopes, bodies), expected_version=head_seq, command_id=cid,
                           **({"secrets": kept} if kept else {}))
     if result.duplicate:  # the same command id landed meanwhile
         _same_author(store, meta, result.first_seq, cid, actor)
@@ -270,8 +272,9 @@ def _check_json_safe(value: Any, where: str) -> None:
         raise InvalidCommand(problem)
 
 
-def _check_sizes(envelopes: list[Envelope]) -> None:
-    """What verify would refuse as too deep or too large is refused before it is appended."""
+def _check_sizes(envelopes: list[Envelope]) -> list[bytes]:
+    """What verify would refuse as too deep or too large is refused before it is appended; returns the bodies."""
+    bodies = []
     for env in envelopes:
         data = bytes(env.data)
         if len(data) > MAX_EVENT_BYTES:
@@ -280,11 +283,13 @@ def _check_sizes(envelopes: list[Envelope]) -> None:
         if data.count(b"{") + data.count(b"[") > MAX_DEPTH and unsafe_json(msgspec.json.decode(data)):
             raise InvalidCommand(f"the {env.type} event nests values deeper than {MAX_DEPTH} levels")
         body = encode_envelope(env)
-        if CONTROL_BYTES.search(body):
+        if may_hold_control(body) and CONTROL_BYTES.search(body):  # the regex only where a match could be
             problem = control_problem(msgspec.json.decode(body))
             if problem:
                 raise InvalidCommand(f"{problem.replace('data.', '', 1)}: control characters (and line breaks, "
                                      "but in notes and orders) could rewrite another player's screen")
+        bodies.append(body)
+    return bodies
 
 
 def create_combat(
@@ -326,10 +331,10 @@ def create_combat(
         events += decide_core(store, folded, CommitSeed(), port, actor, wiring)
     envelopes = _seal_all(stream_id, events, start_seq=1, prev=GENESIS_PREV, actor=actor, command_id=cid,
                           signer=signer)
-    _pre_append(wiring, store, folded, envelopes)
+    bodies = _pre_append(wiring, store, folded, envelopes)
     recorded, steps = _rehearse(folded, envelopes)
     meta = StreamMeta(id=stream_id, name=name, ruleset=ruleset.info.name, created_at=envelopes[0].recorded_at)
-    result = store.create_stream(meta, _rows(envelopes), command_id=cid)
+    result = store.create_stream(meta, _rows(envelopes, bodies), command_id=cid)
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, events=recorded,
                    steps=steps, folded=folded)
 
@@ -351,10 +356,10 @@ def fork_stream(
                    parent_hash=folded.core.head_hash, reason=reason)
     envelopes = _seal_all(stream_id, [event], start_seq=at_seq + 1, prev=folded.core.head_hash, actor=actor,
                           command_id=cid, signer=signer, head_time=folded.core.head_time)
-    _pre_append(wiring, store, folded, envelopes)
+    bodies = _pre_append(wiring, store, folded, envelopes)
     recorded, steps = _rehearse(folded, envelopes)
     meta = StreamMeta(id=stream_id, name=name, ruleset=parent.ruleset, created_at=envelopes[0].recorded_at,
                       parent=parent.id, fork_seq=at_seq)
-    result = store.create_stream(meta, _rows(envelopes), command_id=cid)
+    result = store.create_stream(meta, _rows(envelopes, bodies), command_id=cid)
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, events=recorded,
                    steps=steps, folded=folded)

@@ -34,6 +34,7 @@ from combatlog.rulesets.base import Pending
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.text import one_line, printable
 from combatlog.trust.after_merge import RULE_OWED, AfterMerge
+from combatlog.trust.mine import REFEREE, referee_of
 
 FORMATS = ("text", "markdown", "bbcode")
 WIDTH = 72
@@ -56,6 +57,7 @@ class Todo:
     options: tuple[str, ...] = ()
     commands: list[str] = field(default_factory=list)
     yours: bool = False
+    referees: bool = False  # a step of the referee's (``pending``'s "gm")
 
 
 def commands_for(ruleset: str, stream: str, p: Pending, player: str) -> list[str]:
@@ -242,8 +244,13 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
             doc.para(f"{'Also' if items else 'Only'} trust plumbing the bundle carries: {folded_line(plumbing)}.")
     doc.heading("Your side now")
     doc.pre(ruleset.render(state, player))
-    todos = [Todo(p.who, p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),
-                  is_yours(p.who, player)) for p in ruleset.pending(state)]
+    # ``pending`` names the referee's steps "gm": the mail also names who takes them in this combat, as
+    # ``status`` does (with pinned players but no gm: the creator; trust/mine.py)
+    pending = ruleset.pending(state)
+    referee = referee_of(store, meta) if any(p.who == REFEREE for p in pending) else REFEREE
+    todos = [Todo(_who(p.who, referee), p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),
+                  is_yours(referee if p.who == REFEREE else p.who, player), referees=p.who == REFEREE)
+             for p in pending]
     if mine is not None:
         todos = list(mine) + [t for t in todos if not t.yours]
     todos += list(extra)
@@ -253,7 +260,7 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     for todo in todos:
         if known is not None:
             todo.commands = [c for c in todo.commands if known(c)]
-        if not todo.yours and (mine is not None or (todo.who in ("gm", "referee") and player not in ("gm", "referee"))):
+        if not todo.yours and (mine is not None or todo.referees):
             # another's call: shown, not offered (where the ruleset knows who plays what, a command with
             # --as YOU for another player's character would mislead; freeform has no owners to tell)
             todo.commands = []
@@ -273,6 +280,10 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
              "it. The block holds the events themselves, signed; the text above is for reading and proves nothing.")
     first_seq, last_seq = since + 1, head_seq
     return _Message(doc, armour(bundle, combat=meta.name, first=first_seq, last=last_seq), head_seq, yours, others)
+
+
+def _who(who: str, referee: str) -> str:
+    return f"{REFEREE} ({referee}: the referee's step)" if who == REFEREE and referee != REFEREE else who
 
 
 def _span(first: int, last: int) -> str:

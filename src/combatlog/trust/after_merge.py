@@ -22,7 +22,6 @@ Acknowledgements and chain links are never owed: the seed step they belong to as
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -35,8 +34,7 @@ from combatlog.store.base import EventStore, StreamMeta
 RULE_OWED = "trust: concurrent moves"
 
 
-@dataclass(frozen=True)
-class PlacedDecision:
+class PlacedDecision(msgspec.Struct, frozen=True):  # (not a dataclass: status imports this module)
     """A decision a merge placed after the kept branch: its events in the log and where it was made."""
 
     actor: str
@@ -46,8 +44,7 @@ class PlacedDecision:
     what: str  # the ruleset's sentence for its first event
 
 
-@dataclass(frozen=True)
-class Owed:
+class Owed(msgspec.Struct, frozen=True):
     """A decision its author still owes: not kept by a merge, not placed, not re-applied."""
 
     player: str

@@ -270,8 +270,62 @@ def _denizen(entry: dict[str, Any], cat: Catalog, seen: set[str], where: str, ow
     return out
 
 
+# The keys a set-up and its entries may hold: a misspelt key would otherwise be ignored in silence (a
+# "weapon_alert": true that never alerts a weapon), and a log is what players settle arguments with.
+SETUP_KEYS = ("characters", "denizens", "clearing", "first_round_of_day", "assigned", "options", "pieces", "title",
+              "notes")
+CHARACTER_KEYS = ("id", "character", "player", "level", "variant", "chits", "weapon", "weapon_alerted",
+                  "extra_weapons", "armor", "horse", "hirelings", "items", "fly_chits", "transmorphized", "hidden",
+                  "found_hidden", "spells", "artifacts", "fame", "notoriety", "gold")
+DENIZEN_KEYS = ("id", "monster", "native", "side", "horse", "part_side")
+
+
+def _known_keys(entry: Any, known: tuple[str, ...], where: str) -> None:
+    if not isinstance(entry, dict):
+        return  # build says what it must be
+    unknown = sorted(k for k in entry if k not in known)
+    if unknown:
+        raise InvalidCommand(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} "
+                             f"{', '.join(repr(k) for k in unknown)} (known: {', '.join(known)})")
+
+
+def _check_keys(setup: dict[str, Any]) -> None:
+    _known_keys(setup, SETUP_KEYS, "setup")
+    for i, entry in enumerate(setup.get("characters") or []):
+        _known_keys(entry, CHARACTER_KEYS, f"setup.characters[{i}]")
+        hirelings = entry.get("hirelings") if isinstance(entry, dict) else None
+        for k, hireling in enumerate(hirelings if isinstance(hirelings, list) else []):
+            _known_keys(hireling, DENIZEN_KEYS, f"setup.characters[{i}].hirelings[{k}]")
+    for i, entry in enumerate(setup.get("denizens") or []):
+        _known_keys(entry, DENIZEN_KEYS, f"setup.denizens[{i}]")
+
+
+def _check_assigned(setup: dict[str, Any], state: MRState) -> None:
+    """``assigned`` (denizen -> whom it attacks, MR 001 random assignment given by the set-up): an uncontrolled
+    denizen of the set-up onto a character or a hireling of it."""
+    assigned = setup.get("assigned")
+    if assigned is None:
+        return
+    if not isinstance(assigned, dict):
+        raise InvalidCommand("setup.assigned is an object: denizen id -> the character or hireling it attacks")
+    for did, target in assigned.items():
+        d = state.denizens.get(did)
+        if d is None or d.parent:
+            free = ", ".join(sorted(x.id for x in state.denizens.values() if not x.owner and not x.parent)) or "none"
+            raise InvalidCommand(f"setup.assigned.{did}: no denizen {did!r} in the set-up (uncontrolled denizens: "
+                                 f"{free})")
+        if d.owner:
+            raise InvalidCommand(f"setup.assigned.{did}: {did} is {d.owner}'s hireling; a hireling is deployed by "
+                                 "its player (mr deploy), not assigned")
+        t = state.denizens.get(target) if isinstance(target, str) else None
+        if not isinstance(target, str) or (target not in state.characters and (t is None or not t.owner or t.parent)):
+            raise InvalidCommand(f"setup.assigned.{did}: {target!r} is not a character or a hireling of the set-up "
+                                 f"(characters: {', '.join(sorted(state.characters))})")
+
+
 def validate(setup: dict[str, Any]) -> dict[str, Any]:
     """Check the set-up by building the state once; return it with defaults filled in."""
+    _check_keys(setup)
     opts = dict(DEFAULT_OPTIONS)
     opts.update(setup.get("options") or {})
     for k, v in opts.items():
@@ -283,6 +337,7 @@ def validate(setup: dict[str, Any]) -> dict[str, Any]:
     state = build(out)
     if not state.characters:
         raise InvalidCommand("setup.characters: at least one character takes part in a combat")
+    _check_assigned(setup, state)
     return out
 
 
