@@ -169,3 +169,24 @@ def test_the_mail_after_a_merge_shown_in_the_docs_is_what_the_command_prints(tmp
     letter.write_text(text)
     assert "alice's core.noted (was #7): already in this log as #8" in alice("import", str(letter)).out
     assert alice.verify("duel")["head_hash"] == bob.verify("duel")["head_hash"]
+
+
+def test_owed_decisions_of_a_log_no_merge_touched_read_no_log(tmp_path: Path) -> None:
+    """``status`` asks for owed decisions on every call. A log with nothing superseded owes nothing, and the
+    answer must not read the log: it used to decode every event, so status grew with the combat (a third of
+    its instructions on a 2,500-line one, docs/benchmarks.md). The tests above read it, with one superseded."""
+    from combatlog.commands.core import AddNote
+    from combatlog.rulesets import load_ruleset
+    from combatlog.store import open_store
+    from combatlog.trust.after_merge import AfterMerge
+    from combatlog.wiring import create_combat, execute
+
+    store = open_store(str(tmp_path / "log.db"))
+    meta = create_combat(store, "duel", "freeform", actor="gm").stream
+    for n in range(20):
+        execute(store, "duel", AddNote(text=f"aside {n}"), actor="gm")
+    reads: list[tuple[object, ...]] = []
+    real = store.read_stream
+    store.read_stream = lambda *a, **k: (reads.append(a), real(*a, **k))[1]  # type: ignore[method-assign]
+    assert AfterMerge(store, meta).owed(load_ruleset("freeform")) == []
+    assert reads == []

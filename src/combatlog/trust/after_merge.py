@@ -71,32 +71,44 @@ class AfterMerge:
     """One pass over a stream's log and its superseded events (see the module's docstring)."""
 
     def __init__(self, store: EventStore, meta: StreamMeta) -> None:
-        from combatlog.projections.fold import lineage
-
         self.store, self.meta = store, meta
-        self.log: list[Envelope] = []
-        for seg, low, high in lineage(store, meta):
-            self.log += [decode_envelope(r.body) for r in store.read_stream(seg.id, low, high)]
-        self.log.sort(key=lambda e: e.seq)
-        self._hash_at = {e.seq: e.hash for e in self.log}
-        self._in_log = set(self._hash_at.values())
         unique = {r.hash: r.body for r in store.superseded(meta.id)}  # kept twice by two merges: once here
         self.superseded = sorted((decode_envelope(body) for body in unique.values()), key=lambda e: e.seq)
+        self._log: list[Envelope] | None = None  # read when first needed: ``owed`` of a log never merged needs none
+
+    @property
+    def log(self) -> list[Envelope]:
+        if self._log is None:
+            self._read_log()
+        return self._log  # type: ignore[return-value]
+
+    def _read_log(self) -> None:
+        from combatlog.projections.fold import lineage
+
+        log: list[Envelope] = []
+        for seg, low, high in lineage(self.store, self.meta):
+            log += [decode_envelope(r.body) for r in self.store.read_stream(seg.id, low, high)]
+        log.sort(key=lambda e: e.seq)
+        self._log = log
+        self._hash_at = {e.seq: e.hash for e in log}
+        self._in_log = set(self._hash_at.values())
         # Events off the log, by hash, to walk a branch back to where it parted: superseded events, and
         # placed events as their authors made them (a run of one author's decisions is placed whole).
         self._off_log: dict[str, Envelope] = {e.hash: e for e in self.superseded}
-        for env in self.log:
+        for env in log:
             if env.is_placed:
                 original = env.original()
                 self._off_log[original.hash] = original
         self._signed: dict[str, int] = {}
-        for env in self.log:
+        for env in log:
             if not env.is_placed:
                 self._signed[env.actor] = max(self._signed.get(env.actor, 0), env.seq)
 
     # -- what a player holds ----------------------------------------------------------------------
     def held_through(self, prev: str, seq: int) -> int | None:
         """The last seq of this log held by whoever held the event ``prev`` at ``seq`` (None: unknown)."""
+        if self._log is None:  # the walk below uses what reading the log derives
+            self._read_log()
         for _ in range(len(self._off_log) + 1):  # bounded: each step goes one event back
             if self._hash_at.get(seq) == prev:
                 return seq
@@ -108,8 +120,9 @@ class AfterMerge:
 
     def held(self, player: str) -> tuple[int, str]:
         """(the last seq of this log ``player`` is known to hold, why: ``signed``, ``placed`` or ``parted``)."""
+        log = self.log
         best, why = self._signed.get(player, 0), "signed"
-        for env in self.log:
+        for env in log:
             if env.actor == player and env.is_placed:
                 at = self.held_through(env.placed.prev, env.placed.seq - 1)  # type: ignore[union-attr]
                 if at is not None and at > best:
@@ -135,6 +148,8 @@ class AfterMerge:
     # -- what is owed -----------------------------------------------------------------------------
     def owed(self, ruleset: Any) -> list[Owed]:
         """Every decision still owed by its author, in the order it was made."""
+        if not self.superseded:
+            return []  # nothing was ever replaced by a merge: the log is not read (status asks on every call)
         in_log = {(e.actor, e.command_id) for e in self.log}
         out: list[Owed] = []
         seen: set[tuple[str, str]] = set()
