@@ -32,14 +32,16 @@ def evolve(state: MRState, event: Event, seq: int) -> MRState:
         return replace(state, rolls={**state.rolls, event.label: tuple(event.faces)}, last_round=state.round)
     if isinstance(event, SEALED_EVENTS):  # sealed plays and joint dice seeds (sealed.py)
         w = Work(state, seq)
-        w.set(last_round=state.round)
+        if state.last_round != state.round:
+            w.set(last_round=state.round)
         fold_sealed(w, event)
         advance(w)
         return w.freeze()
-    if not isinstance(event, e.MR_EVENTS):
-        return replace(state, last_round=state.round)  # other core events change nothing here
+    if not isinstance(event, e.MR_EVENTS):  # other core events change nothing here
+        return state if state.last_round == state.round else replace(state, last_round=state.round)
     w = Work(state, seq)
-    w.set(last_round=state.round)  # an event that ends a round still belongs to it
+    if state.last_round != state.round:  # (a view before any change is the state itself: no copy)
+        w.set(last_round=state.round)  # an event that ends a round still belongs to it
     match event:
         case e.Lured():
             break_by_naming(w, event.character, set(event.lures), "lures")

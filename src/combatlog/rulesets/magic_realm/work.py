@@ -35,6 +35,7 @@ class Work:
         self.changes: dict[str, Any] = {}
         self._roll = roll
         self._view: MRState | None = None  # the last view, until a change to ``changes``
+        self._same = True  # nothing changed yet: the view is the state itself (no copy of its fields)
         self.reads: list[tuple[str, str, str, str, tuple[int, ...]]] = []  # every die read (rehearsal.py)
 
     def step(self, rule: str, text: str, dice: tuple[str, ...] = ()) -> None:
@@ -55,15 +56,22 @@ class Work:
 
     def char(self, cid: str, **changes: Any) -> Character:
         self.chars[cid] = replace(self.chars[cid], **changes)
+        self._changed()
         return self.chars[cid]
 
     def den(self, did: str, **changes: Any) -> Denizen:
         self.dens[did] = replace(self.dens[did], **changes)
+        self._changed()
         return self.dens[did]
+
+    def _changed(self) -> None:
+        if self._same:  # the view was the state itself, whose dicts are not ``chars`` and ``dens``
+            self._same, self._view = False, None
 
     def set(self, **changes: Any) -> None:
         self.changes.update(changes)
         self._view = None
+        self._same = False
 
     def get(self, key: str) -> Any:
         return self.changes[key] if key in self.changes else getattr(self.state, key)
@@ -73,7 +81,8 @@ class Work:
         it holds ``chars`` and ``dens`` themselves, so what ``char`` and ``den`` change shows in it as it is
         (a fold asks for a view tens of times an event; building each was a tenth of a long verify)."""
         if self._view is None:
-            self._view = replace(self.state, characters=self.chars, denizens=self.dens, **self.changes)
+            self._view = self.state if self._same else \
+                replace(self.state, characters=self.chars, denizens=self.dens, **self.changes)
         return self._view
 
     def freeze(self) -> MRState:
