@@ -16,7 +16,7 @@ from combatlog.text import one_line
 def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> None:
     from combatlog.exchange.held import held_for
     from combatlog.trust.after_merge import AfterMerge
-    from combatlog.trust.mine import out_of_the_fight_all
+    from combatlog.trust.mine import out_of_the_fight_all, step_taker
 
     meta, folded = read_state_of(st, stream)
     store = st.store()
@@ -47,8 +47,7 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
     for p in pending:
         opts = f"  [{' | '.join(p.options)}]" if p.options else ""
         rule = f"  ({p.rule})" if p.rule else ""
-        who = f"gm ({referee}: the referee's step)" if p.who == "gm" and referee != "gm" else p.who
-        echo_view(one_line(f"  {who}: {p.what}{opts}{rule}"))
+        echo_view(one_line(f"  {step_taker(p.who, referee)}: {p.what}{opts}{rule}"))
     for o in owed:
         echo_view(one_line(f"  {o.player}: {o.line(None)}"))
     for name, how in out.items():  # once per player, not on every pending item

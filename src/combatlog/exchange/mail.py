@@ -34,7 +34,7 @@ from combatlog.rulesets.base import Pending
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.text import one_line, printable
 from combatlog.trust.after_merge import RULE_OWED, AfterMerge
-from combatlog.trust.mine import REFEREE, referee_of
+from combatlog.trust.mine import REFEREE, referee_of, step_taker
 
 FORMATS = ("text", "markdown", "bbcode")
 WIDTH = 72
@@ -248,7 +248,7 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     # ``status`` does (with pinned players but no gm: the creator; trust/mine.py)
     pending = ruleset.pending(state)
     referee = referee_of(store, meta) if any(p.who == REFEREE for p in pending) else REFEREE
-    todos = [Todo(_who(p.who, referee), p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),
+    todos = [Todo(step_taker(p.who, referee), p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),
                   is_yours(referee if p.who == REFEREE else p.who, player), referees=p.who == REFEREE)
              for p in pending]
     if mine is not None:
@@ -280,10 +280,6 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
              "it. The block holds the events themselves, signed; the text above is for reading and proves nothing.")
     first_seq, last_seq = since + 1, head_seq
     return _Message(doc, armour(bundle, combat=meta.name, first=first_seq, last=last_seq), head_seq, yours, others)
-
-
-def _who(who: str, referee: str) -> str:
-    return f"{REFEREE} ({referee}: the referee's step)" if who == REFEREE and referee != REFEREE else who
 
 
 def _span(first: int, last: int) -> str:

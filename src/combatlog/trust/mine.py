@@ -43,6 +43,12 @@ def referee_of(store: EventStore, meta: StreamMeta) -> str:
     return rec.env.actor
 
 
+def step_taker(who: str, referee: str) -> str:
+    """How ``status`` and a mail name who takes a pending step: ``pending``'s ``gm`` with the player who takes
+    the referee's steps here (``referee_of``), when that is someone else."""
+    return f"{REFEREE} ({referee}: the referee's step)" if who == REFEREE and referee != REFEREE else who
+
+
 def my_moves(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -> tuple[bool, list[MyMove]]:
     """(whether ``player`` is the referee, what ``player`` must decide now)."""
     referee = player == referee_of(store, meta)
