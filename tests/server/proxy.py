@@ -3,7 +3,9 @@ signature covers the path and query, not the host) and records what the server a
 count the requests the server saw instead of timing anything. A hook runs before each request is
 forwarded: a test uses it to empty a rate-limit bucket of the real server just before the request it
 means to see refused, and may add headers (X-Forwarded-For, for a server started with
---forwarded-allow-ips) to what is forwarded."""
+--forwarded-allow-ips) to what is forwarded. A hook runs on each answer's headers before the client gets
+them: a test that has already seen the server's Retry-After may shorten it there, so that a client that
+obeys it does not sit out the whole wait again."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from tests.server.live import LiveServer
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host", "proxy-connection"}
 
 Hook = Callable[[str, str], dict[str, str]]  # (method, target) -> headers to add to the forwarded request
+AnswerHook = Callable[[int, dict[str, str]], dict[str, str]]  # (status, headers) -> the headers the client gets
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class RecordingProxy:
         self.upstream = upstream
         self.seen: list[Seen] = []
         self.before: Hook = lambda method, target: {}
+        self.after: AnswerHook = lambda status, headers: headers
         self._lock = threading.Lock()
         proxy = self
 
@@ -56,7 +60,7 @@ class RecordingProxy:
                 with proxy._lock:
                     proxy.seen.append(Seen(self.command, self.path, reply.status, error))
                 self.send_response(reply.status)
-                for name, value in reply.headers.items():
+                for name, value in proxy.after(reply.status, dict(reply.headers)).items():
                     if name not in HOP_BY_HOP:
                         self.send_header(name, value)
                 self.send_header("Content-Length", str(len(reply.body)))

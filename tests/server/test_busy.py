@@ -62,7 +62,8 @@ def test_a_rate_limited_pull_and_push_are_retried_and_succeed(tmp_path: Path, li
     assert proxy.answers("GET", events)[seen:] == [(429, "rate_limited"), (200, "")]
     assert "pulled 1 events" in pulled.out and bob.head("duel") == 2
     assert "origin is busy (HTTP 429 rate_limited: too many requests from address" in pulled.err, pulled.err
-    assert "GET /v1/combats/" in pulled.err and re.search(r"again in (9|10) s \(try 2 of 4\)", pulled.err), pulled.err
+    # the wait is the server's Retry-After: 10 s less what refilled between the emptying and the request
+    assert "GET /v1/combats/" in pulled.err and re.search(r"again in ([1-9]|10) s \(try 2 of 4\)", pulled.err), pulled.err
 
     # bob's key's bucket (checked after the signature and its nonce): the retry must be signed afresh,
     # or the server would refuse it as replayed (401). Every request here comes from an address of its
@@ -101,14 +102,30 @@ def test_a_request_still_busy_after_every_try_fails_clearly_and_changes_nothing(
             empty_bucket(server, "/v1/combats", dict)
         return {}
 
-    proxy.before = crowd_every_try
+    asked: list[str] = []
+
+    def one_second(status: int, headers: dict[str, str]) -> dict[str, str]:
+        """The server's Retry-After (10 s at this rate) kept, and 1 s given to the client: every try is
+        refused anyway (its bucket is emptied just before it), so bob need not sit out 30 s to show that
+        he stops. test_a_rate_limited_pull_and_push... waits out the server's real Retry-After."""
+        if status == 429:
+            asked.append(headers["retry-after"])
+            return {**headers, "retry-after": "1"}
+        return headers
+
+    proxy.before, proxy.after = crowd_every_try, one_second
     refused = bob("push", "duel", ok=False)
     assert refused.code != 0
     assert proxy.answers("POST", events) == [(429, "rate_limited")] * 4  # BUSY_TRIES, then it stops
+    # the server's waits (1 / --rate at most; less as the second between tries refills a tenth of a token):
+    # each longer than the one the client was given, so every try was early and had to be refused
+    assert len(asked) == 4 and all(1 < int(a) <= 10 for a in asked), asked
+    assert refused.err.count("again in 1 s") == 3, refused.err  # the client obeyed what it was told
     assert "origin was still busy after 4 tries of POST /v1/combats/" in refused.err, refused.err
     assert "rate_limited: too many requests" in refused.err and "try again later" in refused.err
     assert server.head(cid)[0] == 1 and bob.head("duel") == 2  # nothing appended; bob's join kept here
-    proxy.before = lambda method, target: {}
+    # the same push from an address whose bucket nobody emptied (as the server sees it: --forwarded-allow-ips)
+    proxy.before, proxy.after = (lambda method, target: {"X-Forwarded-For": "10.0.0.1"}), (lambda status, headers: headers)
     assert "pushed 1 events" in bob("push", "duel").out and server.head(cid)[0] == 2
 
 
