@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from combatlog.errors import ExitStatus
 from tests.conftest import REPO, Cli
@@ -210,6 +212,24 @@ def test_run_treats_hash_as_a_comment_only_at_a_word_start() -> None:
     assert strip_comment("# whole line") == ""
     assert strip_comment(r'note x "say \"#1\"" # c') == r'note x "say \"#1\"" '
     assert strip_comment(r"note x \#not-a-comment") == r"note x \#not-a-comment"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=" \t\x0b\x0c\r\n\xa0\u2003\"'\\#$!|;&-aZ9/=~é", max_size=24))
+def test_run_splits_a_plain_line_as_shlex_does(line: str) -> None:
+    """cli/runner.py reads a plain line (printable ASCII, no quote, backslash or #) without shlex; for any
+    line the words must be those shlex gives after the comment is cut."""
+    import shlex
+
+    from combatlog.cli.runner import split_line, strip_comment
+
+    try:
+        expected = shlex.split(strip_comment(line))
+    except ValueError:  # an unclosed quote or a trailing backslash: shlex's error, on either path
+        with pytest.raises(ValueError):
+            split_line(line, shlex.split)
+        return
+    assert split_line(line, shlex.split) == expected
 
 
 def test_a_setup_file_with_a_fraction_is_refused_with_its_path(cli: Cli, tmp_path: Path) -> None:

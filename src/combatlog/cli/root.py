@@ -100,6 +100,29 @@ def _keep_argument_help() -> None:
 
 _keep_argument_help()
 
+
+def _params_listed_once() -> None:
+    """click lists a command's parameters (its own and the help option, with a check for duplicate options)
+    twice each time it parses a command line, and ``run FILE`` parses thousands: about a tenth of a line's
+    cost. The list is the same for every context of a command (the help option's names come from the
+    context settings every sub-command inherits), so each command keeps the list click made the first time,
+    its duplicate check included, for as long as its parameters and those names stay the same."""
+    from typer.core import TyperCommand, TyperGroup
+
+    def get_params(self: click.Command, ctx: click.Context) -> list[click.Parameter]:
+        key = (tuple(ctx.help_option_names), id(self.params), len(self.params))
+        kept = self.__dict__.get("_combatlog_params")
+        if kept is None or kept[0] != key:
+            kept = (key, click.Command.get_params(self, ctx))
+            self.__dict__["_combatlog_params"] = kept
+        return list(kept[1])
+
+    for command_class in (TyperCommand, TyperGroup):
+        command_class.get_params = get_params  # type: ignore[method-assign]
+
+
+_params_listed_once()
+
 app = typer.Typer(
     cls=LazyRootGroup,
     context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every sub-command's context

@@ -11,6 +11,7 @@ line anew (for a file meant to be played more than once).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -105,16 +106,17 @@ def _run_lines(ctx: typer.Context, lines: list[str], name: str, quiet: bool, cha
         on_progress(lineno - 1, len(lines))
         where = f"{name}:{lineno}"
         try:
-            args = shlex.split(strip_comment(line))
+            args = split_line(line, shlex.split)
         except ValueError as exc:
             raise InvalidCommand(f"cannot parse the line: {exc}", where=where) from None
         if not args:
             continue
         if args[0] == "combatlog":
             args = args[1:]
+        typed = shlex.join(args)
         if not quiet:
-            echo(f"$ combatlog {shlex.join(args)}")
-        chain = hashlib.sha256(f"{chain}\n{shlex.join(args)}".encode()).hexdigest()
+            echo(f"$ combatlog {typed}")
+        chain = hashlib.sha256(f"{chain}\n{typed}".encode()).hexdigest()
         command_id = f"run:{chain[:32]}"
         args = hoist(args)
         # the run's actor, even gm on a machine whose only key would be the default
@@ -175,6 +177,18 @@ def _absolute(where: str) -> str:
     if "://" in where or where in ("memory:", ":memory:"):
         return where
     return str(Path(where).resolve())
+
+
+# A line of printable ASCII with no quote, backslash or ``#``: its words are what shlex makes of it (spaces and
+# tabs separate them, nothing else is special), read without shlex's character-by-character scan.
+_PLAIN_LINE = re.compile(r"[ \t!$-&(-\[\]-~]*")
+
+
+def split_line(line: str, shell_split: Any) -> list[str]:
+    """The words of a line as the shell would read them (``shell_split``: ``shlex.split``), its comment cut."""
+    if _PLAIN_LINE.fullmatch(line):
+        return line.split()
+    return shell_split(strip_comment(line))  # type: ignore[no-any-return]
 
 
 def strip_comment(line: str) -> str:
