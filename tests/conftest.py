@@ -21,6 +21,41 @@ CLI = [sys.executable, "-m", "combatlog.cli.app"]
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
+# The longest tests (whole fights played through the CLI by several players, 10-60 s each on this project's
+# machine; `make test` lists the slowest) are handed to the workers first. scripts/test.sh gives each
+# worker the next test when it frees up (``--dist load --maxschedchunk 1``), so the long ones run side by
+# side from the start and the run ends on short tests, with no core left idle behind a long one begun last.
+# A name here that matches no test fails the run (tests/cli/test_repository.py).
+LONG_FIRST = (
+    "tests/trust/test_message_economy.py::",
+    "tests/server/test_magic_realm_three.py::",
+    "tests/trust/test_concurrent_fight.py::",
+    "tests/cli/test_readme.py::test_make_demo_runs_end_to_end",
+    "tests/server/test_busy.py::test_a_rate_limited_pull_and_push_are_retried_and_succeed",
+    "tests/trust/test_walkthrough_three.py::",
+    "tests/server/test_play.py::test_three_players_play_a_sealed_round_with_joint_dice",
+    "tests/trust/test_mr_sealed.py::test_a_sealed_round_by_mail_with_joint_dice",
+    "tests/trust/test_pbem_magic_realm.py::",
+    "tests/server/test_magic_realm.py::",
+    "tests/trust/test_walkthrough.py::",
+    "tests/trust/test_pbem_cli.py::test_two_players_finish_a_freeform_combat_by_mail",
+    "tests/postgres/test_two_servers.py::",
+    "tests/trust/test_osric_sealed.py::",
+    "tests/postgres/test_cli.py::",
+    "tests/server/test_page.py::",
+    "tests/trust/test_crossings_cli.py::",
+)
+
+
+def long_first_rank(nodeid: str) -> int:
+    """Where a test goes in the run: its place in ``LONG_FIRST``, every other test after them."""
+    return next((i for i, prefix in enumerate(LONG_FIRST) if nodeid.startswith(prefix)), len(LONG_FIRST))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: long_first_rank(item.nodeid))  # stable: the rest keep their order
+
+
 @dataclass
 class CliResult:
     code: int

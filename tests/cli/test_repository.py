@@ -63,3 +63,19 @@ def test_test_sh_runs_pytest_when_lint_is_clean(tmp_path: Path) -> None:
     proc = _run_test_sh(root)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout
+
+
+def test_each_long_first_name_matches_a_collected_test(request) -> None:  # type: ignore[no-untyped-def]
+    """tests/conftest.py LONG_FIRST hands the longest tests out first; a name left behind by a renamed or
+    removed test would silently stop doing so."""
+    from tests.conftest import LONG_FIRST
+
+    collected = [item.nodeid for item in request.session.items]
+    if not any(nodeid.startswith("tests/trust/") for nodeid in collected):
+        import pytest
+
+        pytest.skip("only part of the suite was collected")
+    missing = [prefix for prefix in LONG_FIRST if not any(n.startswith(prefix) for n in collected)]
+    assert not missing, missing
+    ranks = [LONG_FIRST.index(p) for n in collected for p in LONG_FIRST if n.startswith(p)]
+    assert ranks == sorted(ranks)  # in the order given, ahead of the rest (under xdist: each worker's own list)
