@@ -201,6 +201,26 @@ class ChainVerifier:
         self.count += 1
         return rec
 
+    def _redecide_setup(self, ev: CombatStarted, where: str) -> None:
+        """The set-up is the creator's decision: ``new`` records what the ruleset's ``validate_setup`` makes of
+        the file it is given, so every machine runs it again on the recorded set-up (as verify re-decides each
+        command) and refuses one the rules refuse or would have recorded otherwise: a modified client cannot
+        start a fight with a character the rules do not allow. Logs of engines that recorded no commands are
+        not re-decided (``finish`` says so)."""
+        from combatlog.commands.record import records_commands
+        from combatlog.events.canonical import canonical
+
+        if not records_commands(ev.engine_version):
+            return
+        recorded = canonical(ev.setup)
+        try:
+            again = self.ruleset.validate_setup(msgspec.json.decode(recorded))
+        except (CombatlogError, ValueError, TypeError, KeyError) as exc:
+            self.fail(where, f"the genesis's set-up is one the {self.ruleset.info.name} rules refuse: {exc}")
+        if canonical(again) != recorded:
+            self.fail(where, f"the genesis's set-up is not what the {self.ruleset.info.name} rules record for it "
+                             "(`new` would have recorded it otherwise: it was not made by the rules)")
+
     def _semantics(self, rec: Recorded, seg: Segment, where: str) -> None:
         ev, seq = rec.event, rec.env.seq
         if seq == 1 and type(ev) is not CombatStarted:
@@ -225,6 +245,8 @@ class ChainVerifier:
                 self.redecider.skipped = True
                 self.notes.append("commands not re-decided: this machine's rules are not the ones the log was made "
                                   "under, so the legality of its decisions is unchecked")
+            else:
+                self._redecide_setup(ev, where)
         elif type(ev) is Forked:
             if seg.parent is None or seq != seg.fork_seq + 1:
                 self.fail(where, f"seq {seq}: a fork event where no fork begins")
@@ -368,7 +390,7 @@ class ChainVerifier:
         genesis = self.folded.core.genesis
         if genesis is not None and not self.redecider.required():
             self.notes.append(f"a log begun by engine {genesis.engine_version}, before commands were recorded: the "
-                              "legality of its decisions was not re-decided (only its dice, signatures and chain)")
+                              "legality of its set-up and decisions was not re-decided (only its dice, signatures and chain)")
         for hook in self.wiring.finish_checks:
             hook(self)
         problems = self.ruleset.check(self.folded.state) if self.folded.state is not None else []

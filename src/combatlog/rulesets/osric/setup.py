@@ -156,11 +156,15 @@ def _combatant(raw: Any) -> dict[str, Any]:
         raise InvalidCommand(f"{name}: side must be a name without spaces")
     monster = "hd" in raw
     keys = MONSTER_KEYS if monster else CHARACTER_KEYS
-    unknown = set(raw) - keys
+    unknown = set(raw) - keys - {"kind"}  # kind: what this function records, so verify can check a set-up again
     if unknown:
         kind = "monster (has hd)" if monster else "character (has class)"
         raise InvalidCommand(f"{name}: unknown field(s) {sorted(unknown)} for a {kind}; allowed: {sorted(keys)}")
-    out: dict[str, Any] = {"name": name, "side": raw["side"], "kind": "monster" if monster else "character"}
+    kind = "monster" if monster else "character"
+    if raw.get("kind", kind) != kind:
+        raise InvalidCommand(f"{name}: kind {raw['kind']!r}, but a combatant {'with' if monster else 'without'} hd "
+                             f"is a {kind}")
+    out: dict[str, Any] = {"name": name, "side": raw["side"], "kind": kind}
     max_hp = _int(raw, "max_hp", raw.get("hp", 0) if isinstance(raw.get("hp"), int) else 0, 1, 9999, name)
     out["max_hp"] = max_hp
     out["hp"] = _int(raw, "hp", max_hp, -10, max_hp, name)
