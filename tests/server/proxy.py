@@ -86,12 +86,23 @@ class RecordingProxy:
         self.thread.join(timeout=10)
 
 
-def empty_bucket(server: LiveServer, target: str, headers: Callable[[], dict[str, str]], limit: int = 1000) -> None:
+def empty_bucket(server: LiveServer, target: str, headers: Callable[[], dict[str, str]], limit: int = 1000,
+                 margin: int = 0) -> None:
     """Send ``GET target`` with ``headers()`` (fresh each time: a signed request needs a new nonce) until
-    the server answers 429: the bucket those requests draw from is then empty."""
+    the server answers 429: the bucket those requests draw from is then empty. With ``margin``, until the
+    429 also says the next token is at least ``margin`` seconds away (the part of a token refilled since
+    the last one was taken counts against it): when it is nearer, wait for that token and empty the bucket
+    again, so that a request sent next is refused however slowly it gets there within the margin."""
+    import time
+
     for _ in range(limit):
-        if server.request("GET", target, headers=headers()).status == 429:
+        reply = server.request("GET", target, headers=headers())
+        if reply.status != 429:
+            continue
+        wait = int(reply.headers.get("retry-after", "0"))
+        if wait >= margin:
             return
+        time.sleep(wait)  # the server's own word for when its next token is there; then take it
     raise AssertionError(f"{target} was never rate limited in {limit} requests")
 
 
