@@ -100,3 +100,20 @@ def test_an_osric_combatant_recorded_as_the_other_kind_is_refused() -> None:
                                                    for c in recorded["combatants"]]}
     with pytest.raises(InvalidCommand, match="orc1: kind 'character', but a combatant with hd is a monster"):
         _as_recorded("osric", orc_as_character)
+
+
+@pytest.mark.skipif("magic_realm" not in available(), reason="the Magic Realm ruleset is not installed")
+def test_a_setup_the_check_cannot_read_is_refused_not_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crafted set-up that makes the ruleset's check fail with an error of its own (not a refusal) is
+    refused like one, with the error: verify never reports a bug, or accepts, for it. The error is made
+    here by the check itself, on the machine that verifies."""
+    db = tmp_path / "log.db"
+    create_combat(open_store(str(db)), "cave", "magic_realm", actor="gm", setup=SETUP)
+    store = open_store(str(db))
+
+    def unreadable(self: Any, setup: dict[str, Any]) -> dict[str, Any]:
+        raise AttributeError("'int' object has no attribute 'strip'")
+
+    monkeypatch.setattr(type(load_ruleset("magic_realm")), "validate_setup", unreadable)
+    with pytest.raises(VerificationFailed, match="set-up is one the magic_realm rules refuse: 'int' object"):
+        verify_stream(store, resolve_stream(store, "cave"))

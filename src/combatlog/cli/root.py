@@ -110,7 +110,7 @@ def _params_listed_once() -> None:
     from typer.core import TyperCommand, TyperGroup
 
     def get_params(self: click.Command, ctx: click.Context) -> list[click.Parameter]:
-        key = (tuple(ctx.help_option_names), id(self.params), len(self.params))
+        key = (tuple(ctx.help_option_names), tuple(self.params))
         kept = self.__dict__.get("_combatlog_params")
         if kept is None or kept[0] != key:
             kept = (key, click.Command.get_params(self, ctx))
