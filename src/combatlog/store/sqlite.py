@@ -4,8 +4,10 @@ WAL journal with ``synchronous=FULL`` (a committed batch survives power loss),
 a busy timeout so concurrent writers queue instead of failing, and
 ``BEGIN IMMEDIATE`` so the expected-version check and the insert happen under
 one write lock. The hot paths use the standard ``sqlite3`` module; sqlite-utils
-builds and migrates the schema, and is imported only when a migration runs
-(it costs ~0.1 s to import, which every read command would otherwise pay).
+defines and migrates the schema, and is imported only when an existing log is
+migrated (it costs ~0.1 s to import, which every command would otherwise pay).
+A new, empty file gets the schema sqlite-utils builds as its SQL, kept here
+(``NEW_LOG_SCHEMA``); a test checks it against what ``_migrate`` builds.
 """
 
 from __future__ import annotations
@@ -25,6 +27,44 @@ from combatlog.store.memory import command_spans
 
 SCHEMA_VERSION = 3  # 2: held_bundles; 3: superseded
 BUSY_TIMEOUT_S = 30.0
+
+
+# What ``_migrate`` builds in an empty file, statement for statement (tests/contracts/test_sqlite_schema.py
+# compares the two): a new log is made without importing sqlite-utils, a tenth of a second a new log would
+# otherwise pay (`new`, an import into a new file, every `run` of a new file). A migration changes
+# ``_migrate``, then this list is rebuilt from it (the test prints the statements).
+NEW_LOG_SCHEMA = (
+    'CREATE TABLE "streams" (\n   "id" TEXT PRIMARY KEY,\n   "name" TEXT NOT NULL,\n   "ruleset" TEXT NOT NULL,\n'
+    '   "created_at" TEXT NOT NULL,\n   "parent" TEXT,\n   "fork_seq" INTEGER\n)',
+    'CREATE UNIQUE INDEX "idx_streams_name"\n    ON "streams" ("name")',
+    'CREATE TABLE "events" (\n   "position" INTEGER PRIMARY KEY,\n   "stream" TEXT NOT NULL REFERENCES "streams"("id"),\n'
+    '   "seq" INTEGER NOT NULL,\n   "type" TEXT NOT NULL,\n   "hash" TEXT NOT NULL,\n   "body" BLOB NOT NULL\n)',
+    'CREATE UNIQUE INDEX "idx_events_stream_seq"\n    ON "events" ("stream", "seq")',
+    'CREATE TABLE "commands" (\n   "stream" TEXT,\n   "command_id" TEXT,\n   "first_seq" INTEGER,\n'
+    '   "last_seq" INTEGER,\n   PRIMARY KEY ("stream", "command_id")\n)',
+    'CREATE TABLE "snapshots" (\n   "stream" TEXT,\n   "seq" INTEGER,\n   "engine" TEXT,\n   "blob" BLOB,\n'
+    '   PRIMARY KEY ("stream", "engine", "seq")\n)',
+    'CREATE TABLE "secrets" (\n   "name" TEXT PRIMARY KEY,\n   "value" BLOB\n)',
+    'CREATE TABLE "held_bundles" (\n   "digest" TEXT PRIMARY KEY,\n   "stream" TEXT NOT NULL,\n'
+    '   "waits_on" TEXT NOT NULL,\n   "since" INTEGER NOT NULL,\n   "head_seq" INTEGER NOT NULL,\n'
+    '   "received_at" TEXT NOT NULL,\n   "source" TEXT NOT NULL,\n   "body" BLOB NOT NULL\n)',
+    'CREATE INDEX "idx_held_bundles_waits_on"\n    ON "held_bundles" ("waits_on")',
+    'CREATE INDEX "idx_held_bundles_stream"\n    ON "held_bundles" ("stream")',
+    'CREATE TABLE "superseded" (\n   "stream" TEXT,\n   "seq" INTEGER NOT NULL,\n   "hash" TEXT,\n'
+    '   "body" BLOB NOT NULL,\n   "by" TEXT NOT NULL,\n   "superseded_at" TEXT NOT NULL,\n'
+    '   PRIMARY KEY ("stream", "hash")\n)',
+)
+
+
+def _create_or_migrate(conn: sqlite3.Connection) -> None:
+    """Bring the file to ``SCHEMA_VERSION`` (inside the caller's write transaction)."""
+    empty = conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None
+    if empty and conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+        for statement in NEW_LOG_SCHEMA:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    else:  # an older log, or a file that already holds tables: sqlite-utils migrates what is missing
+        _migrate(conn)
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
@@ -86,7 +126,7 @@ class SQLiteStore:
             if self.conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
                 self.conn.execute("BEGIN IMMEDIATE")
                 try:
-                    _migrate(self.conn)
+                    _create_or_migrate(self.conn)
                     self.conn.execute("COMMIT")
                 except BaseException:
                     self.conn.execute("ROLLBACK")
