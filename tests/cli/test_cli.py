@@ -219,6 +219,10 @@ def test_run_treats_hash_as_a_comment_only_at_a_word_start() -> None:
 def test_run_splits_a_plain_line_as_shlex_does(line: str) -> None:
     """cli/runner.py reads a plain line (printable ASCII, no quote, backslash or #) without shlex; for any
     line the words must be those shlex gives after the comment is cut."""
+    _assert_split_as_shlex(line)
+
+
+def _assert_split_as_shlex(line: str) -> None:
     import shlex
 
     from combatlog.cli.runner import split_line, strip_comment
@@ -230,6 +234,27 @@ def test_run_splits_a_plain_line_as_shlex_does(line: str) -> None:
             split_line(line, shlex.split)
         return
     assert split_line(line, shlex.split) == expected
+
+
+_WORD_PARTS = st.text(alphabet="aZ9-/ #\t", max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_WORD_PARTS, _WORD_PARTS.map(lambda part: f'"{part}"'), st.sampled_from(['"', "\\", "'"])),
+                max_size=8))
+def test_run_splits_a_line_with_double_quotes_as_shlex_does(parts: list[str]) -> None:
+    """Lines of plain words and double-quoted parts (the quoted fast path of cli/runner.py split_line), with a
+    stray quote or backslash now and then (the shlex path): the words are shlex's."""
+    _assert_split_as_shlex("".join(parts))
+
+
+def test_a_long_line_the_fast_paths_refuse_is_refused_at_once() -> None:
+    """Hostile command files: a pattern that let a word split anywhere backtracks exponentially on a long
+    word that ends in a backslash (20 characters took 0.1 s, 22 took 0.7 s); the fast paths' patterns are
+    possessive, so these lines, thousands of characters long, reach shlex at once (a hang here is the defect)."""
+    _assert_split_as_shlex("a" * 5000 + "\\ b")
+    _assert_split_as_shlex(" " * 5000 + "\\")
+    _assert_split_as_shlex('a"b" ' * 2000 + '"')
 
 
 def test_a_setup_file_with_a_fraction_is_refused_with_its_path(cli: Cli, tmp_path: Path) -> None:

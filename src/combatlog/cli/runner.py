@@ -182,12 +182,22 @@ def _absolute(where: str) -> str:
 # A line of printable ASCII with no quote, backslash or ``#``: its words are what shlex makes of it (spaces and
 # tabs separate them, nothing else is special), read without shlex's character-by-character scan.
 _PLAIN_LINE = re.compile(r"[ \t!$-&(-\[\]-~]*")
+# The same with double-quoted parts holding no quote or backslash (``freeform act duel Bo "swings at Al"``):
+# inside such a part every character is itself, so a word is its characters with the quotes taken out.
+_PLAIN_CHAR = r"[!$-&(-\[\]-~]"
+_PLAIN_QUOTED = r'"[ \t!#-\[\]-~]*"'
+_QUOTED_WORD = re.compile(rf"(?:{_PLAIN_CHAR}|{_PLAIN_QUOTED})++")
+# Words apart by blanks, every repeat possessive: a line that does not match fails without backtracking, in
+# linear time (a pattern that let a word split anywhere would backtrack exponentially on ``aaa...a\``).
+_QUOTED_LINE = re.compile(rf"[ \t]*+(?:{_QUOTED_WORD.pattern}(?:[ \t]++{_QUOTED_WORD.pattern})*+)?+[ \t]*+")
 
 
 def split_line(line: str, shell_split: Any) -> list[str]:
     """The words of a line as the shell would read them (``shell_split``: ``shlex.split``), its comment cut."""
     if _PLAIN_LINE.fullmatch(line):
         return line.split()
+    if _QUOTED_LINE.fullmatch(line):
+        return [word.replace('"', "") for word in _QUOTED_WORD.findall(line)]
     return shell_split(strip_comment(line))  # type: ignore[no-any-return]
 
 
