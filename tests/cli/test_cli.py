@@ -103,6 +103,21 @@ def test_run_plays_a_file_and_resumes_after_a_fix(cli: Cli, tmp_path: Path) -> N
     cli("run", "--fresh", str(script), ok=False)  # --fresh records anew: `new f` now clashes
 
 
+def test_run_parses_each_line_anew_though_a_command_keeps_its_parser(cli: Cli, tmp_path: Path) -> None:
+    """cli/root.py keeps each command's option parser for the next line: what one line gave must not carry
+    into the next, and a mistake is still reported against its own line."""
+    script = tmp_path / "fight.cmds"
+    script.write_text("new f --ruleset freeform\nfreeform join f A --side x --hp 3\nfreeform join f B --hp 4\n")
+    result = cli("run", str(script), ok=False)
+    assert result.code == ExitStatus.INVALID
+    assert f"{script}:3: Missing option '--side'." in result.err  # not line 2's side
+    script.write_text(script.read_text().replace("B --hp", "B --side y --hp") + "freeform join f C --sid z --hp 5\n")
+    result = cli("run", str(script), ok=False)
+    assert f"{script}:4: No such option '--sid'. Did you mean '--side'?" in result.err
+    sides = {p["name"]: (p["side"], p["hp"]) for p in cli("show", "f", "--json").json()["state"]["participants"]}
+    assert sides == {"A": ("x", 3), "B": ("y", 4)}
+
+
 def test_rerunning_the_same_file_records_nothing_twice(cli: Cli) -> None:
     cli("run", "--quiet", TAVERN)
     head = cli("list", "--json").json()[0]["head_seq"]

@@ -121,7 +121,31 @@ def _params_listed_once() -> None:
         command_class.get_params = get_params  # type: ignore[method-assign]
 
 
+def _parser_built_once() -> None:
+    """click builds an option parser for every context it parses (each option added one by one), and
+    ``run FILE`` makes two contexts a line. A parser keeps no state of its own between parses (each parse
+    has its own) but the context it reports errors and ``resilient_parsing`` against: each command keeps the
+    parser click built the first time, for as long as its parameters and the context's parsing settings stay
+    the same, and hands it the context of each parse."""
+    from typer.core import TyperCommand, TyperGroup
+
+    def make_parser(self: click.Command, ctx: click.Context) -> Any:
+        key = (ctx.token_normalize_func, ctx.allow_interspersed_args, ctx.ignore_unknown_options,
+               tuple(self.get_params(ctx)))
+        kept = self.__dict__.get("_combatlog_parser")
+        if kept is None or kept[0] != key:
+            kept = (key, click.Command.make_parser(self, ctx))
+            self.__dict__["_combatlog_parser"] = kept
+        parser = kept[1]
+        parser.ctx = ctx
+        return parser
+
+    for command_class in (TyperCommand, TyperGroup):
+        command_class.make_parser = make_parser  # type: ignore[method-assign]
+
+
 _params_listed_once()
+_parser_built_once()
 
 app = typer.Typer(
     cls=LazyRootGroup,
