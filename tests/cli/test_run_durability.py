@@ -41,6 +41,28 @@ def test_inside_a_group_each_command_commits_alone_and_full_sync_returns_after(t
     assert synchronous(store) == 2
 
 
+def test_a_group_syncs_the_wal_each_time_and_its_folder_once(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The real fsyncs run; each is noted with what it synced (by inode). The WAL holds the commits and is
+    synced at every group; the folder, where the WAL's name lives, only when the WAL is new to the store."""
+    store = SQLiteStore(tmp_path / "log.db")
+    create_combat(store, "duel", "freeform", actor="gm")
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(os.fstat(fd).st_ino), real_fsync(fd))[1])
+    with store.synced_every(0.0):  # a sync after every commit
+        for i in range(3):
+            execute(store, "duel", AddNote(text=f"note {i}"), actor="gm")
+    wal, folder = os.stat(tmp_path / "log.db-wal").st_ino, os.stat(tmp_path).st_ino
+    assert synced.count(folder) == 1
+    assert synced.count(wal) == 4  # three commits and the group's end
+    assert reader_sees(tmp_path / "log.db") == 4
+
+
+def reader_sees(path: Path) -> int:
+    reader = SQLiteStore(path)
+    return reader.head(reader.list_streams()[0].id).seq
+
+
 def brawl_file(lines: int) -> str:
     out = ["new brawl --ruleset freeform --dice local", "freeform join brawl Aldo --side a --hp 1000000",
            "freeform join brawl Bo --side b --hp 1000000"]

@@ -135,6 +135,7 @@ class SQLiteStore:
             raise StoreError(f"cannot open SQLite database {self.path}: {exc}") from None
         self._sync_every: float | None = None  # set inside synced_every()
         self._synced_at = 0.0
+        self._named_wal: tuple[int, int] | None = None  # the WAL file whose name _sync put on disk
 
     # -- durability of many commands in a row (run FILE) -------------------------
     @contextmanager
@@ -154,16 +155,27 @@ class SQLiteStore:
 
     def _sync(self) -> None:
         """Put every commit so far on disk: SQLite's WAL commits are frames appended to the ``-wal`` file,
-        so an fsync of it (and of its folder, where a new file's name lives) is what synchronous=FULL does."""
-        for target in (f"{self.path}-wal", str(self.path.parent)):
-            try:
-                fd = os.open(target, os.O_RDONLY)
-            except FileNotFoundError:  # no WAL left: a checkpoint synced the database and removed it
-                continue
+        so an fsync of it is what synchronous=FULL does. A new file's name lives in its folder, which is
+        synced too the first time this WAL file is (SQLite keeps the file while a connection is open and
+        rewrites it in place: syncing the folder again at each group was half of a group's cost)."""
+        try:
+            fd = os.open(f"{self.path}-wal", os.O_RDONLY)
+        except FileNotFoundError:  # no WAL left: a checkpoint synced the database and removed it
+            fd = None
+        if fd is not None:
             try:
                 os.fsync(fd)
+                stat = os.fstat(fd)
+                wal = (stat.st_dev, stat.st_ino)
             finally:
                 os.close(fd)
+            if wal != self._named_wal:
+                folder = os.open(str(self.path.parent), os.O_RDONLY)
+                try:
+                    os.fsync(folder)
+                finally:
+                    os.close(folder)
+                self._named_wal = wal
         self._synced_at = time.monotonic()
 
     def _begin(self) -> None:
