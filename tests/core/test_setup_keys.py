@@ -36,7 +36,9 @@ RULESETS: dict[str, tuple[str, tuple[str, ...], frozenset[str], tuple[str, ...]]
         ("classic_fantasy/setup.py",),
         # spec: a combatant (or a weapon spec); d: a location; w: a weapon; armour/value: armour points
         frozenset({"setup", "spec", "chars_in", "d", "w", "armour", "value"}),
-        ("classic_fantasy/setup.py:OPTIONS", "classic_fantasy/setup.py:CHARS", "classic_fantasy/setup.py:KNOWN_SKILLS"),
+        ("classic_fantasy/setup.py:OPTIONS", "classic_fantasy/setup.py:CHARS", "classic_fantasy/setup.py:KNOWN_SKILLS",
+         "classic_fantasy/setup.py:COMBATANT_KEYS", "classic_fantasy/setup.py:WEAPON_KEYS",
+         "classic_fantasy/setup.py:LOCATION_KEYS", "classic_fantasy/setup.py:ARMOUR_KEYS"),
     ),
     "osric": (
         "docs/osric.md",
@@ -114,7 +116,12 @@ def constant_keys(spec: str) -> set[str]:
                 return {k.value for k in value.keys if isinstance(k, ast.Constant)}
             if isinstance(value, ast.BinOp):  # KNOWN_SKILLS = set(SKILL_BASES) | {"acrobatics"}
                 return constant_keys(f"{module}:{value.left.args[0].id}") | set(_strings(value.right))  # type: ignore[attr-defined]
-            return set(_strings(value))
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                    and value.func.id in ("frozenset", "set") and value.args:  # COMBATANT_KEYS = frozenset({...})
+                value = value.args[0]
+            keys = set(_strings(value))
+            assert keys, f"{spec}: the extractor reads no key from it (a form it does not know)"
+            return keys
     raise AssertionError(f"no constant {spec}")
 
 

@@ -49,6 +49,19 @@ DEFAULT_OPTIONS = {"difficulty_grades": "multiply", "knockback": "on", "serious_
 # Decision: unarmed strikes are 1d3, Size Small (the usual Mythras value; the notes give none).
 UNARMED = {"damage": "1d3", "size": "S", "types": ["unarmed", "bludgeoning"], "hands": 1}
 WEAPON_TYPES = {"cutting", "impaling", "bludgeoning", "entangling", "unarmed", "shield", "ranged", "two_handed"}
+# The keys a set-up may give a combatant, a weapon (or shield) and a location: any other is a mistake (a
+# misspelt "damage_modifer" would otherwise be dropped without a word and the table's value used).
+COMBATANT_KEYS = frozenset({
+    "name", "side", "characteristics", "rank", "skills", "race", "damage_modifier", "luck_points", "action_points",
+    "initiative_modifier", "healing_rate", "movement", "legs", "abilities", "locations", "armour", "fatigue",
+    "weapons", "shield", "held",
+})
+WEAPON_KEYS = frozenset({
+    "name", "base", "damage", "size", "types", "hands", "covers", "ap", "hp", "set", "barbed", "range", "force",
+    "load", "dm", "thrown", "impale_size",
+})
+LOCATION_KEYS = frozenset({"name", "lo", "hi", "kind", "hp", "adjacent", "natural", "worn"})
+ARMOUR_KEYS = frozenset({"worn", "natural"})
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.'-]{0,39}$")
 
 
@@ -97,6 +110,7 @@ def normalise_combatant(spec: Any, where: str) -> dict[str, Any]:
     if not _NAME.match(name):
         raise InvalidCommand(f"{where}: name {name!r} must be 1-40 letters, digits or _.'- (no spaces)")
     where = f"combatant {name}"
+    _known_keys(spec, COMBATANT_KEYS, where)
     side = str(spec.get("side", "")).strip()
     if not side:
         raise InvalidCommand(f"{where}: give a side")
@@ -164,9 +178,18 @@ def _fatigue(value: Any, where: str) -> str:
     return t.FATIGUE[level][0]
 
 
+def _known_keys(spec: dict[str, Any], known: frozenset[str], where: str) -> None:
+    unknown = sorted(str(key) for key in set(spec) - known)
+    if unknown:
+        raise InvalidCommand(f"{where}: unknown keys {unknown}; known: {', '.join(sorted(known))}")
+
+
 def _locations(spec: dict[str, Any], chars: dict[str, int], rank: int, where: str) -> list[dict[str, Any]]:
     table = spec.get("locations", "humanoid")
     armour = spec.get("armour") or {}
+    if not isinstance(armour, dict):
+        raise InvalidCommand(f"{where}.armour: an object with worn and natural armour points")
+    _known_keys(armour, ARMOUR_KEYS, f"{where}.armour")
     if isinstance(table, str):
         data = t.load_data("locations.json").get(table)
         if data is None:
@@ -181,6 +204,7 @@ def _locations(spec: dict[str, Any], chars: dict[str, int], rank: int, where: st
             w = f"{where}.locations[{i}]"
             if not isinstance(d, dict) or "name" not in d:
                 raise InvalidCommand(f"{w}: a location needs name, lo, hi and hp")
+            _known_keys(d, LOCATION_KEYS, w)
             locs.append({"name": str(d["name"]).lower(), "lo": _int(d.get("lo"), f"{w}.lo", 1, 20),
                          "hi": _int(d.get("hi"), f"{w}.hi", 1, 20), "kind": d.get("kind", "other"),
                          "hp": _int(d.get("hp"), f"{w}.hp", 1, 500), "adjacent": [str(a).lower() for a in d.get("adjacent", [])],
@@ -211,6 +235,7 @@ def _weapon(spec: Any, where: str, shield: bool = False) -> dict[str, Any]:
         spec = {"name": spec}
     if not isinstance(spec, dict) or "name" not in spec:
         raise InvalidCommand(f"{where}: a weapon is a name from the tables or an object with a name")
+    _known_keys(spec, WEAPON_KEYS, where)
     name = str(spec["name"]).lower()
     base_name = str(spec.get("base", name)).lower()
     base = dict(table.get(base_name, {})) if base_name != "unarmed" else dict(UNARMED)
