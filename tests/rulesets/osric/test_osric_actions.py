@@ -367,3 +367,28 @@ def test_setup_validation() -> None:
     norm = validate_setup({"combatants": [{**FIGHTER, "armour": "plate", "armour_magic": 1, "dex": 17}, orc(1)]})
     assert build_combatant(norm["combatants"][0]).ac == -2
     assert norm["options"]["spell_timing"] == "first_segment"
+
+
+def test_a_declared_negotiation_ruled_by_the_referee_is_the_negotiators_action() -> None:
+    # Seed "Negotiation and Diplomacy" with "Declare Spells and General Actions": Halvaine declares that he
+    # negotiates; the orcs attack. The referee's ruling on the talk is Halvaine's action for the round: he is
+    # no longer listed as due (before, he stayed due until a second, redundant `osric act`).
+    from combatlog.rulesets.osric.views import pending
+
+    f = Fight([MAGE, orc(1)])
+    _round(f, 6, 1, party_decl=("Halvaine=negotiate",))
+    assert "Halvaine" in [p.who for p in pending(f.state)]
+    cursor = f.state.cursor
+    f.dice(c.Negotiate(by="Halvaine", outcome="the orcs listen, but keep their blades out"), {})
+    assert "Halvaine" not in [p.who for p in pending(f.state)]
+    assert "orc1" in [p.who for p in pending(f.state)] and not f.state.ended
+    assert f.state.cursor == cursor  # the talk stands outside the segment timeline
+
+
+def test_a_negotiation_by_someone_who_declared_another_action_leaves_that_action_due() -> None:
+    from combatlog.rulesets.osric.views import pending
+
+    f = Fight([MAGE, orc(1)])
+    _round(f, 6, 1, party_decl=("Halvaine=other:reads the scroll aloud",))
+    f.dice(c.Negotiate(by="Halvaine", outcome="he shouts an offer while he works"), {})
+    assert "Halvaine" in [p.who for p in pending(f.state)]

@@ -210,6 +210,12 @@ def evolve(s: OsricState, ev: Event, seq: int) -> OsricState:  # noqa: C901 - on
             return _morale(s, ev, seq)
         case e.Negotiated():
             s = _log(s, seq, f"{ev.by} negotiates: {ev.outcome}", NEGOTIATION)
+            decl = s.declaration(ev.by) if s.phase == "round" and s.initiative and ev.by in s.roster else None
+            if decl is not None and decl.action == "negotiate":
+                # the ruling is the negotiator's declared action for the round: he is no longer waited for
+                # (the negotiation stands outside the segment timeline: the cursor does not move)
+                at = tick(s.round, r.own_segment(s, ev.by))
+                s = _live(s, ev.by, acted_tick=max(s.live[ev.by].acted_tick, at))
             if ev.ends:
                 s = replace(s, ended=True, phase="ended", outcome=ev.outcome)
                 s = _log(s, seq, "the combat ends by negotiation", NEGOTIATION)
