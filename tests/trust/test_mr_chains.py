@@ -91,3 +91,27 @@ def test_lures_made_before_the_last_link_need_no_fresh_seed(chained) -> None:  #
     assert g.folded.state.seed_choices == ()
     g.do("alice", c.Assign())
     assert "goblin-2" in g.folded.state.assigned
+
+
+def test_a_forged_assignment_from_a_foreknown_seed_fails_verify_in_strict_mode(chained, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The attack of the first test, by a modified client: in strict mode its ``mr assign`` draws the dice
+    from r1/assign although bob lured with that seed known (its client skips the check). Every other
+    machine's verify re-decides the assignment from the folded state, where the foreknown lure stands, and
+    refuses it (docs/trust.md, "Foreknowledge")."""
+    from combatlog.commands.handler import resolve_stream
+    from combatlog.errors import VerificationFailed
+    from combatlog.rulesets.magic_realm import commands as c
+    from combatlog.rulesets.magic_realm import decide as mr_decide
+    from combatlog.wiring import verify_stream
+
+    g = chained(mode="strict")
+    g.do("alice", c.Lure(character="bk", denizens=("giant",)))
+    _link(g, "alice", "r1/assign")
+    g.do("bob", c.Lure(character="amazon", denizens=("goblin-1",)))
+    _link(g, "bob", "r1/assign")
+    with monkeypatch.context() as forged:  # the modified client: no foreknowledge check when deciding
+        forged.setattr(mr_decide, "fresh_seed_events", lambda *args, **kw: [])
+        g.do("alice", c.Assign())
+    assert any(isinstance(e, DiceRolled) and e.label.startswith("r1/assign/") for e in g.events())
+    with pytest.raises(VerificationFailed, match=r"refused by the rules on re-deciding: .*fresh seed"):
+        verify_stream(g.store, resolve_stream(g.store, "g"))

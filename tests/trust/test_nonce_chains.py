@@ -284,6 +284,35 @@ def test_a_decision_with_every_other_link_public_is_a_decision_point(duel, mode:
         assert any("friendly mode" in n for n in d.verify().notes)
 
 
+def test_a_forged_die_after_a_decision_point_fails_verify_in_strict_mode(duel) -> None:  # type: ignore[no-untyped-def]
+    # The attack of the test above by a modified client: it draws the die from r1 anyway (the faces the seed
+    # gives, signed by alice). verify's trust check files bob's decision point against r1 as the write path
+    # does, and refuses the die in strict mode (docs/trust.md, "Foreknowledge").
+    from combatlog.dice.derive import derive_faces
+    from combatlog.errors import VerificationFailed
+    from combatlog.trust.commands import MarkDecision
+    from combatlog.trust.sealed import scanned
+
+    d = duel(mode="strict")
+    d.link("alice", "r1")
+    d.do("bob", MarkDecision(what="Bo presses on, knowing the dice"))
+    d.link("bob", "r1")
+    step = scanned(d.store, _folded(d).core).seed_step
+    assert step is not None and step.name == "r1"
+    faces = derive_faces(step.seed, "r1/forged", 1, 20)
+    d.forge("alice", DiceRolled(label="r1/forged", notation="1d20", count=1, sides=20, modifier=0, faces=faces,
+                                total=faces[0], scheme="joint", seed_ref=step.completed_at, by="alice",
+                                purpose="strikes"))
+    with pytest.raises(VerificationFailed, match="after the decision point.*strict mode needs a fresh commit-reveal"):
+        d.verify()
+
+
+def _folded(d: Any) -> Any:
+    from combatlog.projections.fold import state_at
+
+    return state_at(d.store, d.store.list_streams()[0])
+
+
 def test_a_decision_before_the_other_links_is_not_one(duel) -> None:  # type: ignore[no-untyped-def]
     # Rule 3, the honest order: bob has revealed his link but alice's is still secret, so bob cannot know the
     # seed of r1: no decision of his can be a decision point on it (and none is recorded).
