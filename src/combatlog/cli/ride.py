@@ -86,16 +86,22 @@ def after_decision(ctx: typer.Context, stream: str, as_json: bool = False) -> No
         extra(ctx, stream, ReleaseChain(), "release", as_json)
 
 
-def before_referee(ctx: typer.Context, stream: str, as_json: bool = False, *, plays: bool = False) -> None:
+def before_referee(ctx: typer.Context, stream: str, command: Any, as_json: bool = False, *,
+                   plays: bool = False) -> None:
     """Before a step that draws joint dice: the actor's own contribution when it is the last one missing
-    (his link, or the reveal of his empty plays), so the step completes in the same bundle."""
+    (his link, or the reveal of his empty plays), so the step completes in the same bundle. Nothing is
+    revealed for a ``command`` the rules refuse whatever he contributes (not its step, or a player still to
+    decide): the refusal comes first, as for any command, and records nothing."""
+    from combatlog.rulesets.magic_realm.decide import referee_step_due
     from combatlog.rulesets.magic_realm.sealed import closing_link, step_name
     from combatlog.trust.commands import RevealLink, RevealOrders
     from combatlog.trust.sealed import link_problem
 
-    ensure_chain(ctx, stream, as_json)
-    actor = app_state(ctx).actor
     _meta, folded, checker = _now(ctx, stream)
+    referee_step_due(folded.state, command)
+    if ensure_chain(ctx, stream, as_json):  # his chain's commit went first: the state moved on
+        _meta, folded, checker = _now(ctx, stream)
+    actor = app_state(ctx).actor
     if plays:
         info = checker.steps.get(step_name(folded.state))
         if info is not None and actor in info.commits and actor not in info.reveals and not info.missing_commits() \

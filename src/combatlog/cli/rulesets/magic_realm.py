@@ -104,7 +104,7 @@ def assign(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[s
     from combatlog.rulesets.magic_realm.commands import Assign
 
     if not dice and not face:
-        before_referee(ctx, stream, as_json)
+        before_referee(ctx, stream, Assign(), as_json)
     run_command(ctx, stream, Assign(), dice=dice, faces=face, as_json=as_json)
 
 
@@ -167,7 +167,7 @@ def melee(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[st
     from combatlog.rulesets.magic_realm.commands import StartMelee
 
     if not dice and not face:
-        before_referee(ctx, stream, as_json)
+        before_referee(ctx, stream, StartMelee(), as_json)
     run_command(ctx, stream, StartMelee(), dice=dice, faces=face, as_json=as_json)
     after_referee(ctx, stream, as_json)
 
@@ -318,7 +318,7 @@ def resolve(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[
     from combatlog.rulesets.magic_realm.commands import Resolve
 
     if not dice and not face:
-        before_referee(ctx, stream, as_json, plays=True)
+        before_referee(ctx, stream, Resolve(), as_json, plays=True)
     run_command(ctx, stream, Resolve(), dice=dice, faces=face, as_json=as_json)
 
 

@@ -47,6 +47,27 @@ def _labels(step, state: MRState) -> list[str]:  # type: ignore[no-untyped-def]
     return labels
 
 
+def referee_step_due(state: MRState, command: Any) -> None:
+    """Refuse a referee's step (``Assign``, ``StartMelee``, ``Resolve``) that no contribution of his could make
+    due: the combat is not at its step, or the step still waits on a player's decision. The CLI asks before
+    revealing his chain link or plays for the step's seed, so that a command refused reveals nothing."""
+    if state.ended:
+        raise IllegalCommand(f"the combat has ended ({state.end_reason})", rule="MR 001 Disengagement")
+    match command:
+        case c.Assign():
+            need_step(state, "lure", "random assignment")
+            if deciders(state, "lure"):
+                raise IllegalCommand(f"waiting for luring by {', '.join(deciders(state, 'lure'))}",
+                                     rule="MR 001 Luring")
+        case c.StartMelee():
+            need_step(state, "actions", "starting the Melee Step")
+            if deciders(state, "actions"):
+                raise IllegalCommand(f"waiting for the actions of {', '.join(deciders(state, 'actions'))}",
+                                     rule="MR 001 Actions")
+        case c.Resolve():
+            need_step(state, "resolve", "resolving the Melee Step")
+
+
 def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
     if state.ended:
         raise IllegalCommand(f"the combat has ended ({state.end_reason})", rule="MR 001 Disengagement")
@@ -56,10 +77,7 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
             need_turn(state, command.character, "lure")
             return [e.Lured(character=command.character, lures=_lures(state, command))]
         case c.Assign():
-            need_step(state, "lure", "random assignment")
-            if deciders(state, "lure"):
-                raise IllegalCommand(f"waiting for luring by {', '.join(deciders(state, 'lure'))}",
-                                     rule="MR 001 Luring")
+            referee_step_due(state, command)
             marks = fresh_seed_events(state, dice, "lure", lambda: _labels(assign_randomly, state), "assign")
             rehearse(assign_randomly, state, dice, _roller(dice))
             return [*marks, *dice.drawn, e.DenizensAssigned(round=state.round)]
@@ -77,10 +95,7 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
                                      chit=_chit_id(state, command.character, command.chit), items=command.items,
                                      spell=command.spell, horse=command.horse)]
         case c.StartMelee():
-            need_step(state, "actions", "starting the Melee Step")
-            if deciders(state, "actions"):
-                raise IllegalCommand(f"waiting for the actions of {', '.join(deciders(state, 'actions'))}",
-                                     rule="MR 001 Actions")
+            referee_step_due(state, command)
             marks = fresh_seed_events(state, dice, "run", lambda: _labels(start_melee, state), "attention")
             rehearse(start_melee, state, dice, _roller(dice))
             return [*marks, *dice.drawn, e.MeleeStarted(round=state.round)]
@@ -105,7 +120,7 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
                                 hirelings=dict(command.hirelings), part_attack=command.part_attack,
                                 part_side=command.part_side)]
         case c.Resolve():
-            need_step(state, "resolve", "resolving the Melee Step")
+            referee_step_due(state, command)
             plays_step = step_name(state)
             if getattr(dice, "scheme", "") == "joint" and state.players and not (
                     state.seed == plays_step or state.seed.startswith(plays_step + "#")):
