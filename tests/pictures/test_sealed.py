@@ -44,10 +44,18 @@ def test_report_of_a_signed_combat_names_keys_signers_and_acknowledgements(tmp_p
     cli("report", "duel", "-o", str(out))
     doc = parse_html(out.read_text())
     words = " ".join(doc.text)
-    assert "signed by alice" in words and "signed by bob" in words
-    assert "key fingerprint" in words and "verified" in words
+    assert "signed by alice" in words and "key fingerprint" in words and "verified" in words
     acks = next(a for a in doc.find("section") if a.get("id") == "acknowledgements")
     assert acks is not None and "bob" in words.split("Acknowledgements", 2)[-1]
+    # bob's acknowledgement decides nothing: one line in its round, as log and explain tell it ...
+    assert "signed by bob" not in words
+    assert "(+1 trust event: acknowledgements by bob; `combatlog report --all` lists them)" in words
+    # ... and among the events with --all, where the table's row links to it
+    cli("report", "duel", "-o", str(out), "--all")
+    text = out.read_text()
+    words = " ".join(parse_html(text).text)
+    assert "signed by bob" in words and "trust event" not in words
+    assert 'href="#seq-3"' in text and 'id="seq-3"' in text
 
 
 def test_a_tampered_log_is_reported_as_failing_verification(tmp_path: Path) -> None:

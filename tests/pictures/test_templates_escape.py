@@ -52,7 +52,8 @@ def verified(prefix: str) -> NS:
 
 def report_context(ok: bool) -> dict[str, Any]:
     table, legend = dice("ledger")
-    part = RoundPart(1, hostile("round.title"), 1, 3, common_rule=hostile("round.common_rule"), events=rows("ev"))
+    part = RoundPart(1, hostile("round.title"), 1, 3, common_rule=hostile("round.common_rule"), events=rows("ev"),
+                     plumbing_note=hostile("round.plumbing_note"))
     part2 = RoundPart(2, hostile("round2.title"), 4, 4, no_picture=(hostile("round2.why"), 1))
     return dict(
         css=trusted("body{}"), version=hostile("version"),
@@ -69,7 +70,7 @@ def report_context(ok: bool) -> dict[str, Any]:
         acks=[(3, NS(player=hostile("ack.player"), upto=2, hash=hostile("ack.hash")))], dice=table, legend=legend,
         forks=[(NS(name=hostile("fork.name"), id=hostile("fork.id"), fork_seq=2), hostile("fork.reason"))],
         sheets="auto", gap=3, usual_who=hostile("usual_who"), common_rule=hostile("common_rule"),
-        dice_origin=hostile("dice_origin"),
+        dice_origin=hostile("dice_origin"), all_events=False,
     )
 
 

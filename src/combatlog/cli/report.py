@@ -19,12 +19,17 @@ def command(
     sheets: str = typer.Option("auto", "--sheets", metavar="WHICH",
                                help="Which rounds get a sheet picture: auto (where the picture changed, at most "
                                     "20 in a long combat, and the last round), all, none, or rounds like 1,4-6."),
+    show_all: bool = typer.Option(False, "--all", help="List the trust plumbing (nonce chains and links, "
+                                                         "acknowledgements, referee seeds) among the events, "
+                                                         "not one line per round."),
     as_json: bool = json_option(),
 ) -> None:
     """Write one self-contained HTML file (no network, no script, inline CSS and SVG): ruleset, players
     and key fingerprints, dice scheme, head hash and the verifier's result, then round by round the sheet
     picture and every step with its rule and dice, signatures, acknowledgements, the dice ledger with each
-    die's verification state, and the forks. --as PLAYER writes only what PLAYER may see. A long combat
+    die's verification state, and the forks. The trust plumbing that decides nothing (nonce chains and
+    links, acknowledgements, referee seeds) is one line per round, as in log and explain (--all lists it).
+    --as PLAYER writes only what PLAYER may see. A long combat
     stays small enough to mail: a sheet is drawn where something changed (--sheets for others, --round N
     for one round in full). Progress is shown on a terminal.
 
@@ -42,7 +47,8 @@ def command(
     from combatlog.cli.progress import progress
 
     with progress("report", as_json=as_json) as bar:
-        text = report_html(store, meta, viewer_of(st), round_no, sheets=sheets, on_progress=bar.callback)
+        text = report_html(store, meta, viewer_of(st), round_no, sheets=sheets, on_progress=bar.callback,
+                           show_all=show_all)
     write_whole(output, text)
     if str(output) == "-":
         return

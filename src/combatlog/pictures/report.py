@@ -126,6 +126,8 @@ class RoundPart:
     no_picture: tuple[str, int | None] = ("", None)  # why there is none, and the round last drawn
     common_rule: str = ""
     events: list[EventRow] = field(default_factory=list)
+    plumbing: list[Any] = field(default_factory=list)  # trust events left out of ``events`` (their payloads)
+    plumbing_note: str = ""  # the one line that stands for them
 
 
 def who_line(row: ReplayStep, rec: Any) -> str:
@@ -211,10 +213,11 @@ def sheet_rounds(spec: str, rounds: list[int]) -> set[int] | None:
 
 class Report:
     def __init__(self, store: EventStore, meta: StreamMeta, viewer: str | None, round_no: int | None,
-                 sheets: str = "auto", on_progress: Progress | None = None) -> None:
+                 sheets: str = "auto", on_progress: Progress | None = None, *, show_all: bool = False) -> None:
         from combatlog.projections.fold import round_end, state_at
 
         self.store, self.meta, self.viewer, self.round_no = store, meta, viewer, round_no
+        self.show_all = show_all  # the trust plumbing listed among the events, not one line per round
         self.on_progress = on_progress or (lambda done, total: None)
         self.head = state_at(store, meta)
         self.rounds = sorted(self.head.core.round_last)
@@ -259,6 +262,7 @@ class Report:
         """Every round's part, the rolls and the acknowledgements, in one walk of the log."""
         from combatlog.events.core import Acknowledged, DiceRolled, OrdersCommitted, OrdersRevealed
         from combatlog.pictures.scene import Sealed
+        from combatlog.projections.plumbing import hidden_note, is_plumbing
         from combatlog.projections.views import roll_row, walk_folded
         from combatlog.rulesets.base import SCHEME_WORDS
 
@@ -289,7 +293,9 @@ class Report:
                 rolls.append(roll_row(rec.seq, ev))
             if rec.seq in starts:  # rounds are consecutive runs of seqs
                 part = starts[rec.seq]
-            if part is not None:  # every event's who for now: say_once keeps it where it changes
+            if part is not None and not self.show_all and is_plumbing(row.type):
+                part.plumbing.append(ev)  # decides nothing: told in one line at the round's end (log, explain)
+            elif part is not None:  # every event's who for now: say_once keeps it where it changes
                 item = event_row(row, who_line(row, rec), type(ev) is DiceRolled, self.head.core.labels, self.window)
                 if type(ev) is DiceRolled and item.die and origin and ev.scheme == scheme \
                         and item.summary.endswith(origin):  # its ledger row, linked, gives the scheme too
@@ -300,6 +306,8 @@ class Report:
                     item.inline.dice = [(label, "" if to == above else to) for label, to in item.inline.dice]
                 part.events.append(item)
             if rec.seq in ends:
+                if ends[rec.seq].plumbing:
+                    ends[rec.seq].plumbing_note = hidden_note(ends[rec.seq].plumbing, "combatlog report --all")
                 last_drawn = self._picture(ends[rec.seq], folded, list(sealed.values()), last_drawn)
                 self._collapse_rules(ends[rec.seq])
                 part = None
@@ -368,7 +376,7 @@ class Report:
             forks=[(m, self.fork_reason(m).removeprefix(": ")) for m in children],
             sheets="auto" if self.asked is None else "asked", gap=self.gap, usual_who=usual_who,
             common_rule=common_rule,
-            dice_origin=self.dice_origin,
+            dice_origin=self.dice_origin, all_events=self.show_all,
         )
 
 
@@ -403,6 +411,7 @@ def ledger(rolls: list[dict[str, Any]], report: VerifyReport | None) -> tuple[li
 
 
 def report_html(store: EventStore, meta: StreamMeta, viewer: str | None, round_no: int | None = None, *,
-                sheets: str = "auto", on_progress: Progress | None = None) -> str:
-    """The report; ``on_progress(done, total)`` is called as the events are walked (total: the head seq)."""
-    return Report(store, meta, viewer, round_no, sheets, on_progress).build()
+                sheets: str = "auto", on_progress: Progress | None = None, show_all: bool = False) -> str:
+    """The report; ``on_progress(done, total)`` is called as the events are walked (total: the head seq).
+    ``show_all``: the trust plumbing (chains, links, acknowledgements, referee seeds) among the events."""
+    return Report(store, meta, viewer, round_no, sheets, on_progress, show_all=show_all).build()
