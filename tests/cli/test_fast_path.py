@@ -1,4 +1,5 @@
-"""``combatlog status`` without click or typer (cli/fast.py, issue 22 item 3) answers exactly as through them.
+"""``combatlog status`` and ``combatlog list`` without click or typer (cli/fast.py, issue 22 item 3) answer exactly
+as through them.
 
 Every command line below runs twice in this process through ``main``: as it is, and with the fast path
 switched off (click parses it, typer's command runs). Same exit status, same stdout, same stderr, whether
@@ -49,6 +50,7 @@ def run(args: list[str], *, fast_path: bool, monkeypatch: pytest.MonkeyPatch,
 def env(table: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("COMBATLOG_DB", str(table / "log.db"))
     monkeypatch.setenv("COMBATLOG_HOME", str(table / "keys"))
+    monkeypatch.chdir(table)  # a relative --db names the table's own log
     for name in ("COMBATLOG_ACTOR", "_COMBATLOG_COMPLETE"):
         monkeypatch.delenv(name, raising=False)
     return table
@@ -87,7 +89,16 @@ LINES = [
     (["--version"], False, 0),
     (["--help"], False, 0),
     (["Status", "duel"], False, 2),  # no such command
-    (["list"], False, 0),
+    # list: the root's options and --json once
+    (["list"], True, 0),
+    (["list", "--json"], True, 0),
+    (["--as", "ref", "list", "--json"], True, 0),
+    (["list", "--db=log.db"], True, 0),  # a relative file, from the folder the command runs in
+    (["list", "--json", "--json"], False, 0),
+    (["list", "duel"], False, 2),
+    (["list", "--mine"], False, 2),
+    (["list", "--help"], False, 0),
+    (["list", "-"], False, 2),
 ]
 
 

@@ -62,9 +62,12 @@ def test_help_and_version_import_no_command_and_no_store(duel: Path) -> None:
         assert not loaded(modules, {"msgspec", "sqlite3", "combatlog.store", "combatlog.rulesets"}), args
 
 
-def test_list_imports_its_own_module_and_the_store_only(duel: Path) -> None:
-    modules = modules_after(duel, "list")
-    assert loaded(modules, COMMAND_MODULES) == {"combatlog.cli.streams"}
+def test_list_imports_the_store_only_and_neither_click_nor_typer(duel: Path) -> None:
+    modules = modules_after(duel, "list")  # the fast path (cli/fast.py), as status
+    assert not loaded(modules, COMMAND_MODULES | {"combatlog.cli.root", "combatlog.cli.common"})
+    assert not loaded(modules, NEVER_AT_START | {"combatlog.projections", "combatlog.rulesets", "click", "typer"})
+    modules = modules_after(duel, "list", "--json", "--json")  # a line the fast path leaves to click
+    assert loaded(modules, COMMAND_MODULES) == {"combatlog.cli.streams"} and "typer" in modules
     assert not loaded(modules, NEVER_AT_START | {"combatlog.projections", "combatlog.rulesets"})
 
 

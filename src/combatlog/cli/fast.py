@@ -1,12 +1,14 @@
-"""The fast path of the commonest read command, ``combatlog status NAME``: run without click or typer.
+"""The fast path of the commonest read commands, ``combatlog status NAME`` and ``combatlog list``: run
+without click or typer.
 
 Importing click and typer and building a command is more than half of a command's start-up (issue 22:
 ``status`` took 9.9x ``python -c pass``). This module takes only the plainest command lines of ``status``
 (the root's ``--db``, ``--as`` and ``--command-id`` with a value each, once; the combat; ``--mine`` and
-``--json`` at most once each) and returns None for everything else (help, a missing or unknown option, a
-value that starts with ``-`` or is blank, shell completion...), which click then parses and answers as it
-always did. What it runs is what the typer command runs (cli/status.py ``print_status``), with the root's
-defaults (cli/root.py ``root``): the output, the errors and the exit statuses are the same
+``--json`` at most once each) and of ``list`` (the root's options; ``--json`` at most once), and returns
+None for everything else (help, a missing or unknown option, a value that starts with ``-`` or is blank,
+shell completion...), which click then parses and answers as it always did. What it runs is what the
+typer command runs (cli/status.py ``print_status``, ``print_streams``), with the root's defaults
+(cli/root.py ``root``): the output, the errors and the exit statuses are the same
 (tests/cli/test_fast_path.py runs both paths side by side).
 """
 
@@ -18,6 +20,7 @@ from collections.abc import Callable
 _ROOT_OPTIONS = {"--db": "db", "--as": "actor", "--command-id": "command_id"}
 _ENVVARS = {"db": "COMBATLOG_DB", "actor": "COMBATLOG_ACTOR"}  # as the root's options declare them
 _STATUS_FLAGS = {"--mine": "mine", "--json": "as_json"}
+_LIST_FLAGS = {"--json": "as_json"}
 
 
 def fast_command(args: list[str]) -> Callable[[], None] | None:
@@ -39,25 +42,32 @@ def fast_command(args: list[str]) -> Callable[[], None] | None:
         if not _plain(value):
             return None
         root[_ROOT_OPTIONS[name]] = value
-    if args[i:i + 1] != ["status"]:
+    command = args[i:i + 1]
+    if command == ["status"]:
+        allowed, positionals = _STATUS_FLAGS, 1
+    elif command == ["list"]:
+        allowed, positionals = _LIST_FLAGS, 0
+    else:
         return None
-    stream: str | None = None
+    words: list[str] = []
     flags: dict[str, bool] = {}
     for arg in args[i + 1:]:
-        if arg in _STATUS_FLAGS and _STATUS_FLAGS[arg] not in flags:
-            flags[_STATUS_FLAGS[arg]] = True
-        elif stream is None and _plain(arg):
-            stream = arg
+        if arg in allowed and allowed[arg] not in flags:
+            flags[allowed[arg]] = True
+        elif len(words) < positionals and _plain(arg):
+            words.append(arg)
         else:
             return None
-    if stream is None:
+    if len(words) != positionals:
         return None
     for key, envvar in _ENVVARS.items():
         if key not in root and os.environ.get(envvar):  # click ignores an empty variable, as here
             if not _plain(os.environ[envvar]):
                 return None
             root[key] = os.environ[envvar]
-    return lambda: _status(root, stream, **flags)
+    if command == ["list"]:
+        return lambda: _list(root, **flags)
+    return lambda: _status(root, words[0], **flags)
 
 
 def _plain(value: str) -> bool:
@@ -67,11 +77,27 @@ def _plain(value: str) -> bool:
 
 
 def _status(root: dict[str, str], stream: str, *, mine: bool = False, as_json: bool = False) -> None:
-    from combatlog.cli.state import AppState, default_actor
     from combatlog.cli.status import print_status
 
-    st = AppState(db=root.get("db"), actor=root.get("actor") or default_actor(), command_id=root.get("command_id"))
+    st = _state(root)
     try:
         print_status(st, stream, mine=mine, as_json=as_json)
     finally:
         st.close()
+
+
+def _list(root: dict[str, str], *, as_json: bool = False) -> None:
+    from combatlog.cli.status import print_streams
+
+    st = _state(root)
+    try:
+        print_streams(st, as_json=as_json)
+    finally:
+        st.close()
+
+
+def _state(root: dict[str, str]):  # type: ignore[no-untyped-def]
+    """The state the root's callback makes (cli/root.py ``root``)."""
+    from combatlog.cli.state import AppState, default_actor
+
+    return AppState(db=root.get("db"), actor=root.get("actor") or default_actor(), command_id=root.get("command_id"))

@@ -1,7 +1,9 @@
-"""What ``combatlog status`` prints: who must decide what next (``--mine``: the actor's own moves).
+"""What ``combatlog status`` prints: who must decide what next (``--mine``: the actor's own moves); and
+what ``combatlog list`` prints.
 
-Without click or typer, so that the fast path (cli/fast.py) prints exactly what the typer command
-(cli/views.py ``status``) prints: both call ``print_status``.
+Without click or typer, so that the fast path (cli/fast.py) prints exactly what the typer commands
+(cli/views.py ``status``, cli/streams.py ``list_streams``) print: both call ``print_status`` and
+``print_streams``.
 """
 
 from __future__ import annotations
@@ -113,3 +115,23 @@ def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list
         echo(one_line(f"    {m.command}" if m.command else "    (this ruleset gives no command line for it)"))
         if m.options:
             echo(one_line(f"    choices: {' | '.join(m.options)}"))
+
+
+def print_streams(st: AppState, *, as_json: bool) -> None:
+    """The combats in the log, with their ids, forks and heads."""
+    store = st.store()
+    rows = []
+    for meta in store.list_streams():
+        head = store.head(meta.id)
+        rows.append({"id": meta.id, "name": meta.name, "ruleset": meta.ruleset, "created_at": meta.created_at,
+                     "parent": meta.parent, "fork_seq": meta.fork_seq or None, "head_seq": head.seq,
+                     "head_hash": head.hash})
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        echo("no combats yet (start one: combatlog new NAME --ruleset freeform)")
+    names = {r["id"]: r["name"] for r in rows}
+    for r in rows:
+        fork = f"  fork of {names.get(r['parent'], r['parent'])}@{r['fork_seq']}" if r["parent"] else ""
+        echo(f"{r['id']}  {r['name']:<20} {r['ruleset']:<16} {r['head_seq']:>6} events{fork}")

@@ -85,22 +85,9 @@ def list_streams(ctx: typer.Context, as_json: bool = json_option()) -> None:
 
     Example: combatlog list --json
     """
-    store = app_state(ctx).store()
-    rows = []
-    for meta in store.list_streams():
-        head = store.head(meta.id)
-        rows.append({"id": meta.id, "name": meta.name, "ruleset": meta.ruleset, "created_at": meta.created_at,
-                     "parent": meta.parent, "fork_seq": meta.fork_seq or None, "head_seq": head.seq,
-                     "head_hash": head.hash})
-    if as_json:
-        print_json(rows)
-        return
-    if not rows:
-        echo("no combats yet (start one: combatlog new NAME --ruleset freeform)")
-    names = {r["id"]: r["name"] for r in rows}
-    for r in rows:
-        fork = f"  fork of {names.get(r['parent'], r['parent'])}@{r['fork_seq']}" if r["parent"] else ""
-        echo(f"{r['id']}  {r['name']:<20} {r['ruleset']:<16} {r['head_seq']:>6} events{fork}")
+    from combatlog.cli.status import print_streams
+
+    print_streams(app_state(ctx), as_json=as_json)
 
 
 def fork(
