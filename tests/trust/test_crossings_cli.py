@@ -185,19 +185,3 @@ def test_freeform_notes_cross(tmp_path: Path) -> None:
     table["bob"]("report", G, "-o", str(report))
     assert f"recorded by {loser}, signed by {loser} (placed by a merge)" in report.read_text()
 
-
-@needs_mr
-def test_an_assignment_with_nothing_left_to_assign_reveals_nothing(tmp_path: Path) -> None:
-    """Every denizen lured (MR 001 Luring: the random assignment has nobody left to place), the combat moves
-    on to deployment. The referee's ``mr assign`` is then refused as too late, and must be refused before it
-    reveals his chain link for the assignment's seed: a refused command records nothing."""
-    table = _magic_realm(tmp_path)
-    table["alice"]("mr", "lure", G, "bk", "goblin-1", "goblin-2")
-    table["bob"]("mr", "lure", G, "amazon", "goblin-3")
-    table.exchange()
-    table.one_head()
-    gm = table["gm"]
-    before = table.log("gm")
-    refused = gm("mr", "assign", G, ok=False)
-    assert refused.code != 0 and "too late" in refused.err, refused
-    assert table.log("gm") == before  # no link, nothing

@@ -115,3 +115,28 @@ def test_a_forged_assignment_from_a_foreknown_seed_fails_verify_in_strict_mode(c
     assert any(isinstance(e, DiceRolled) and e.label.startswith("r1/assign/") for e in g.events())
     with pytest.raises(VerificationFailed, match=r"refused by the rules on re-deciding: .*fresh seed"):
         verify_stream(g.store, resolve_stream(g.store, "g"))
+
+
+def test_an_assignment_with_nothing_left_to_assign_reveals_nothing(chained, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Every denizen lured (MR 001 Luring: the random assignment has nobody left to place), the combat moves
+    on to deployment. ``mr assign`` by the one player whose link to r1/assign is still missing is then
+    refused as too late, and must be refused before it reveals that link (cli/ride.py ``before_referee``
+    reveals it when it completes the step): a refused command records nothing. Through the CLI, in this
+    process, on the game's own log and key home."""
+    from combatlog.cli.app import main
+    from combatlog.rulesets.magic_realm import commands as c
+
+    g = chained()
+    g.do("bob", c.Lure(character="amazon", denizens=("goblin-1", "goblin-2")))
+    g.do("alice", c.Lure(character="bk", denizens=("giant",)))
+    _link(g, "bob", "r1/assign")
+    assert g.folded.state.step == "deploy"
+    head = g.folded.core.head_seq
+    monkeypatch.setenv("COMBATLOG_DB", str(g.tmp / "log.db"))
+    monkeypatch.delenv("COMBATLOG_ACTOR", raising=False)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        main(["mr", "assign", "g", "--as", "alice"])
+    err = capsys.readouterr().err
+    assert exit_.value.code != 0 and "too late" in err, err
+    assert g.folded.core.head_seq == head  # no link, nothing
