@@ -1,4 +1,5 @@
-"""The example combats of docs/examples, each played by ``combatlog run`` once per test run and shared.
+"""The example combats of docs/examples, each played by ``combatlog run`` once per test run and shared (and
+any other log a test only reads: ``built_once``).
 
 Several test modules need an example played to its end (pictures, the server's page, ...); playing one
 costs seconds of CLI work, so each is played once into a directory every pytest-xdist worker of the run
@@ -13,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,20 +33,29 @@ def _shared_root(factory: pytest.TempPathFactory) -> Path:
 
 def played_log(factory: pytest.TempPathFactory, cmds: Path) -> Path:
     """The log of the command file ``cmds`` played with ``combatlog run --quiet`` (read it, don't change it)."""
+
+    def play(building: Path) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("COMBATLOG_")}
+        env["COMBATLOG_HOME"] = str(building / "keys")  # never the user's own key home
+        proc = subprocess.run([*CLI, "--db", str(building / "log.db"), "run", "--quiet", str(cmds)], cwd=REPO,
+                              env=env, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, f"combatlog run {cmds} failed:\n{proc.stderr}"
+
+    return built_once(factory, f"{cmds.parent.name}-{cmds.stem}", play) / "log.db"
+
+
+def built_once(factory: pytest.TempPathFactory, key: str, build: Callable[[Path], None]) -> Path:
+    """The folder ``build(folder)`` filled, built once per test run under ``key`` and shared by every worker
+    (read what is in it, don't change it: ``copy_log`` first)."""
     root = _shared_root(factory)
-    key = f"{cmds.parent.name}-{cmds.stem}"
     done = root / key
     with open(root / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also when a worker dies
         if not done.exists():
             building = Path(tempfile.mkdtemp(prefix=f"{key}-", dir=root))
-            env = {k: v for k, v in os.environ.items() if not k.startswith("COMBATLOG_")}
-            env["COMBATLOG_HOME"] = str(building / "keys")  # never the user's own key home
-            proc = subprocess.run([*CLI, "--db", str(building / "log.db"), "run", "--quiet", str(cmds)], cwd=REPO,
-                                  env=env, capture_output=True, text=True, timeout=600)
-            assert proc.returncode == 0, f"combatlog run {cmds} failed:\n{proc.stderr}"
-            os.replace(building, done)  # whole or not at all: a failed play leaves nothing to reuse
-    return done / "log.db"
+            build(building)
+            os.replace(building, done)  # whole or not at all: a failed build leaves nothing to reuse
+    return done
 
 
 def copy_log(log: Path, dest: Path) -> Path:

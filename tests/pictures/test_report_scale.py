@@ -34,16 +34,21 @@ def _bench() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def fights(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    """The two fights, built once per test run (tests/played.py) and copied for this worker: a report may
+    keep snapshots in the log, which would change what the next report reads."""
     from combatlog.store.sqlite import SQLiteStore
+    from tests.played import built_once, copy_log
 
-    bench, root, out = _bench(), tmp_path_factory.mktemp("fights"), {}
-    for n in (SMALL, LARGE):
-        store = SQLiteStore(root / f"fight{n}.db")
-        store.conn.execute("PRAGMA synchronous=OFF")  # writing the fight is not what is tested
-        bench.long_fight(store, "fight", n)
-        store.close()
-        out[n] = root / f"fight{n}.db"
-    return out
+    def build(folder: Path) -> None:
+        bench = _bench()
+        for n in (SMALL, LARGE):
+            store = SQLiteStore(folder / f"fight{n}.db")
+            store.conn.execute("PRAGMA synchronous=OFF")  # writing the fight is not what is tested
+            bench.long_fight(store, "fight", n)
+            store.close()
+
+    shared, mine = built_once(tmp_path_factory, "report-scale-fights", build), tmp_path_factory.mktemp("fights")
+    return {n: copy_log(shared / f"fight{n}.db", mine / f"fight{n}.db") for n in (SMALL, LARGE)}
 
 
 class Counted:
