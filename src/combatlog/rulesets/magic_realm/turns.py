@@ -28,15 +28,20 @@ def unassigned_denizens(st) -> list[str]:  # type: ignore[no-untyped-def]
 
 def deciders(st, step: str) -> list[str]:  # type: ignore[no-untyped-def]
     """Characters who still owe a decision in ``step``."""
-    done = set(st.done)
+    done = st.done
     if step == "lure":
         who = q.participants(st) if unassigned_denizens(st) else []
     elif step == "deploy":
+        # Those done are dropped below whatever the test says: test only the others (``advance`` asks on
+        # every event, and once both sides have deployed nobody is left to test).
+        todo = [c for c in q.participants(st) if c not in done]
+        if not todo:
+            return todo
         present = q.in_clearing(st)
         where = q.sheets(st)  # once, not once per character (q.unassigned_hirelings): deciders runs on every event
-        who = [c for c in q.participants(st)
-               if any(h not in where for h in q.hirelings_of(st, c))
-               or (c in present and len(present) > 1 and not q.red_on_sheet(st, c))]
+        return [c for c in todo
+                if any(h not in where for h in q.hirelings_of(st, c))
+                or (c in present and len(present) > 1 and not q.red_on_sheet(st, c))]
     elif step == "actions":
         who = [c for c in q.in_clearing(st) if c not in st.charges]
     elif step == "targets":
