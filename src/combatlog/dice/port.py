@@ -45,6 +45,8 @@ def check_label(label: str) -> str:
 
 def with_drawn(drawn: list[DiceRolled], events: list[Any]) -> list[Any]:
     """A command's batch: the dice it drew that ``decide`` did not place itself, then its events."""
+    if not drawn:  # most commands draw nothing (verify re-decides every one)
+        return list(events)
     included = {id(e) for e in events}
     return [d for d in drawn if id(d) not in included] + list(events)
 

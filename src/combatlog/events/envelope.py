@@ -12,6 +12,7 @@ to one store and is therefore not part of the envelope.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -23,6 +24,7 @@ from combatlog.events.canonical import canonical, sha256_hex
 ENVELOPE_VERSION = 1
 GENESIS_PREV = "0" * 64
 HASH_DOMAIN = b"combatlog-event/v1\n"
+_HASH_START = hashlib.sha256(HASH_DOMAIN)  # each event's hash goes on from a copy (verify hashes every one)
 # How far ahead of the receiver's clock an event may be recorded (docs/trust.md): times never go
 # backwards along a chain, so one far-future time would stamp every later event by anyone.
 MAX_CLOCK_SKEW = timedelta(minutes=10)
@@ -122,7 +124,9 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         return msgspec.structs.replace(env, hash=env.computed_hash())
 
     def computed_hash(self) -> str:
-        return sha256_hex(HASH_DOMAIN, self.hashed_part())
+        h = _HASH_START.copy()  # = sha256_hex(HASH_DOMAIN, self.hashed_part())
+        h.update(self.hashed_part())
+        return h.hexdigest()
 
     def payload(self) -> Event:
         return decode_payload(self.type, self.schema, self.data)

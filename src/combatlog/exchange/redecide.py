@@ -185,7 +185,8 @@ class Redecider:
 
     def _redecide(self, batch: _Batch, cut_by_fork: bool) -> None:
         ruleset, core = self.folded.ruleset, self.folded.core
-        dice = {r.event.label: r.event for r in batch.recs if type(r.event) is DiceRolled}
+        # (``drew`` says whether the batch holds a die: most commands draw none)
+        dice = {r.event.label: r.event for r in batch.recs if type(r.event) is DiceRolled} if batch.drew else {}
         scheme = next(iter(dice.values())).scheme if dice else (core.genesis.dice if core.genesis else "local")
         port = ReplayPort(dice, scheme=scheme, actor=batch.actor, labels_taken=_DrawnBefore(core.labels, batch.first_seq))
         if self._roles is None:
@@ -194,7 +195,7 @@ class Redecider:
         try:
             check_authority(ruleset, batch.state, roles, batch.command, batch.actor)
             events = ruleset.decide(batch.state, batch.command, port)
-            if any(d.scheme == "manual" for d in dice.values()):
+            if dice and any(d.scheme == "manual" for d in dice.values()):
                 check_authority(ruleset, batch.state, roles, batch.command, batch.actor, manual_dice=True)
         except ReplayMismatch as exc:
             self.fail(batch.where, f"{_what(batch, ruleset)} does not re-decide to the recorded events: {exc}")

@@ -166,7 +166,8 @@ class ChainVerifier:
             self.fail(where, f"seq {env.seq} where {self.expected_seq} was expected (events missing, added or reordered)")
         if env.prev != self.prev:
             self.fail(where, f"seq {env.seq} does not chain to the previous event (prev {env.prev[:12]}..., expected {self.prev[:12]}...)")
-        when = parse_recorded_at(env.recorded_at)
+        # (a batch's events share their time: the same text parses to the same time)
+        when = self._last_time if env.recorded_at == self._last_time_text else parse_recorded_at(env.recorded_at)
         if when is None:
             self.fail(where, f"seq {env.seq}: recorded_at {env.recorded_at!r} is not an RFC 3339 UTC time "
                              "(YYYY-MM-DDTHH:MM:SS[.ffffff]Z)")

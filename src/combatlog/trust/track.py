@@ -32,7 +32,7 @@ import re
 import msgspec
 
 from combatlog.dice.derive import derive_faces
-from combatlog.events.base import Event
+from combatlog.events.base import Event, TypeSwitch
 from combatlog.events.core import (
     Acknowledged, ChainCommitted, ChainReleased, CombatStarted, DecisionMarked, DiceRolled, LinkRevealed,
     OrdersCommitted, OrdersRevealed, Player,
@@ -49,6 +49,9 @@ RULE_ACK = "trust: acknowledgement"
 RULE_CHAIN = "trust: nonce chains"
 RULE_PLACED = "trust: placed decisions"
 MODES = ("strict", "friendly")
+# the event types ``TrustChecker.feed``'s ``match`` checks (found once per event class: events.base)
+_CHECKED = TypeSwitch(OrdersCommitted, OrdersRevealed, Acknowledged, ChainCommitted, LinkRevealed, ChainReleased,
+                      DecisionMarked, DiceRolled)
 _STEP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/#@+-]{0,199}$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -147,6 +150,9 @@ class TrustChecker:
                 self.last_signed[env.actor] = max(self.last_signed.get(env.actor, 0), seq)
                 self._batch = (env.actor, env.command_id, "")
             self.command_ids.add(env.command_id)
+        if _CHECKED(event) is None:  # one test for the many events no case below concerns
+            self.head_seq = seq
+            return
         match event:
             case OrdersCommitted():
                 self._commit(env, event)

@@ -12,7 +12,7 @@ from typing import Any
 
 from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
-from combatlog.events.base import Event
+from combatlog.events.base import Event, TypeSwitch
 from combatlog.rulesets.magic_realm import commands as c
 from combatlog.rulesets.magic_realm import events as e
 from combatlog.rulesets.magic_realm import rules as q
@@ -47,66 +47,71 @@ def _labels(step, state: MRState) -> list[str]:  # type: ignore[no-untyped-def]
     return labels
 
 
+# The case of ``decide`` a command takes: the class its class patterns would match first, once per class
+_COMMAND = TypeSwitch(c.Lure, c.Assign, c.Deploy, c.Act, c.StartMelee, c.Target, c.Play, c.Resolve, c.Fatigue,
+                      c.Concede)
+
+
 def referee_step_due(state: MRState, command: Any) -> None:
     """Refuse a referee's step (``Assign``, ``StartMelee``, ``Resolve``) that no contribution of his could make
     due: the combat is not at its step, or the step still waits on a player's decision. The CLI asks before
     revealing his chain link or plays for the step's seed, so that a command refused reveals nothing."""
     if state.ended:
         raise IllegalCommand(f"the combat has ended ({state.end_reason})", rule="MR 001 Disengagement")
-    match command:
-        case c.Assign():
+    match _COMMAND(command):
+        case c.Assign:
             need_step(state, "lure", "random assignment")
             if deciders(state, "lure"):
                 raise IllegalCommand(f"waiting for luring by {', '.join(deciders(state, 'lure'))}",
                                      rule="MR 001 Luring")
-        case c.StartMelee():
+        case c.StartMelee:
             need_step(state, "actions", "starting the Melee Step")
             if deciders(state, "actions"):
                 raise IllegalCommand(f"waiting for the actions of {', '.join(deciders(state, 'actions'))}",
                                      rule="MR 001 Actions")
-        case c.Resolve():
+        case c.Resolve:
             need_step(state, "resolve", "resolving the Melee Step")
 
 
 def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
     if state.ended:
         raise IllegalCommand(f"the combat has ended ({state.end_reason})", rule="MR 001 Disengagement")
-    match command:
-        case c.Lure():
+    match _COMMAND(command):  # (value patterns: the class _COMMAND found)
+        case c.Lure:
             need_step(state, "lure", "luring")
             need_turn(state, command.character, "lure")
             return [e.Lured(character=command.character, lures=_lures(state, command))]
-        case c.Assign():
+        case c.Assign:
             referee_step_due(state, command)
             marks = fresh_seed_events(state, dice, "lure", lambda: _labels(assign_randomly, state), "assign")
             rehearse(assign_randomly, state, dice, _roller(dice))
             return [*marks, *dice.drawn, e.DenizensAssigned(round=state.round)]
-        case c.Deploy():
+        case c.Deploy:
             need_step(state, "deploy", "deployment")
             need_turn(state, command.character, "deploy")
             _check_deploy(state, command)
             return [e.Deployed(character=command.character, hirelings=dict(command.hirelings),
                                charge=command.charge, chit=_chit_id(state, command.character, command.chit))]
-        case c.Act():
+        case c.Act:
             need_step(state, "actions", "an Encounter Step action")
             need_turn(state, command.character, "actions")
             check_actions(state, command)
             return [e.ActionDeclared(character=command.character, kind=command.kind,
                                      chit=_chit_id(state, command.character, command.chit), items=command.items,
                                      spell=command.spell, horse=command.horse)]
-        case c.StartMelee():
+        case c.StartMelee:
             referee_step_due(state, command)
             marks = fresh_seed_events(state, dice, "run", lambda: _labels(start_melee, state), "attention")
             rehearse(start_melee, state, dice, _roller(dice))
             return [*marks, *dice.drawn, e.MeleeStarted(round=state.round)]
-        case c.Target():
+        case c.Target:
             need_step(state, "targets", "target selection")
             need_turn(state, command.character, "targets")
             chosen = check_targets(state, command)
             return [e.TargetsChosen(character=command.character, target=command.target,
                                     hirelings=dict(command.hirelings), positions=dict(command.positions),
                                     spell_targets=chosen)]
-        case c.Play():
+        case c.Play:
             need_step(state, "plays", "playing attacks and maneuvers")
             need_turn(state, command.character, "plays")
             if sealed_for(state, command.character):
@@ -119,7 +124,7 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
                                 horse=command.horse, shield=command.shield, place=dict(command.place),
                                 hirelings=dict(command.hirelings), part_attack=command.part_attack,
                                 part_side=command.part_side)]
-        case c.Resolve():
+        case c.Resolve:
             referee_step_due(state, command)
             plays_step = step_name(state)
             if getattr(dice, "scheme", "") == "joint" and state.players and not (
@@ -132,12 +137,12 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
                                      f"is waiting for {waiting} (mr reveal, or mr seed)", rule=SEED_RULE)
             rehearse(resolve, state, dice, _roller(dice))
             return [e.MeleeResolved(round=state.round)]
-        case c.Fatigue():
+        case c.Fatigue:
             need_step(state, "fatigue", "paying fatigue")
             need_turn(state, command.character, "fatigue")
             fat, change, wounds = check_fatigue(state, command)
             return [e.FatiguePaid(character=command.character, fatigue=fat, change=change, wounds=wounds)]
-        case c.Concede():
+        case c.Concede:
             check_concede(state, command)
             return [e.Conceded(character=command.character, reason=command.reason)]
     raise InvalidCommand(f"magic_realm does not know the command {type(command).__name__}")

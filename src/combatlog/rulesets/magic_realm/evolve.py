@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from combatlog.events.base import Event
+from combatlog.events.base import Event, TypeSwitch
 from combatlog.events.core import DiceRolled
 from combatlog.events.core import (
     ChainCommitted, ChainReleased, DecisionMarked, LinkRevealed, OrdersCommitted, OrdersRevealed,
@@ -25,25 +25,30 @@ from combatlog.rulesets.magic_realm.work import Work
 SEALED_EVENTS = (OrdersCommitted, OrdersRevealed, DecisionMarked, ChainCommitted, LinkRevealed, ChainReleased)
 
 replace = msgspec.structs.replace
+# Which branch of ``evolve`` an event takes: the class its isinstance tests below found first, in their order
+# (a die, a sealed event, then the rules' events in the order of their cases), once per event class.
+_KIND = TypeSwitch(DiceRolled, *SEALED_EVENTS, e.Lured, e.DenizensAssigned, e.Deployed, e.ActionDeclared,
+                   e.MeleeStarted, e.TargetsChosen, e.PlaysMade, e.MeleeResolved, e.Conceded, e.FatiguePaid)
 
 
 def evolve(state: MRState, event: Event, seq: int) -> MRState:
-    if isinstance(event, DiceRolled):
+    kind = _KIND(event)
+    if kind is DiceRolled:
         return replace(state, rolls={**state.rolls, event.label: tuple(event.faces)}, last_round=state.round)
-    if isinstance(event, SEALED_EVENTS):  # sealed plays and joint dice seeds (sealed.py)
+    if kind in SEALED_EVENTS:  # sealed plays and joint dice seeds (sealed.py)
         w = Work(state, seq)
         if state.last_round != state.round:
             w.set(last_round=state.round)
         fold_sealed(w, event)
         advance(w)
         return w.freeze()
-    if not isinstance(event, e.MR_EVENTS):  # other core events change nothing here
+    if kind is None:  # other core events change nothing here
         return state if state.last_round == state.round else replace(state, last_round=state.round)
     w = Work(state, seq)
     if state.last_round != state.round:  # (a view before any change is the state itself: no copy)
         w.set(last_round=state.round)  # an event that ends a round still belongs to it
-    match event:
-        case e.Lured():
+    match kind:  # (value patterns: the class _KIND found)
+        case e.Lured:
             break_by_naming(w, event.character, set(event.lures), "lures")
             assigned = dict(state.assigned)
             for did, lurer in sorted(event.lures.items()):
@@ -54,26 +59,26 @@ def evolve(state: MRState, event: Event, seq: int) -> MRState:
             # The random assignment that follows depends on the lures (joint dice: sealed.py).
             note_choice(w, "lure", event.character, f"{event.character} lures "
                         + (", ".join(sorted(event.lures)) or "nothing") + f" in round {state.round}")
-        case e.DenizensAssigned():
+        case e.DenizensAssigned:
             rehearsal.fold(assign_randomly, w)
             w.set(seed_choices=tuple(x for x in state.seed_choices if x[0] != "lure"))
-        case e.Deployed():
+        case e.Deployed:
             _deploy(w, event)
-        case e.ActionDeclared():
+        case e.ActionDeclared:
             _action(w, event)
-        case e.MeleeStarted():
+        case e.MeleeStarted:
             rehearsal.fold(start_melee, w)
             w.set(seed_choices=tuple(x for x in state.seed_choices if x[0] != "run"))
-        case e.TargetsChosen():
+        case e.TargetsChosen:
             _targets(w, event)
-        case e.PlaysMade():
+        case e.PlaysMade:
             record_plays(w, event.character, event, event.fight, event.move)
-        case e.MeleeResolved():
+        case e.MeleeResolved:
             rehearsal.fold(resolve, w)
             return _frozen(w, state, event)
-        case e.Conceded():
+        case e.Conceded:
             concede(w, event)
-        case e.FatiguePaid():
+        case e.FatiguePaid:
             c = state.characters[event.character]
             need, types = owed(c, state.used.get(c.id, ()))
             match = next((o for o in options(c, need, types)

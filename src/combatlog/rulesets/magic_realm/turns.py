@@ -27,28 +27,35 @@ def unassigned_denizens(st) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def deciders(st, step: str) -> list[str]:  # type: ignore[no-untyped-def]
-    """Characters who still owe a decision in ``step``."""
-    done = set(st.done)
+    """Characters who still owe a decision in ``step``. (One pass per step, those done left out as they come:
+    ``advance`` asks after every event of a combat.)"""
+    done = st.done
     if step == "lure":
-        who = q.participants(st) if unassigned_denizens(st) else []
-    elif step == "deploy":
+        return [c for c in q.participants(st) if c not in done] if unassigned_denizens(st) else []
+    if step == "deploy":
+        # those done are left out whatever the test says: test only the others (none, once every side deployed)
+        todo = [c for c in q.participants(st) if c not in done]
+        if not todo:
+            return todo
         present = q.in_clearing(st)
         where = q.sheets(st)  # once, not once per character (q.unassigned_hirelings): deciders runs on every event
-        who = [c for c in q.participants(st)
-               if any(h not in where for h in q.hirelings_of(st, c))
-               or (c in present and len(present) > 1 and not q.red_on_sheet(st, c))]
-    elif step == "actions":
-        who = [c for c in q.in_clearing(st) if c not in st.charges]
-    elif step == "targets":
-        who = [c for c in st.attention if q.alive_char(st, c)]
-        return [c for c in who if c not in done][:1]  # one at a time, in Attention order
-    elif step == "plays":
-        who = q.participants(st)
-    elif step == "fatigue":
-        who = [c for c, n in st.owed.items() if n or st.characters[c].wounds]
-    else:
-        who = []
-    return [c for c in who if c not in done]
+        return [c for c in todo
+                if any(h not in where for h in q.hirelings_of(st, c))
+                or (c in present and len(present) > 1 and not q.red_on_sheet(st, c))]
+    if step == "actions":
+        charges = st.charges
+        return [c for c in q.in_clearing(st) if c not in charges and c not in done]
+    if step == "targets":
+        for c in st.attention:  # one at a time, in Attention order
+            if q.alive_char(st, c) and c not in done:
+                return [c]
+        return []
+    if step == "plays":
+        return [c for c in q.participants(st) if c not in done]
+    if step == "fatigue":
+        chars = st.characters
+        return [c for c, n in st.owed.items() if (n or chars[c].wounds) and c not in done]
+    return []
 
 
 # What each step asks of the characters who decide in it (status, and the refusals below).
