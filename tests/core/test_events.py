@@ -151,3 +151,21 @@ def test_old_shape_is_upcast_on_the_read_path() -> None:
     assert event.delta == -3  # type: ignore[attr-defined]
     healed = decode_payload("ff.hp_changed", 1, canonical({"type": "ff.hp_changed", "who": "Bo", "amount": 2, "heal": True}))
     assert healed.delta == 2  # type: ignore[attr-defined]
+
+
+def test_a_type_switch_answers_as_the_isinstance_tests_it_replaces() -> None:
+    # events/base.py TypeSwitch: the first listed class the value is an instance of, kept per exact type
+    from combatlog.events.base import TypeSwitch
+    from combatlog.events.core import Acknowledged, DiceRolled, Noted
+
+    class Base:
+        pass
+
+    class Child(Base):
+        pass
+
+    switch = TypeSwitch(DiceRolled, Base, Child, Noted)
+    for value in (Child(), Child(), Base(), Noted(text="x"), Acknowledged(player="a", upto=1, hash="h"), "text"):
+        expected = next((cls for cls in switch.classes if isinstance(value, cls)), None)
+        assert switch(value) is expected  # asked twice for Child: the kept answer is the same
+    assert switch(Child()) is Base  # the first listed wins, as the first matching case would
