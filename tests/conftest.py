@@ -56,6 +56,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: long_first_rank(item.nodeid))  # stable: the rest keep their order
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shared_builds(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Helpers that build a log once per test run (tests/played.py ``built_once``) find the run's folders."""
+    from tests import played
+
+    played._FACTORY.append(tmp_path_factory)
+
+
 @dataclass
 class CliResult:
     code: int

@@ -22,6 +22,15 @@ import pytest
 from tests.conftest import CLI, REPO
 
 
+_FACTORY: list[pytest.TempPathFactory] = []  # this session's, set by tests/conftest.py (``shared_factory``)
+
+
+def shared_factory() -> pytest.TempPathFactory:
+    """The session's temp path factory, for helpers that build shared things without a fixture of their own."""
+    assert _FACTORY, "tests/conftest.py sets the factory at the session's start"
+    return _FACTORY[-1]
+
+
 def _shared_root(factory: pytest.TempPathFactory) -> Path:
     """A directory of this run that every worker sees: under xdist each worker's base temp is a
     child of the run's one; without xdist the run's base temp itself (never one shared across runs)."""

@@ -21,7 +21,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from tests.trust.pbem import Seat, batch_cut, key_home, mail, pair, truncated, write_lines
+from tests.trust.pbem import Seat, batch_cut, key_home, mail, pair, seats_built_once, truncated, write_lines
 
 D = "duel"
 
@@ -49,13 +49,19 @@ def lines_of(path: Path) -> list[bytes]:
 
 
 def duel(tmp_path: Path) -> tuple[Seat, Seat]:
-    """Both joined, round 1 begun, alice and bob holding the same log (seqs 1-4)."""
-    alice, bob = pair(tmp_path, D, dice="local")
-    alice("freeform", "join", D, "Aldo", "--side", "red", "--hp", "12", "--player", "alice")
-    mail(alice, bob, D, tmp_path)
-    bob("freeform", "join", D, "Bo", "--side", "blue", "--hp", "10", "--player", "bob")
-    bob("freeform", "round", D)
-    mail(bob, alice, D, tmp_path)
+    """Both joined, round 1 begun, alice and bob holding the same log (seqs 1-4). Made once per test run and
+    copied (tests/trust/pbem.py ``seats_built_once``)."""
+
+    def build(root: Path) -> tuple[Seat, Seat]:
+        alice, bob = pair(root, D, dice="local")
+        alice("freeform", "join", D, "Aldo", "--side", "red", "--hp", "12", "--player", "alice")
+        mail(alice, bob, D, root)
+        bob("freeform", "join", D, "Bo", "--side", "blue", "--hp", "10", "--player", "bob")
+        bob("freeform", "round", D)
+        mail(bob, alice, D, root)
+        return alice, bob
+
+    alice, bob = seats_built_once(tmp_path, "batches-duel", build)
     return alice, bob
 
 

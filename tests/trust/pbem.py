@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,8 @@ class Seat:
         self.dir = root / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.home = self.dir / "keys"
-        self.cli = Cli(self.dir / "log.db", REPO, {"COMBATLOG_HOME": str(self.home), **(env or {})})
+        self.env = dict(env or {})
+        self.cli = Cli(self.dir / "log.db", REPO, {"COMBATLOG_HOME": str(self.home), **self.env})
         self.sent = 0
 
     def __call__(self, *args: str, ok: bool = True) -> CliResult:
@@ -83,17 +84,53 @@ def pair(root: Path, stream: str = "duel", *, ruleset: str = "freeform", dice: s
          setup: str | None = None, env: dict[str, str] | None = None) -> tuple[Seat, Seat]:
     """Two seats with keys; the first creates ``stream`` pinning both and mails it to the second.
     ``setup`` is a set-up JSON path relative to the repository root; ``env`` is added to both seats'
-    environment."""
-    a, b = Seat(names[0], root, env), Seat(names[1], root, env)
-    seat_keys(root, [a, b], everyone_imports=False)
-    args = ["new", stream, "--ruleset", ruleset, "--dice", dice, "--player", a.name, "--player", b.name]
-    for opt in options:
-        args += ["--option", opt]
-    if setup:
-        args += ["--setup", setup]
-    a(*args)
-    mail(a, b, stream, root)
+    environment.
+
+    The same pair (the same arguments, the same set-up text) is made once per test run, by the real CLI,
+    and copied into ``root`` (tests/played.py ``built_once``): a test gets the logs, key homes and mail a
+    fresh pair would have, for a copy instead of four CLI calls. No test makes two pairs."""
+    import hashlib
+
+    setup_text = (REPO / setup).read_bytes() if setup else b""
+    key = hashlib.sha256(repr((stream, ruleset, dice, options, names, setup, setup_text,
+                               sorted((env or {}).items()))).encode()).hexdigest()[:16]
+
+    def build(folder: Path) -> tuple[Seat, Seat]:
+        a, b = Seat(names[0], folder, env), Seat(names[1], folder, env)
+        seat_keys(folder, [a, b], everyone_imports=False)
+        args = ["new", stream, "--ruleset", ruleset, "--dice", dice, "--player", a.name, "--player", b.name]
+        for opt in options:
+            args += ["--option", opt]
+        if setup:
+            args += ["--setup", str(REPO / setup)]
+        a(*args)
+        mail(a, b, stream, folder)
+        return a, b
+
+    a, b = seats_built_once(root, f"pair-{key}", build)
     return a, b
+
+
+def seats_built_once(root: Path, key: str, build: Callable[[Path], Sequence[Seat]]) -> tuple[Seat, ...]:
+    """The seats ``build(folder)`` sets up (logs, key homes, the mail it wrote), built once per test run under
+    ``key`` by the real CLI and copied into ``root`` (tests/played.py ``built_once``), for fixtures that
+    every test of a module starts from: the seats returned are ``root``'s, each with its mail count."""
+    import shutil
+
+    from tests.played import built_once, shared_factory
+
+    def make(folder: Path) -> None:
+        seats = build(folder)
+        (folder / "seats.json").write_text(json.dumps([[s.name, s.sent, s.env] for s in seats]))
+
+    made = built_once(shared_factory(), key, make)
+    shutil.copytree(made, root, dirs_exist_ok=True)
+    seats = []
+    for name, sent, env in json.loads((made / "seats.json").read_text()):
+        seat = Seat(name, root, env)
+        seat.sent = sent
+        seats.append(seat)
+    return tuple(seats)
 
 
 def mail(sender: Seat, receiver: Seat, stream: str, root: Path) -> Path:

@@ -14,19 +14,25 @@ from pathlib import Path
 
 import pytest
 
-from tests.trust.pbem import Seat, pair
+from tests.trust.pbem import Seat, pair, seats_built_once
 
 
 @pytest.fixture
 def duel(tmp_path: Path) -> tuple[Seat, Seat]:
-    """bob has the genesis and acknowledged it (#2); alice then joins Aldo and seals her orders for r1."""
-    alice, bob = pair(tmp_path)
-    bob("ack", "duel")
-    back = tmp_path / "ack.jsonl"
-    bob("export", "duel", "--for", "alice", "-o", str(back))
-    alice("import", str(back))
-    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
-    alice("seal", "commit", "duel", "--step", "r1", "--orders-json", '{"Aldo": "thrust"}')
+    """bob has the genesis and acknowledged it (#2); alice then joins Aldo and seals her orders for r1. Made
+    once per test run and copied (tests/trust/pbem.py ``seats_built_once``)."""
+
+    def build(root: Path) -> tuple[Seat, Seat]:
+        alice, bob = pair(root)
+        bob("ack", "duel")
+        back = root / "ack.jsonl"
+        bob("export", "duel", "--for", "alice", "-o", str(back))
+        alice("import", str(back))
+        alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+        alice("seal", "commit", "duel", "--step", "r1", "--orders-json", '{"Aldo": "thrust"}')
+        return alice, bob
+
+    alice, bob = seats_built_once(tmp_path, "mail-duel", build)
     return alice, bob
 
 
