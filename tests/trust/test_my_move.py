@@ -73,15 +73,29 @@ class Seat:
 
 
 def _pair(root: Path, stream: str, ruleset: str, setup: dict[str, Any], dice: str) -> tuple[Seat, Seat]:
+    """alice creates ``stream`` pinning both and mails it to bob. Made by the real CLI once per test run for
+    the same arguments and copied into ``root`` (tests/played.py ``built_once``)."""
+    import hashlib
+    import shutil
+
+    from tests.played import built_once, shared_factory
+
+    def build(folder: Path) -> None:
+        alice, bob = Seat(folder, "alice"), Seat(folder, "bob")
+        alice("keys", "new", "alice")
+        bob("keys", "new", "bob")
+        bob("keys", "export", "bob", "-o", str(folder / "bob.pub"))
+        alice("keys", "import", str(folder / "bob.pub"))
+        (folder / "setup.json").write_text(json.dumps(setup))
+        alice("new", stream, "--ruleset", ruleset, "--setup", str(folder / "setup.json"), "--dice", dice,
+              "--player", "alice", "--player", "bob")  # signed by alice: her only key is the default --as
+        mail(alice, bob, stream, folder)
+
+    key = hashlib.sha256(json.dumps([stream, ruleset, setup, dice], sort_keys=True).encode()).hexdigest()[:16]
+    made = built_once(shared_factory(), f"my-move-pair-{key}", build)
     alice, bob = Seat(root, "alice"), Seat(root, "bob")
-    alice("keys", "new", "alice")
-    bob("keys", "new", "bob")
-    bob("keys", "export", "bob", "-o", str(root / "bob.pub"))
-    alice("keys", "import", str(root / "bob.pub"))
-    (root / "setup.json").write_text(json.dumps(setup))
-    alice("new", stream, "--ruleset", ruleset, "--setup", str(root / "setup.json"), "--dice", dice,
-          "--player", "alice", "--player", "bob")  # signed by alice: her only key is the default --as
-    mail(alice, bob, stream, root)
+    shutil.copytree(made, root, dirs_exist_ok=True)
+    alice.sent = 1  # the genesis's mail, alice-1.jsonl, is in root
     return alice, bob
 
 
