@@ -22,7 +22,7 @@ from combatlog.events.envelope import Envelope, Signature, decode_envelope, enco
 from combatlog.exchange import armour as arm
 from tests.security.forge import log_fingerprint, read, reforge, with_header, write
 from tests.security.test_inbox_attacks import held_of
-from tests.trust.pbem import Seat, key_home, pair, seats_built_once
+from tests.trust.pbem import Seat, duel_with_bundles, key_home
 
 
 def refused(seat: Seat, *args: str, code: int, says: str) -> str:
@@ -68,21 +68,8 @@ def bundle(template: list[bytes], events: list[bytes], *, since: int, base_hash:
 
 @pytest.fixture
 def game(tmp_path: Path) -> tuple[Seat, Seat, dict[str, Path]]:
-    """alice and bob play a signed duel; bob holds #1. alice's bundles: #2-#3 and #4-#5. Made once per test
-    run and copied (tests/trust/pbem.py ``seats_built_once``)."""
-
-    def build(root: Path) -> tuple[Seat, Seat]:
-        alice, bob = pair(root)
-        alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
-        alice("note", "duel", "Aldo waits at the ford")
-        alice("export", "duel", "--since", "1", "-o", str(root / "b1.jsonl"))
-        alice("note", "duel", "the river rises")
-        alice("note", "duel", "night falls")
-        alice("export", "duel", "--since", "3", "-o", str(root / "b2.jsonl"))
-        return alice, bob
-
-    alice, bob = seats_built_once(tmp_path, "bounds-game", build)
-    return alice, bob, {name: tmp_path / f"{name}.jsonl" for name in ("b1", "b2")}
+    """alice and bob play a signed duel; bob holds #1. alice's bundles: #2-#3 and #4-#5. (tests/trust/pbem.py ``duel_with_bundles``)"""
+    return duel_with_bundles(tmp_path)
 
 
 # -- 1. armoured blocks: one running budget for a whole message ---------------------------------------

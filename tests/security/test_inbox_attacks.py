@@ -19,7 +19,7 @@ from combatlog.exchange import armour as arm
 from combatlog.exchange.armour import armour
 from tests.conftest import REPO, Cli
 from tests.security.forge import log_fingerprint, read, with_header, write
-from tests.trust.pbem import Seat, pair, seats_built_once
+from tests.trust.pbem import Seat, duel_with_bundles
 
 
 def armoured(path: Path) -> str:
@@ -39,22 +39,8 @@ def held_of(seat: Seat) -> list[str]:
 
 @pytest.fixture
 def game(tmp_path: Path) -> tuple[Seat, Seat, dict[str, Path]]:
-    """alice and bob play a signed duel; bob holds #1. Bundles of alice's: #2-#3, #4-#5, and #2-#5. Made once
-    per test run and copied (tests/trust/pbem.py ``seats_built_once``): every test here starts from it."""
-
-    def build(root: Path) -> tuple[Seat, Seat]:
-        alice, bob = pair(root)
-        alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
-        alice("note", "duel", "Aldo waits at the ford")
-        alice("export", "duel", "--since", "1", "-o", str(root / "b1.jsonl"))
-        alice("note", "duel", "the river rises")
-        alice("note", "duel", "night falls")
-        alice("export", "duel", "--since", "3", "-o", str(root / "b2.jsonl"))
-        alice("export", "duel", "--since", "1", "-o", str(root / "all.jsonl"))
-        return alice, bob
-
-    alice, bob = seats_built_once(tmp_path, "inbox-attacks-game", build)
-    return alice, bob, {name: tmp_path / f"{name}.jsonl" for name in ("b1", "b2", "all")}
+    """alice and bob play a signed duel; bob holds #1. Bundles of alice's: #2-#3, #4-#5, and #2-#5. (tests/trust/pbem.py ``duel_with_bundles``)"""
+    return duel_with_bundles(tmp_path)
 
 
 def refused(seat: Seat, *args: str, code: int, says: str) -> str:

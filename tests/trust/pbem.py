@@ -111,6 +111,25 @@ def pair(root: Path, stream: str = "duel", *, ruleset: str = "freeform", dice: s
     return a, b
 
 
+def duel_with_bundles(root: Path) -> tuple[Seat, Seat, dict[str, Path]]:
+    """alice and bob play a signed duel; bob holds #1. alice's bundles in ``root``: ``b1`` #2-#3, ``b2`` #4-#5
+    and ``all`` #2-#5 (for the tests of what ``import`` does with them). Made once per test run, copied."""
+
+    def build(folder: Path) -> tuple[Seat, Seat]:
+        alice, bob = pair(folder)
+        alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+        alice("note", "duel", "Aldo waits at the ford")
+        alice("export", "duel", "--since", "1", "-o", str(folder / "b1.jsonl"))
+        alice("note", "duel", "the river rises")
+        alice("note", "duel", "night falls")
+        alice("export", "duel", "--since", "3", "-o", str(folder / "b2.jsonl"))
+        alice("export", "duel", "--since", "1", "-o", str(folder / "all.jsonl"))
+        return alice, bob
+
+    alice, bob = seats_built_once(root, "duel-with-bundles", build)
+    return alice, bob, {name: root / f"{name}.jsonl" for name in ("b1", "b2", "all")}
+
+
 def seats_built_once(root: Path, key: str, build: Callable[[Path], Sequence[Seat]]) -> tuple[Seat, ...]:
     """The seats ``build(folder)`` sets up (logs, key homes, the mail it wrote), built once per test run under
     ``key`` by the real CLI and copied into ``root`` (tests/played.py ``built_once``), for fixtures that
