@@ -100,7 +100,7 @@ LINES = [
     (["list", "--mine"], False, 2),
     (["list", "--help"], False, 0),
     (["list", "-"], False, 2),
-    # export: the combat, -o FILE (not -), --since in digits, --json
+    # export: the combat, -o FILE (not -), --since in digits, --for PLAYER, --json
     (["export", "duel", "-o", "out.jsonl"], True, 0),
     (["export", "--json", "duel", "--output", "out.jsonl", "--since", "2"], True, 0),
     (["export", "duel", "--since", "003", "-o", "out.jsonl", "--as", "ref"], True, 0),
@@ -115,7 +115,10 @@ LINES = [
     (["export", "duel", "-o", "out.jsonl", "--since", "-1"], False, 3),
     (["export", "duel", "-o", "out.jsonl", "--since", "\uff11"], False, 0),  # a fullwidth 1: click reads it
     (["export", "duel", "-o", "out.jsonl", "--since", "99999999999999999999999"], False, 2),
-    (["export", "duel", "-o", "out.jsonl", "--for", "alice"], False, 3),  # nobody pinned here
+    (["export", "duel", "-o", "out.jsonl", "--for", "alice"], True, 3),  # nobody pinned here
+    (["export", "duel", "-o", "out.jsonl", "--for", "alice", "--since", "1"], True, 3),  # one or the other
+    (["export", "duel", "-o", "out.jsonl", "--for", ""], False, 0),
+    (["export", "duel", "-o", "out.jsonl", "--for", "-x"], False, 3),
     (["export", "duel", "dust", "-o", "out.jsonl"], False, 2),
     (["export", "duel", "-o", "out.jsonl", "--help"], False, 0),
     # import: files (not -), --json

@@ -1,6 +1,6 @@
 """What ``export`` and ``import`` do, without click or typer: run by their typer commands (cli/exchange.py) and by
-the fast path (cli/fast.py), which takes their plainest command lines (issue 22: click and typer are a third of
-an export's start-up, and a game by mail is mostly exports and imports)."""
+the fast path (cli/fast.py), which takes their plainest command lines (issue 22: click and typer were about a
+quarter of an export's CPU, and a game by mail is mostly exports and imports)."""
 
 from __future__ import annotations
 

@@ -5,11 +5,11 @@ Importing click and typer and building a command is more than half of a command'
 ``status`` took 9.9x ``python -c pass``). This module takes only the plainest command lines of ``status``
 (the root's ``--db``, ``--as`` and ``--command-id`` with a value each, once; the combat; ``--mine`` and
 ``--json`` at most once each), of ``list`` (the root's options; ``--json`` at most once), of ``export`` (the
-combat; ``-o``/``--output`` FILE, not ``-``, once; ``--since`` N in digits and ``--json`` at most once) and of
-``import`` (one file or more, none ``-``; ``--json`` at most once), and returns None for everything else (help, a missing or unknown option, a value that starts with ``-`` or is blank,
-shell completion...), which click then parses and answers as it always did. What it runs is what the
-typer command runs (cli/status.py ``print_status``, ``print_streams``, cli/bundles.py ``run_export``,
-``run_import``), with the root's defaults
+combat; ``-o``/``--output`` FILE, not ``-``, once; ``--since`` N in digits, ``--for`` PLAYER and ``--json`` at
+most once each) and of ``import`` (one file or more, none ``-``; ``--json`` at most once), and returns None
+for everything else (help, a missing or unknown option, a value that starts with ``-`` or is blank, shell
+completion...), which click then parses and answers as it always did. What it runs is what the typer command runs (cli/status.py
+``print_status``, ``print_streams``; cli/bundles.py ``run_export``, ``run_import``), with the root's defaults
 (cli/root.py ``root``): the output, the errors and the exit statuses are the same
 (tests/cli/test_fast_path.py runs both paths side by side).
 """
@@ -25,8 +25,9 @@ _ENVVARS = {"db": "COMBATLOG_DB", "actor": "COMBATLOG_ACTOR"}  # as the root's o
 _COMMANDS: dict[str, tuple[dict[str, str], dict[str, str], int, int]] = {
     "status": ({"--mine": "mine", "--json": "as_json"}, {}, 1, 1),
     "list": ({"--json": "as_json"}, {}, 0, 0),
-    "export": ({"--json": "as_json"}, {"-o": "output", "--output": "output", "--since": "since"}, 1, 1),
-    "import": ({"--json": "as_json"}, {}, 1, 1_000_000),
+    "export": ({"--json": "as_json"}, {"-o": "output", "--output": "output", "--since": "since", "--for": "for_player"},
+               1, 1),
+    "import": ({"--json": "as_json"}, {}, 1, 1_000_000),  # any number of files
 }
 
 
@@ -83,7 +84,8 @@ def fast_command(args: list[str]) -> Callable[[], None] | None:
         if "output" not in values or (since is not None and not (since.isascii() and since.isdigit()
                                                                   and len(since) <= 15)):
             return None  # a missing -o, or a --since click is to read (or refuse): 15 digits stay within 2**53
-        return lambda: _export(root, words[0], values["output"], None if since is None else int(since), **flags)
+        return lambda: _export(root, words[0], values["output"], None if since is None else int(since),
+                               values.get("for_player", ""), **flags)
     if command == "import":
         return lambda: _import(root, words, **flags)
     return lambda: _status(root, words[0], **flags)
@@ -122,12 +124,13 @@ def _state(root: dict[str, str]):  # type: ignore[no-untyped-def]
     return AppState(db=root.get("db"), actor=root.get("actor") or default_actor(), command_id=root.get("command_id"))
 
 
-def _export(root: dict[str, str], stream: str, output: str, since: int | None, *, as_json: bool = False) -> None:
+def _export(root: dict[str, str], stream: str, output: str, since: int | None, for_player: str, *,
+            as_json: bool = False) -> None:
     from combatlog.cli.bundles import run_export
 
     st = _state(root)
     try:
-        run_export(st, stream, output, since, as_json=as_json)
+        run_export(st, stream, output, since, for_player, as_json=as_json)
     finally:
         st.close()
 
