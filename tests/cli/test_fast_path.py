@@ -1,5 +1,5 @@
-"""``combatlog status`` and ``combatlog list`` without click or typer (cli/fast.py, issue 22 item 3) answer exactly
-as through them.
+"""``combatlog status``, ``list``, ``export`` and ``import`` without click or typer (cli/fast.py, issue 22 item 3)
+answer exactly as through them.
 
 Every command line below runs twice in this process through ``main``: as it is, and with the fast path
 switched off (click parses it, typer's command runs). Same exit status, same stdout, same stderr, whether
@@ -29,6 +29,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cli("freeform", "join", "duel", "Bo", "--side", "b", "--player", "bob", "--as", "ref")
     cli("freeform", "round", "duel", "--as", "ref")
     cli("new", "dust", "--ruleset", "freeform")
+    cli("export", "duel", "-o", str(folder / "up.jsonl"))  # for the imports below: this log has it all
     return folder
 
 
@@ -99,6 +100,37 @@ LINES = [
     (["list", "--mine"], False, 2),
     (["list", "--help"], False, 0),
     (["list", "-"], False, 2),
+    # export: the combat, -o FILE (not -), --since in digits, --for PLAYER, --json
+    (["export", "duel", "-o", "out.jsonl"], True, 0),
+    (["export", "--json", "duel", "--output", "out.jsonl", "--since", "2"], True, 0),
+    (["export", "duel", "--since", "003", "-o", "out.jsonl", "--as", "ref"], True, 0),
+    (["export", "duel", "-o", "out.jsonl", "--since", "9"], True, 3),  # past the head
+    (["export", "nope", "-o", "out.jsonl"], True, 6),
+    (["export", "duel"], False, 2),  # missing -o
+    (["export", "duel", "-o"], False, 2),
+    (["export", "duel", "-o", "-"], False, 0),  # the bundle on standard output
+    (["export", "duel", "--output=out.jsonl"], False, 0),
+    (["export", "duel", "-o", "out.jsonl", "-o", "out.jsonl"], False, 0),
+    (["export", "duel", "-o", "out.jsonl", "--since", "x"], False, 2),
+    (["export", "duel", "-o", "out.jsonl", "--since", "-1"], False, 3),
+    (["export", "duel", "-o", "out.jsonl", "--since", "\uff11"], False, 0),  # a fullwidth 1: click reads it
+    (["export", "duel", "-o", "out.jsonl", "--since", "99999999999999999999999"], False, 2),
+    (["export", "duel", "-o", "out.jsonl", "--for", "alice"], True, 3),  # nobody pinned here
+    (["export", "duel", "-o", "out.jsonl", "--for", "alice", "--since", "1"], True, 3),  # one or the other
+    (["export", "duel", "-o", "out.jsonl", "--for", ""], False, 0),
+    (["export", "duel", "-o", "out.jsonl", "--for", "-x"], False, 3),
+    (["export", "duel", "dust", "-o", "out.jsonl"], False, 2),
+    (["export", "duel", "-o", "out.jsonl", "--help"], False, 0),
+    # import: files (not -), --json
+    (["import", "up.jsonl"], True, 0),  # this log has it all: nothing changes, either path
+    (["import", "up.jsonl", "--json"], True, 0),
+    (["import", "up.jsonl", "up.jsonl"], True, 0),
+    (["import", "missing.jsonl"], True, 6),
+    (["import", "log.db"], True, 3),  # a log, not an export
+    (["import"], False, 3),
+    (["import", "up.jsonl", "--name", "other"], False, 0),
+    (["import", "up.jsonl", "--trust-new-key"], False, 0),
+    (["import", "up.jsonl", "--bogus"], False, 2),
 ]
 
 
@@ -197,6 +229,26 @@ def test_the_log_is_closed_by_both_paths(env: Path, monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(AppState, "close", counting)
     for fast_path in (True, False):
-        for args in (["status", "duel"], ["status", "nope"]):
+        for args in (["status", "duel"], ["status", "nope"], ["export", "duel", "-o", "out.jsonl"],
+                     ["import", "up.jsonl"]):
             run(args, fast_path=fast_path, monkeypatch=monkeypatch, capsys=capsys)
-    assert closed == [True] * 4
+    assert closed == [True] * 8
+
+
+def test_an_export_and_an_import_into_a_new_log_are_the_same_on_both_paths(
+        env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # The lines above import what the log has already; here each path appends the whole combat to a log
+    # of its own, and each export writes the same bundle.
+    answers, bundles, logs = [], [], []
+    for fast_path in (True, False):
+        export = ["export", "duel", "-o", "bundle.jsonl", "--since", "1"]
+        imports = ["--db", f"{'fast' if fast_path else 'click'}.db", "import", "up.jsonl", "--json"]
+        assert fast.fast_command(hoist(export)) is not None and fast.fast_command(hoist(imports)) is not None
+        answers.append([run(export, fast_path=fast_path, monkeypatch=monkeypatch, capsys=capsys),
+                        run(imports, fast_path=fast_path, monkeypatch=monkeypatch, capsys=capsys)])
+        bundles.append((env / "bundle.jsonl").read_bytes())
+        logs.append(run([*imports[:2], "log", "duel", "--json"], fast_path=False, monkeypatch=monkeypatch,
+                        capsys=capsys).json())
+    assert answers[0] == answers[1] and bundles[0] == bundles[1]
+    assert answers[0][1].code == 0 and answers[0][1].json()["appended"] == {"duel": 4}  # type: ignore[index]
+    assert logs[0] == logs[1] and len(logs[0]) == 4  # type: ignore[arg-type]

@@ -29,7 +29,7 @@ from combatlog.rulesets.magic_realm import commands as mr
 from combatlog.rulesets.osric import commands as osric
 from combatlog.store import open_store
 from tests.conftest import example_lines
-from tests.trust.pbem import Seat, appended, export, key_home, mail, pair, rechain, write_lines
+from tests.trust.pbem import Seat, appended, export, key_home, mail, pair, rechain, seats_built_once, write_lines
 from tests.trust.test_osric_sealed import _pair as osric_pair
 
 G = "giant-goblins"
@@ -73,9 +73,16 @@ def refused_by(victim: Seat, path: Path, *expected: str) -> None:
 
 
 def mr_pair(tmp_path: Path) -> tuple[Seat, Seat]:
-    alice, bob = pair(tmp_path, G, ruleset="magic_realm", dice="manual", setup=MR_SETUP)
-    bob("ack", G)
-    mail(bob, alice, G, tmp_path)
+    """alice and bob at the giant and goblins, bob's acknowledgement mailed: made once per test run by the real
+    CLI and copied into ``tmp_path`` (tests/trust/pbem.py ``seats_built_once``), for the tests that start there."""
+
+    def build(folder: Path) -> tuple[Seat, Seat]:
+        alice, bob = pair(folder, G, ruleset="magic_realm", dice="manual", setup=MR_SETUP)
+        bob("ack", G)
+        mail(bob, alice, G, folder)
+        return alice, bob
+
+    alice, bob = seats_built_once(tmp_path, "authority-mr-pair", build)
     return alice, bob
 
 

@@ -15,26 +15,33 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tests.trust.pbem import Seat, mail, pair
+from tests.trust.pbem import Seat, mail, pair, seats_built_once
 
 
 def _crossed(tmp_path: Path) -> tuple[Seat, Seat]:
-    """alice's note and bob's note both on #6; bob has imported alice's (merged: his kept, hers superseded)."""
-    alice, bob = pair(tmp_path, dice="local")  # #1: alice's genesis pinning alice and bob
-    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")  # #2, alice's last signature
-    mail(alice, bob, "duel", tmp_path)
-    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")  # #3
-    bob("freeform", "round", "duel")  # #4: round 1
-    for n in (5, 6):
-        bob("note", "duel", f"bob's aside number {n}")
-    mail(bob, alice, "duel", tmp_path)  # alice has #1-#6 and signs nothing
-    alice("freeform", "act", "duel", "Aldo", "asks for a parley", "--roll", "1d20")  # her #7-#8
-    bob("freeform", "round", "duel")  # his #7-#8: round 2 (bob draws his sword)
-    crossing = tmp_path / "alice-crossing.jsonl"
-    alice("export", "duel", "--since", "6", "-o", str(crossing))
-    merged = bob("import", str(crossing)).out
-    assert "merged at #6" in merged and "(bob) goes first" in merged
-    assert "it goes back to alice" in merged  # her key is not on bob's machine, and placing it fails
+    """alice's note and bob's note both on #6; bob has imported alice's (merged: his kept, hers superseded).
+    Made once per test run by the real CLI and copied into ``tmp_path`` (tests/trust/pbem.py ``seats_built_once``):
+    two tests start from it."""
+
+    def build(folder: Path) -> tuple[Seat, Seat]:
+        alice, bob = pair(folder, dice="local")  # #1: alice's genesis pinning alice and bob
+        alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")  # #2, alice's last signature
+        mail(alice, bob, "duel", folder)
+        bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")  # #3
+        bob("freeform", "round", "duel")  # #4: round 1
+        for n in (5, 6):
+            bob("note", "duel", f"bob's aside number {n}")
+        mail(bob, alice, "duel", folder)  # alice has #1-#6 and signs nothing
+        alice("freeform", "act", "duel", "Aldo", "asks for a parley", "--roll", "1d20")  # her #7-#8
+        bob("freeform", "round", "duel")  # his #7-#8: round 2 (bob draws his sword)
+        crossing = folder / "alice-crossing.jsonl"
+        alice("export", "duel", "--since", "6", "-o", str(crossing))
+        merged = bob("import", str(crossing)).out
+        assert "merged at #6" in merged and "(bob) goes first" in merged
+        assert "it goes back to alice" in merged  # her key is not on bob's machine, and placing it fails
+        return alice, bob
+
+    alice, bob = seats_built_once(tmp_path, "after-merge-crossed", build)
     return alice, bob
 
 

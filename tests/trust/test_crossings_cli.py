@@ -13,12 +13,13 @@ move against a bare acknowledgement, and freeform notes.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from combatlog.rulesets import available
-from tests.trust.pbem import Seat, seat_keys
+from tests.trust.pbem import Seat, seat_keys, seats_built_once
 
 G = "cave"
 MR_SETUP = {  # the fight of docs/trust.md's walkthrough, with a third goblin left for the random assignment
@@ -35,11 +36,13 @@ needs_mr = pytest.mark.skipif("magic_realm" not in available(), reason="the Magi
 class Table:
     """Three machines and the mail between them, counted."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, seats: Sequence[Seat] = (), mails: int = 0) -> None:
+        """Three new machines with their keys, or ``seats`` (copied, with ``mails`` sent between them)."""
         self.root = root
-        self.seats = {name: Seat(name, root) for name in ("gm", "alice", "bob")}
-        seat_keys(root, list(self.seats.values()), everyone_imports=False)
-        self.mails = 0
+        self.seats = {seat.name: seat for seat in seats} or {name: Seat(name, root) for name in ("gm", "alice", "bob")}
+        if not seats:
+            seat_keys(root, list(self.seats.values()), everyone_imports=False)
+        self.mails = mails
 
     def __getitem__(self, name: str) -> Seat:
         return self.seats[name]
@@ -76,6 +79,19 @@ def _types_by(log: list[dict[str, object]], actor: str) -> list[object]:
 
 
 def _magic_realm(root: Path, *options: str) -> Table:
+    """The table ``_magic_realm_built`` sets up, made once per test run for these options by the real CLI and
+    copied into ``root`` (tests/trust/pbem.py ``seats_built_once``): two tests start from the same one."""
+
+    def build(folder: Path) -> list[Seat]:
+        table = _magic_realm_built(folder, *options)
+        (folder / "mails").write_text(str(table.mails))
+        return list(table.seats.values())
+
+    seats = seats_built_once(root, "crossings-mr-" + "-".join(options), build)
+    return Table(root, seats, int((root / "mails").read_text()))
+
+
+def _magic_realm_built(root: Path, *options: str) -> Table:
     """The combat reaches alice and bob; each joins (``ack``: his nonce chain too) and mails the referee: that
     first crossing (two acknowledgements) settles like any other. Every machine then holds one head."""
     table = Table(root)

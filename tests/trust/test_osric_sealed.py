@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.trust.pbem import Seat, appended, key_home, mail, pair, write_lines
+from tests.trust.pbem import Seat, appended, key_home, mail, pair, seats_built_once, write_lines
 
 S = "skirmish"
 SETUP = {
@@ -36,12 +36,20 @@ OWNER = {"Brom": "alice", "Halvaine": "alice", "orc1": "bob", "orc2": "bob"}
 
 
 def _pair(tmp_path: Path) -> tuple[Seat, Seat]:
-    setup = tmp_path / "skirmish.json"
-    setup.write_text(json.dumps(SETUP))
-    alice, bob = pair(tmp_path, S, ruleset="osric", dice="joint", setup=str(setup))
-    # no surprise check (it would need a joint seed first): round 1 opens, r1/declare is the first seed step
-    alice("osric", "round", S)
-    mail(alice, bob, S, tmp_path)
+    """alice and bob, both at round 1 of the skirmish. Every test here (and tests/security/test_authority.py)
+    starts from it: made once per test run by the real CLI and copied into ``tmp_path``
+    (tests/trust/pbem.py ``seats_built_once``)."""
+
+    def build(folder: Path) -> tuple[Seat, Seat]:
+        setup = folder / "skirmish.json"
+        setup.write_text(json.dumps(SETUP))
+        alice, bob = pair(folder, S, ruleset="osric", dice="joint", setup=str(setup))
+        # no surprise check (it would need a joint seed first): round 1 opens, r1/declare is the first seed step
+        alice("osric", "round", S)
+        mail(alice, bob, S, folder)
+        return alice, bob
+
+    alice, bob = seats_built_once(tmp_path, "osric-sealed-round-1", build)
     return alice, bob
 
 

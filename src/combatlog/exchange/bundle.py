@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from combatlog import ENGINE_VERSION
 from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
 from combatlog.events.canonical import canonical, is_canonical, line_size_problem, sha256_hex
-from combatlog.exchange.merge import MergeReport, SignerFor, check_against_superseded, keep_lost_branch, merge
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport, segments_of  # noqa: F401  (re-exported)
 from combatlog.events.envelope import Recorded, parse_recorded_at
 from combatlog.names import is_stream_id, name_problem
@@ -29,6 +29,9 @@ from combatlog.projections.fold import MAX_FORK_DEPTH, Folded, history, lineage,
 from combatlog.rulesets import KNOWN, load_ruleset
 from combatlog.store.base import EventStore, ImportBatch, NewRow, StreamMeta
 from combatlog.ports import Wiring
+
+if TYPE_CHECKING:  # merging is imported by the imports that merge (``import_lines``), not by every export
+    from combatlog.exchange.merge import MergeReport, SignerFor
 
 FORMAT = "combatlog-export"
 FORMAT_VERSION = 1
@@ -398,6 +401,8 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
     exactly where it ended is verified by it (``ChainVerifier.continuing``): the new events only, without
     folding the log again; after an import that appended, its verifier is kept for the next one.
     """
+    from combatlog.exchange.merge import check_against_superseded, keep_lost_branch, merge
+
     lost = _continues_superseded(store, header) if merge_branches else None
     if lost is not None:
         _check_lost_branch(store, lost, header, lines, where)
