@@ -268,3 +268,31 @@ def test_a_forgery_found_only_when_the_last_command_is_re_decided_fails_the_repo
     words = " ".join(parse_html(text).text)
     assert "VERIFICATION FAILED" in words and str(escape(failure)) in text and "verified:" not in words
     assert len(re.findall(r'<li id="seq-', text)) == last and "Bo loses 4 hp" in words
+
+
+def test_the_compiled_templates_are_kept_as_python_keeps_bytecode(tmp_path: Path) -> None:
+    """Compiled once, then read back, under PYTHONPYCACHEPREFIX here (beside the templates by default); a
+    damaged entry is compiled and written again; nothing is kept under PYTHONDONTWRITEBYTECODE."""
+    from jinja2.bccache import bc_magic
+
+    from combatlog.pictures.html import TEMPLATES
+
+    _brawl(tmp_path / "log.db")[0].close()
+    prefix, outs = tmp_path / "pyc", [tmp_path / f"r{i}.html" for i in range(4)]
+    cli = Cli(tmp_path / "log.db", REPO, env={"PYTHONPYCACHEPREFIX": str(prefix)})
+    cli("report", "brawl", "-o", str(outs[0]))
+    kept = sorted((prefix / TEMPLATES.relative_to(TEMPLATES.anchor)).glob("*.cache"))
+    assert len(kept) == 2  # report.html and the _parts.html it imports
+    written = [(p.stat().st_mtime_ns, p.read_bytes()) for p in kept]
+    cli("report", "brawl", "-o", str(outs[1]))
+    assert [(p.stat().st_mtime_ns, p.read_bytes()) for p in kept] == written  # read, not compiled again
+    for p in kept:  # the right header, then what unpickling refuses
+        p.write_bytes(bc_magic + b"\x80\xff")
+    cli("report", "brawl", "-o", str(outs[2]))
+    assert [p.read_bytes() for p in kept] == [b for _t, b in written]
+    for p in kept:
+        p.unlink()
+    Cli(tmp_path / "log.db", REPO, env={"PYTHONPYCACHEPREFIX": str(prefix), "PYTHONDONTWRITEBYTECODE": "1"})(
+        "report", "brawl", "-o", str(outs[3]))
+    assert not list(prefix.rglob("*.cache"))
+    assert outs[0].read_bytes() == outs[1].read_bytes() == outs[2].read_bytes() == outs[3].read_bytes()
