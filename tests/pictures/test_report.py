@@ -5,7 +5,9 @@ escaped."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from markupsafe import escape
@@ -171,3 +173,126 @@ def test_what_every_round_would_repeat_is_said_once() -> None:
     lone = [part(1, ["bob"], "R1"), part(2, ["bob"], "R2")]
     assert say_once(lone) == ("bob", "") and [p.common_rule for p in lone] == ["R1", "R2"]
     assert say_once([part(0, [], "")]) == ("", "")
+
+
+# -- a log that fails verification: the report reads the log once, verifying as it walks -----------------
+
+
+def _brawl(path: Path) -> tuple[Any, Any, int]:
+    """A small freeform brawl with dice entered by hand, written in-process: (store, meta, last seq)."""
+    from combatlog.rulesets.freeform import commands as c
+    from combatlog.store.sqlite import SQLiteStore
+    from combatlog.wiring import create_combat, execute
+
+    store = SQLiteStore(path)
+    create_combat(store, "brawl", "freeform", actor="gm", dice="manual")
+    execute(store, "brawl", c.Join(name="Aldo", side="red", hp=20), actor="gm")
+    execute(store, "brawl", c.Join(name="Bo", side="blue", hp=20), actor="gm")
+    for rnd in (1, 2, 3):
+        execute(store, "brawl", c.StartRound(), actor="gm")
+        label = f"r{rnd}/Aldo/act"
+        execute(store, "brawl", c.Act(who="Aldo", action="swings at Bo", roll="1d20", label=label), actor="gm",
+                manual_faces={label: (rnd + 5,)})
+        last = execute(store, "brawl", c.ChangeHp(who="Bo", amount="3", reason="a blow"), actor="gm")
+    return store, store.list_streams()[0], last.last_seq
+
+
+def _rewrite(store: Any, seq: int, change: Callable[[Any], Any]) -> None:
+    """Replace the stored bytes of event ``seq`` by ``change(its envelope)``, in canonical form."""
+    from combatlog.events.canonical import canonical
+    from combatlog.events.envelope import decode_envelope
+
+    body = bytes(store.conn.execute("SELECT body FROM events WHERE seq = ?", (seq,)).fetchone()[0])
+    env = decode_envelope(body)
+    assert canonical(env) == body
+    store.conn.execute("UPDATE events SET body = ? WHERE seq = ?", (canonical(change(env)), seq))
+    store.conn.commit()
+
+
+def _failure_of(store: Any, meta: Any) -> str:
+    from combatlog.errors import VerificationFailed
+    from combatlog.wiring import verify_stream
+
+    with pytest.raises(VerificationFailed) as failed:
+        verify_stream(store, meta)
+    return str(failed.value)
+
+
+def _rounds(text: str) -> list[str]:
+    return re.findall(r'<section class="round".*?</section>', text, re.S)
+
+
+def test_a_log_altered_midway_is_reported_failing_and_still_whole(tmp_path: Path) -> None:
+    """The verifier stops at the altered event; the report still shows every event, as the log holds them."""
+    import msgspec
+
+    store, meta, last = _brawl(tmp_path / "log.db")
+    intact = report_html(store, meta, None)
+    middle = last // 2  # its time moved by a microsecond: nothing the report shows, but its hash breaks
+    _rewrite(store, middle, lambda env: msgspec.structs.replace(
+        env, recorded_at=env.recorded_at[:-2] + ("1" if env.recorded_at[-2] != "1" else "2") + "Z"))
+    failure = _failure_of(store, meta)
+    assert f"seq {middle}: hash does not match" in failure
+    calls: list[tuple[int, int]] = []
+    text = report_html(store, meta, None, on_progress=lambda done, total: calls.append((done, total)))
+    words = " ".join(parse_html(text).text)
+    assert "VERIFICATION FAILED" in words and str(escape(failure)) in text and "verified:" not in words
+    assert _rounds(text) == _rounds(intact)  # every event and picture, before and after the altered one
+    assert 'every die below: <b class="bad">not checked</b>: the log failed verification' in text
+    assert text.count('<tr id="die-') == 3
+    # progress goes once from 0 to the head, though the log is walked again after the failure
+    assert calls[0] == (0, last) and calls[-1] == (last, last)
+    done = [d for d, _t in calls[:-1]]
+    assert done == sorted(set(done)) and len(done) > middle, done
+
+
+def test_a_forgery_found_only_when_the_last_command_is_re_decided_fails_the_report(tmp_path: Path) -> None:
+    """A last event forged with its hash recomputed passes every check on arrival: re-deciding its command,
+    when the verifier finishes (after the walk has read every event), refuses it."""
+    import msgspec
+
+    from combatlog.events.canonical import canonical
+
+    store, meta, last = _brawl(tmp_path / "log.db")
+
+    def forge(env: Any) -> Any:
+        data = msgspec.json.decode(env.data)
+        data["delta"] = -4  # the rules decided -3
+        forged = msgspec.structs.replace(env, data=msgspec.Raw(canonical(data)), hash="")
+        return msgspec.structs.replace(forged, hash=forged.computed_hash())
+
+    _rewrite(store, last, forge)
+    failure = _failure_of(store, meta)
+    assert f"seq {last}" in failure and "does not re-decide" in failure
+    text = report_html(store, meta, None)
+    words = " ".join(parse_html(text).text)
+    assert "VERIFICATION FAILED" in words and str(escape(failure)) in text and "verified:" not in words
+    assert len(re.findall(r'<li id="seq-', text)) == last and "Bo loses 4 hp" in words
+
+
+def test_the_compiled_templates_are_kept_as_python_keeps_bytecode(tmp_path: Path) -> None:
+    """Compiled once, then read back, under PYTHONPYCACHEPREFIX here (beside the templates by default); a
+    damaged entry is compiled and written again; nothing is kept under PYTHONDONTWRITEBYTECODE."""
+    from jinja2.bccache import bc_magic
+
+    from combatlog.pictures.html import TEMPLATES
+
+    _brawl(tmp_path / "log.db")[0].close()
+    prefix, outs = tmp_path / "pyc", [tmp_path / f"r{i}.html" for i in range(4)]
+    cli = Cli(tmp_path / "log.db", REPO, env={"PYTHONPYCACHEPREFIX": str(prefix)})
+    cli("report", "brawl", "-o", str(outs[0]))
+    kept = sorted((prefix / TEMPLATES.relative_to(TEMPLATES.anchor)).glob("*.cache"))
+    assert len(kept) == 2  # report.html and the _parts.html it imports
+    written = [(p.stat().st_mtime_ns, p.read_bytes()) for p in kept]
+    cli("report", "brawl", "-o", str(outs[1]))
+    assert [(p.stat().st_mtime_ns, p.read_bytes()) for p in kept] == written  # read, not compiled again
+    for p in kept:  # the right header, then what unpickling refuses
+        p.write_bytes(bc_magic + b"\x80\xff")
+    cli("report", "brawl", "-o", str(outs[2]))
+    assert [p.read_bytes() for p in kept] == [b for _t, b in written]
+    for p in kept:
+        p.unlink()
+    Cli(tmp_path / "log.db", REPO, env={"PYTHONPYCACHEPREFIX": str(prefix), "PYTHONDONTWRITEBYTECODE": "1"})(
+        "report", "brawl", "-o", str(outs[3]))
+    assert not list(prefix.rglob("*.cache"))
+    assert outs[0].read_bytes() == outs[1].read_bytes() == outs[2].read_bytes() == outs[3].read_bytes()

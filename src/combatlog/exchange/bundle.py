@@ -22,6 +22,7 @@ import msgspec
 from combatlog import ENGINE_VERSION
 from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
 from combatlog.events.canonical import canonical, is_canonical, line_size_problem, sha256_hex
+from combatlog.exchange.stored import fed
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport, segments_of  # noqa: F401  (re-exported)
 from combatlog.events.envelope import Recorded, parse_recorded_at
 from combatlog.names import is_stream_id, name_problem
@@ -363,14 +364,10 @@ def _compare_with_local(store: EventStore, lines: list[bytes], path: Path, wirin
 
 def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = True,
                   progress: Progress | None = None, wiring: Wiring) -> VerifyReport:
-    # Re-check the stored canonical bytes, not decoded structs: a row edited in the
-    # database file is caught exactly as an edited export line would be.
     verifier = ChainVerifier(segments_of(store, meta), strict_rules=strict_rules, wiring=wiring)
-    for seg, low, high in lineage(store, meta):
-        for row in store.read_stream(seg.id, low, high):
-            verifier.feed(row.body, f"{meta.name}#{row.seq}")
-            if progress is not None and verifier.count % 1000 == 0:
-                progress(verifier.count, 0)
+    for _event in fed(verifier, store, meta):
+        if progress is not None and verifier.count % 1000 == 0:
+            progress(verifier.count, 0)
     return verifier.finish(meta.name)
 
 

@@ -9,32 +9,34 @@ verifier's result), then round by round the sheet picture and every event with t
 (rule citation and dice, as ``explain`` shows them) and who signed it; acknowledgements; the dice
 ledger with each die's verification state; the forks with their point and reason.
 
-Linear and small, so that a long campaign can be mailed: the log is read in one pass (the verifier's
-pass, then one walk that folds, explains and draws), and what repeats is written once. A sheet is drawn
-where the picture changed since the last one drawn, at most one every ``gap`` rounds (at most
-``MAX_SHEETS`` pictures whatever the length) and always at the last round; ``--sheets`` asks for other
-rounds and ``--round N`` draws that round whatever it holds. Who recorded and signed an event is
-written where it changes; the rule most steps of a round cite is named once above them; what most
-rounds would repeat (the usual recorder, the common rule they share) is said once in the introduction;
-a die's line links to its ledger row instead of repeating it, and the ledger says a state all its
-dice share once.
+Linear and small, so that a long campaign can be mailed: the log is read in one pass (the verifier's:
+the walk explains and draws each event from the verifier's fold as it is verified), and what repeats is
+written once. A sheet is drawn where the picture changed since the last one drawn, at most one every
+``gap`` rounds (at most ``MAX_SHEETS`` pictures whatever the length) and always at the last round;
+``--sheets`` asks for other rounds and ``--round N`` draws that round whatever it holds. Who recorded
+and signed an event is written where it changes; the rule most steps of a round cite is named once
+above them; what most rounds would repeat (the usual recorder, the common rule they share) is said once
+in the introduction; a die's line links to its ledger row instead of repeating it, and the ledger says
+a state all its dice share once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from combatlog.pictures.svg import clean
 
 if TYPE_CHECKING:
+    from combatlog.events.envelope import Recorded
     from combatlog.exchange.verify import VerifyReport
     from combatlog.projections.fold import Folded
     from combatlog.projections.views import ReplayStep
     from combatlog.store.base import EventStore, StreamMeta
 
 Progress = Callable[[int, int], None]
+Walked = Iterator[tuple[Any, "Recorded", "Folded"]]  # (the rules' state before an event, the event, the fold after)
 
 MAX_SHEETS = 20  # pictures in a whole-combat report unless --sheets asks for more
 PROGRESS_STEPS = 200  # on_progress calls over a whole report, at most
@@ -211,6 +213,14 @@ def sheet_rounds(spec: str, rounds: list[int]) -> set[int] | None:
     return chosen
 
 
+class Unverified(Exception):
+    """The log failed verification (``message``: the verifier's words, shown in the header)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class Report:
     def __init__(self, store: EventStore, meta: StreamMeta, viewer: str | None, round_no: int | None,
                  sheets: str = "auto", on_progress: Progress | None = None, *, show_all: bool = False) -> None:
@@ -233,17 +243,41 @@ class Report:
         self.gap = max(1, -(-len(self.rounds) // MAX_SHEETS))
         self.position = {r: i for i, r in enumerate(self.rounds)}
         self.dice_origin = ""  # where the combat's dice come from, where a die's line left it out
+        self.report: VerifyReport | None = None  # the verifier's, once the walk has read the whole log
+        self.walked = 0  # the seq of the last event walked
+
+    # -- the events: verified as they are read ---------------------------------------------------
+    def verified(self) -> Walked:
+        """Every event of the log as the verifier reads, checks and folds it (as ``verify_stream`` does), then
+        ``self.report``: the walk reads the verifier's fold instead of folding the log a second time.
+        Raises ``Unverified`` at the first problem (no event is yielded unverified)."""
+        from combatlog.errors import CombatlogError
+        from combatlog.exchange.stored import fed
+        from combatlog.exchange.verify import ChainVerifier, segments_of
+        from combatlog.wiring import standard
+
+        # (an exception of the walk never surfaces at the yield: the walk's own errors stay its own)
+        try:
+            verifier = ChainVerifier(segments_of(self.store, self.meta), wiring=standard())
+            for before, rec in fed(verifier, self.store, self.meta):
+                yield before, rec, verifier.folded
+            self.report = verifier.finish(self.meta.name)
+        except CombatlogError as exc:
+            raise Unverified(str(exc)) from exc
+
+    def unverified(self) -> Walked:
+        """Every event, read and folded without a check: the report of a log that fails verification still
+        shows all of it."""
+        from combatlog.projections.fold import history
+        from combatlog.projections.views import fold_start
+
+        folded = fold_start(self.store, self.meta)
+        for rec in history(self.store, self.meta):
+            before = folded.state
+            folded.apply(rec)
+            yield before, rec, folded
 
     # -- the header -----------------------------------------------------------------------------
-    def verify(self) -> tuple[VerifyReport | None, str]:
-        from combatlog.errors import CombatlogError
-        from combatlog.wiring import verify_stream
-
-        try:
-            return verify_stream(self.store, self.meta), ""
-        except CombatlogError as exc:
-            return None, str(exc)
-
     def fork_reason(self, meta: StreamMeta) -> str:
         from combatlog.events.core import Forked
         from combatlog.projections.fold import history
@@ -258,12 +292,13 @@ class Report:
         return parent.name if parent else (self.meta.parent or "")
 
     # -- the one pass ---------------------------------------------------------------------------
-    def walk(self) -> tuple[list[RoundPart], list[dict[str, Any]], list[tuple[int, Any]]]:
-        """Every round's part, the rolls and the acknowledgements, in one walk of the log."""
+    def walk(self, events: Walked, shown: int = 0) -> tuple[list[RoundPart], list[dict[str, Any]], list[tuple[int, Any]]]:
+        """Every round's part, the rolls and the acknowledgements, in one walk of ``events`` (the whole log).
+        ``shown``: the seq up to which progress was already shown (a walk again after a failed one)."""
         from combatlog.events.core import Acknowledged, DiceRolled, OrdersCommitted, OrdersRevealed
         from combatlog.pictures.scene import Sealed
         from combatlog.projections.plumbing import hidden_note, is_plumbing
-        from combatlog.projections.views import roll_row, walk_folded
+        from combatlog.projections.views import replay_step, roll_row
         from combatlog.rulesets.base import SCHEME_WORDS
 
         core = self.head.core
@@ -281,7 +316,11 @@ class Report:
         acks: list[tuple[int, Any]] = []
         sealed: dict[tuple[str, str], Sealed] = {}
         last_drawn: tuple[int, str] | None = None  # (round, what its picture showed)
-        for row, rec, folded in walk_folded(self.store, self.meta, 1, None, self.viewer, self.head):
+        viewer, head_state = self.viewer, self.head.state
+        self.dice_origin = ""  # (set again by a walk after a failed one)
+        for before, rec, folded in events:
+            self.walked = rec.seq
+            row = replay_step(folded, before, rec, viewer, head_state)
             ev = rec.event
             if type(ev) is OrdersCommitted:
                 sealed[(ev.step, ev.player)] = Sealed(step=ev.step, player=ev.player, seq=rec.seq)
@@ -311,7 +350,7 @@ class Report:
                 last_drawn = self._picture(ends[rec.seq], folded, list(sealed.values()), last_drawn)
                 self._collapse_rules(ends[rec.seq])
                 part = None
-            if rec.seq % every == 0:
+            if rec.seq % every == 0 and rec.seq > shown:
                 self.on_progress(rec.seq, total)
         self.on_progress(total, total)
         return [parts[r] for r in self.rounds], rolls, acks
@@ -358,9 +397,13 @@ class Report:
         from combatlog import __version__
         from combatlog.pictures.html import render, trusted
 
-        self.on_progress(0, self.head.core.head_seq)  # at once: the verifier's pass comes first
-        report, failure = self.verify()
-        parts, rolls, acks = self.walk()
+        self.on_progress(0, self.head.core.head_seq)
+        try:
+            parts, rolls, acks = self.walk(self.verified())
+            report, failure = self.report, ""
+        except Unverified as exc:  # rare: then the log is walked again, whole and unchecked
+            report, failure = None, exc.message
+            parts, rolls, acks = self.walk(self.unverified(), shown=self.walked)
         usual_who, common_rule = say_once(parts)
         dice, legend = ledger(rolls, report)
         children = sorted((m for m in self.store.list_streams() if m.parent == self.meta.id),

@@ -49,23 +49,29 @@ def walk_folded(store: EventStore, meta: StreamMeta, from_seq: int = 1, to_seq: 
     it before asking for the next event). One pass for readers that need the state along the way."""
     start = state_at(store, meta, from_seq - 1) if from_seq > 1 else None
     folded = start if start is not None else fold_start(store, meta)
-    ruleset = folded.ruleset
     head_state = head.state if head is not None else None
     for rec in history(store, meta, from_seq, to_seq):
         before = folded.state
         folded.apply(rec)
-        concealed = head_state is not None and ruleset.conceals(rec.event, head_state, viewer)
-        steps: list[Step] = []
-        if not concealed:
-            if (ds := dice_step(rec)) is not None:
-                steps.append(ds)
-            if before is not None:
-                steps.extend(ruleset.explain(before, rec.event, folded.state, rec.seq))
-        yield ReplayStep(
-            seq=rec.seq, type=rec.env.type, actor=rec.env.actor,
-            summary="(concealed until every side has played)" if concealed else ruleset.summarize(rec.event),
-            steps=steps, round=ruleset.round_of(folded.state), concealed=concealed,
-        ), rec, folded
+        yield replay_step(folded, before, rec, viewer, head_state), rec, folded
+
+
+def replay_step(folded: Folded, before: Any, rec: Recorded, viewer: str | None, head_state: Any) -> ReplayStep:
+    """What ``rec`` did, as ``walk`` shows it: ``folded`` is the fold just after it, ``before`` the rules'
+    state just before it; ``head_state`` (the head's), where given, decides what ``viewer`` may not see."""
+    ruleset = folded.ruleset
+    concealed = head_state is not None and ruleset.conceals(rec.event, head_state, viewer)
+    steps: list[Step] = []
+    if not concealed:
+        if (ds := dice_step(rec)) is not None:
+            steps.append(ds)
+        if before is not None:
+            steps.extend(ruleset.explain(before, rec.event, folded.state, rec.seq))
+    return ReplayStep(
+        seq=rec.seq, type=rec.env.type, actor=rec.env.actor,
+        summary="(concealed until every side has played)" if concealed else ruleset.summarize(rec.event),
+        steps=steps, round=ruleset.round_of(folded.state), concealed=concealed,
+    )
 
 
 def fold_start(store: EventStore, meta: StreamMeta) -> Folded:
