@@ -1,18 +1,26 @@
-"""A combat stored in a log, fed to a verifier event by event (``verify`` of a stored combat, ``report``).
+"""A combat stored in a log, fed to a verifier event by event (``verify`` of a stored combat, the report, the
+live page).
 
-Apart from ``exchange/bundle.py`` so that the report, which reads each event as it is verified, does not
-import the importer.
+Apart from ``exchange/bundle.py`` so that the report and the page, which read each event as it is verified,
+do not import the importer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from combatlog.errors import CombatlogError
 from combatlog.events.envelope import Recorded
-from combatlog.exchange.verify import ChainVerifier
-from combatlog.projections.fold import lineage
+from combatlog.exchange.verify import ChainVerifier, VerifyReport, segments_of
+from combatlog.projections.fold import Folded, history, lineage
 from combatlog.store.base import EventStore, StreamMeta
+
+if TYPE_CHECKING:
+    from combatlog.ports import Wiring
+
+Walked = Iterator[tuple[Any, Recorded, Folded]]  # (the rules' state before an event, the event, the fold after)
+T = TypeVar("T")
 
 
 def fed(verifier: ChainVerifier, store: EventStore, meta: StreamMeta) -> Iterator[tuple[Any, Recorded]]:
@@ -26,3 +34,56 @@ def fed(verifier: ChainVerifier, store: EventStore, meta: StreamMeta) -> Iterato
         for row in store.read_stream(seg.id, low, high):
             before = verifier.folded.state
             yield before, verifier.feed(row.body, f"{meta.name}#{row.seq}")
+
+
+class Unverified(Exception):
+    """The log failed verification (``message``: the verifier's words, as a reader is shown them)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Verified:
+    """Every event of ``meta``'s history as the verifier reads, checks and folds it (as ``verify_stream``
+    does), for a walk that reads the verifier's fold instead of folding the log a second time (the fold is
+    one object, updated in place: read it before asking for the next event). Once the whole log is walked,
+    ``report`` is the verifier's. Raises ``Unverified`` at the first problem: no event is yielded unverified."""
+
+    def __init__(self, store: EventStore, meta: StreamMeta, wiring: Wiring) -> None:
+        self.store, self.meta, self.wiring = store, meta, wiring
+        self.report: VerifyReport | None = None
+
+    def __iter__(self) -> Walked:
+        # (an exception of the walk never surfaces at the yield: the walk's own errors stay its own)
+        try:
+            verifier = ChainVerifier(segments_of(self.store, self.meta), wiring=self.wiring)
+            for before, rec in fed(verifier, self.store, self.meta):
+                yield before, rec, verifier.folded
+            self.report = verifier.finish(self.meta.name)
+        except CombatlogError as exc:
+            raise Unverified(str(exc)) from exc
+
+
+def unverified(store: EventStore, meta: StreamMeta) -> Walked:
+    """Every event, read and folded without a check: a log that fails verification is still shown whole."""
+    from combatlog.projections.views import fold_start
+
+    folded = fold_start(store, meta)
+    for rec in history(store, meta):
+        before = folded.state
+        folded.apply(rec)
+        yield before, rec, folded
+
+
+def walk_verified(store: EventStore, meta: StreamMeta, wiring: Wiring,
+                  walk: Callable[[Walked], T]) -> tuple[T, VerifyReport | None, str]:
+    """``walk`` the log in one pass, the verifier's: (what ``walk`` returned, the verifier's report, "").
+    Where verification fails, at an event or when the verifier finishes, the walk's result is dropped and
+    the log walked again, whole and unchecked: (what that walk returned, None, the verifier's words). ``walk``
+    starts afresh each time it is called."""
+    verified = Verified(store, meta, wiring)
+    try:
+        return walk(iter(verified)), verified.report, ""
+    except Unverified as exc:  # rare: a log that fails is read twice, as every log was before
+        return walk(unverified(store, meta)), None, exc.message

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from combatlog.pictures.scene import Scene, Sealed
 
 if TYPE_CHECKING:
+    from combatlog.events.envelope import Recorded
     from combatlog.projections.fold import Folded
     from combatlog.store.base import EventStore, StreamMeta
 
@@ -35,17 +36,24 @@ DRAWERS = {
 
 def sealed_orders(store: EventStore, meta: StreamMeta, upto: int) -> list[Sealed]:
     """Every sealed order committed up to seq ``upto``, marked revealed once its reveal is in."""
-    from combatlog.events.core import OrdersCommitted, OrdersRevealed
     from combatlog.projections.fold import history
 
     out: dict[tuple[str, str], Sealed] = {}
     for rec in history(store, meta, 1, upto):
-        ev = rec.event
-        if type(ev) is OrdersCommitted:
-            out[(ev.step, ev.player)] = Sealed(step=ev.step, player=ev.player, seq=rec.seq)
-        elif type(ev) is OrdersRevealed and (ev.step, ev.player) in out:
-            out[(ev.step, ev.player)].revealed = True
+        note_sealed(out, rec)
     return list(out.values())
+
+
+def note_sealed(out: dict[tuple[str, str], Sealed], rec: Recorded) -> None:
+    """Keep ``out`` (by step and player) up to date with ``rec``, a sealed order's commit or reveal: for the
+    walks that read each event once (the report, the live page) instead of calling ``sealed_orders``."""
+    from combatlog.events.core import OrdersCommitted, OrdersRevealed
+
+    ev = rec.event
+    if type(ev) is OrdersCommitted:
+        out[(ev.step, ev.player)] = Sealed(step=ev.step, player=ev.player, seq=rec.seq)
+    elif type(ev) is OrdersRevealed and (ev.step, ev.player) in out:
+        out[(ev.step, ev.player)].revealed = True
 
 
 def round_steps(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | None) -> list[Any]:

@@ -22,21 +22,20 @@ a state all its dice share once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from combatlog.pictures.svg import clean
 
 if TYPE_CHECKING:
-    from combatlog.events.envelope import Recorded
+    from combatlog.exchange.stored import Walked
     from combatlog.exchange.verify import VerifyReport
     from combatlog.projections.fold import Folded
     from combatlog.projections.views import ReplayStep
     from combatlog.store.base import EventStore, StreamMeta
 
 Progress = Callable[[int, int], None]
-Walked = Iterator[tuple[Any, "Recorded", "Folded"]]  # (the rules' state before an event, the event, the fold after)
 
 MAX_SHEETS = 20  # pictures in a whole-combat report unless --sheets asks for more
 PROGRESS_STEPS = 200  # on_progress calls over a whole report, at most
@@ -213,14 +212,6 @@ def sheet_rounds(spec: str, rounds: list[int]) -> set[int] | None:
     return chosen
 
 
-class Unverified(Exception):
-    """The log failed verification (``message``: the verifier's words, shown in the header)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
 class Report:
     def __init__(self, store: EventStore, meta: StreamMeta, viewer: str | None, round_no: int | None,
                  sheets: str = "auto", on_progress: Progress | None = None, *, show_all: bool = False) -> None:
@@ -243,39 +234,7 @@ class Report:
         self.gap = max(1, -(-len(self.rounds) // MAX_SHEETS))
         self.position = {r: i for i, r in enumerate(self.rounds)}
         self.dice_origin = ""  # where the combat's dice come from, where a die's line left it out
-        self.report: VerifyReport | None = None  # the verifier's, once the walk has read the whole log
-        self.walked = 0  # the seq of the last event walked
-
-    # -- the events: verified as they are read ---------------------------------------------------
-    def verified(self) -> Walked:
-        """Every event of the log as the verifier reads, checks and folds it (as ``verify_stream`` does), then
-        ``self.report``: the walk reads the verifier's fold instead of folding the log a second time.
-        Raises ``Unverified`` at the first problem (no event is yielded unverified)."""
-        from combatlog.errors import CombatlogError
-        from combatlog.exchange.stored import fed
-        from combatlog.exchange.verify import ChainVerifier, segments_of
-        from combatlog.wiring import standard
-
-        # (an exception of the walk never surfaces at the yield: the walk's own errors stay its own)
-        try:
-            verifier = ChainVerifier(segments_of(self.store, self.meta), wiring=standard())
-            for before, rec in fed(verifier, self.store, self.meta):
-                yield before, rec, verifier.folded
-            self.report = verifier.finish(self.meta.name)
-        except CombatlogError as exc:
-            raise Unverified(str(exc)) from exc
-
-    def unverified(self) -> Walked:
-        """Every event, read and folded without a check: the report of a log that fails verification still
-        shows all of it."""
-        from combatlog.projections.fold import history
-        from combatlog.projections.views import fold_start
-
-        folded = fold_start(self.store, self.meta)
-        for rec in history(self.store, self.meta):
-            before = folded.state
-            folded.apply(rec)
-            yield before, rec, folded
+        self.walked = 0  # the seq of the last event walked (a walk again after a failed one goes on from it)
 
     # -- the header -----------------------------------------------------------------------------
     def fork_reason(self, meta: StreamMeta) -> str:
@@ -292,10 +251,11 @@ class Report:
         return parent.name if parent else (self.meta.parent or "")
 
     # -- the one pass ---------------------------------------------------------------------------
-    def walk(self, events: Walked, shown: int = 0) -> tuple[list[RoundPart], list[dict[str, Any]], list[tuple[int, Any]]]:
-        """Every round's part, the rolls and the acknowledgements, in one walk of ``events`` (the whole log).
-        ``shown``: the seq up to which progress was already shown (a walk again after a failed one)."""
-        from combatlog.events.core import Acknowledged, DiceRolled, OrdersCommitted, OrdersRevealed
+    def walk(self, events: Walked) -> tuple[list[RoundPart], list[dict[str, Any]], list[tuple[int, Any]]]:
+        """Every round's part, the rolls and the acknowledgements, in one walk of ``events`` (the whole log:
+        ``stored.walk_verified`` gives them). Progress is shown from where a failed walk before it stopped."""
+        from combatlog.events.core import Acknowledged, DiceRolled
+        from combatlog.pictures import note_sealed
         from combatlog.pictures.scene import Sealed
         from combatlog.projections.plumbing import hidden_note, is_plumbing
         from combatlog.projections.views import replay_step, roll_row
@@ -317,16 +277,14 @@ class Report:
         sealed: dict[tuple[str, str], Sealed] = {}
         last_drawn: tuple[int, str] | None = None  # (round, what its picture showed)
         viewer, head_state = self.viewer, self.head.state
+        shown = self.walked  # the seq up to which progress was already shown
         self.dice_origin = ""  # (set again by a walk after a failed one)
         for before, rec, folded in events:
             self.walked = rec.seq
             row = replay_step(folded, before, rec, viewer, head_state)
             ev = rec.event
-            if type(ev) is OrdersCommitted:
-                sealed[(ev.step, ev.player)] = Sealed(step=ev.step, player=ev.player, seq=rec.seq)
-            elif type(ev) is OrdersRevealed and (ev.step, ev.player) in sealed:
-                sealed[(ev.step, ev.player)].revealed = True
-            elif type(ev) is Acknowledged:
+            note_sealed(sealed, rec)
+            if type(ev) is Acknowledged:
                 acks.append((rec.seq, ev))
             if type(ev) is DiceRolled and window[0] <= rec.seq <= window[1]:
                 rolls.append(roll_row(rec.seq, ev))
@@ -395,15 +353,12 @@ class Report:
     # -- the document ---------------------------------------------------------------------------
     def build(self) -> str:
         from combatlog import __version__
+        from combatlog.exchange.stored import walk_verified
         from combatlog.pictures.html import render, trusted
+        from combatlog.wiring import standard
 
         self.on_progress(0, self.head.core.head_seq)
-        try:
-            parts, rolls, acks = self.walk(self.verified())
-            report, failure = self.report, ""
-        except Unverified as exc:  # rare: then the log is walked again, whole and unchecked
-            report, failure = None, exc.message
-            parts, rolls, acks = self.walk(self.unverified(), shown=self.walked)
+        (parts, rolls, acks), report, failure = walk_verified(self.store, self.meta, standard(), self.walk)
         usual_who, common_rule = say_once(parts)
         dice, legend = ledger(rolls, report)
         children = sorted((m for m in self.store.list_streams() if m.parent == self.meta.id),
