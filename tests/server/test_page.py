@@ -409,3 +409,139 @@ def test_chromium_renders_the_live_page(tmp_path: Path, server: LiveServer) -> N
     assert "Refused to execute" not in proc.stderr.decode(errors="replace")
     # the script ran under the CSP: it replaced the "Not live" line at once
     assert "Not live" not in dom and "Live: " in dom, "the page's script did not run"
+
+
+# -- one pass over the log: the verifier's ----------------------------------------------------------------------
+
+
+def _brawl(path: Path) -> tuple[object, object, int]:
+    """A small freeform brawl with dice entered by hand, written in-process: (store, meta, last seq)."""
+    from combatlog.rulesets.freeform import commands as c
+    from combatlog.store.sqlite import SQLiteStore
+    from combatlog.wiring import create_combat, execute
+
+    store = SQLiteStore(path)
+    create_combat(store, "brawl", "freeform", actor="gm", dice="manual")
+    execute(store, "brawl", c.Join(name="Aldo", side="red", hp=20), actor="gm")
+    execute(store, "brawl", c.Join(name="Bo", side="blue", hp=20), actor="gm")
+    for rnd in (1, 2, 3):
+        execute(store, "brawl", c.StartRound(), actor="gm")
+        label = f"r{rnd}/Aldo/act"
+        execute(store, "brawl", c.Act(who="Aldo", action="swings at Bo", roll="1d20", label=label), actor="gm",
+                manual_faces={label: (rnd + 5,)})
+        last = execute(store, "brawl", c.ChangeHp(who="Bo", amount="3", reason="a blow"), actor="gm")
+    return store, store.list_streams()[0], last.last_seq
+
+
+def _rewrite(store, seq: int, change) -> None:  # type: ignore[no-untyped-def]
+    """Replace the stored bytes of event ``seq`` by ``change(its envelope)``, in canonical form (a log edited
+    in its database file)."""
+    from combatlog.events.canonical import canonical
+    from combatlog.events.envelope import decode_envelope
+
+    body = bytes(store.conn.execute("SELECT body FROM events WHERE seq = ?", (seq,)).fetchone()[0])
+    store.conn.execute("UPDATE events SET body = ? WHERE seq = ?", (canonical(change(decode_envelope(body))), seq))
+    store.conn.commit()
+
+
+def _sections(content: str) -> dict[str, str]:
+    """The fragment's top-level sections by id, as written (the rounds are nested in the timeline's)."""
+    return dict(re.findall(r'<section id="([a-z]+)"[^>]*>(.*?)</section>\n?(?=<section id=|</div>)', content, re.S))
+
+
+@pytest.mark.parametrize("where", ["midway", "last"])
+def test_a_log_that_fails_verification_is_shown_whole_with_the_verifiers_words(tmp_path: Path, where: str) -> None:
+    """Midway: an event's time moved by a microsecond (its hash breaks; nothing the page shows changes), the
+    verifier stops there. Last: the last event forged with its hash recomputed, refused only when the verifier
+    finishes and re-decides its command. Either way the page shows every event, its sheet and its whose-move
+    as for the intact log, the dice "not checked", and the verifier's words under "VERIFICATION FAILED"."""
+    import msgspec
+    from markupsafe import escape  # as the templates escape
+
+    from combatlog.errors import VerificationFailed
+    from combatlog.events.canonical import canonical
+    from combatlog.server.page import fragment
+    from combatlog.wiring import verify_stream
+
+    store, meta, last = _brawl(tmp_path / "log.db")
+    try:
+        intact = _sections(fragment(store, meta))  # type: ignore[arg-type]
+        if where == "midway":
+            _rewrite(store, last // 2, lambda env: msgspec.structs.replace(
+                env, recorded_at=env.recorded_at[:-2] + ("1" if env.recorded_at[-2] != "1" else "2") + "Z"))
+        else:
+            def forge(env):  # type: ignore[no-untyped-def]
+                data = msgspec.json.decode(env.data)
+                data["delta"] = -4  # the rules decided -3; a modified client wrote -4 and sealed it again
+                forged = msgspec.structs.replace(env, data=msgspec.Raw(canonical(data)), hash="")
+                return msgspec.structs.replace(forged, hash=forged.computed_hash())
+
+            _rewrite(store, last, forge)
+        with pytest.raises(VerificationFailed) as failed:
+            verify_stream(store, meta)  # type: ignore[arg-type]
+        content = fragment(store, meta)  # type: ignore[arg-type]
+    finally:
+        store.close()  # type: ignore[attr-defined]
+    assert (f"seq {last // 2}: hash does not match" if where == "midway" else "does not re-decide") in str(failed.value)
+    shown = _sections(content)
+    assert list(shown) == ["pending", "sheet", "timeline", "dice", "verification"]
+    timeline = shown["timeline"]
+    assert len(re.findall(r'<li id="seq-\d+"', timeline)) == len(re.findall(r'<li id="seq-\d+"', intact["timeline"]))
+    if where == "midway":  # what the log holds is unchanged: every event, the sheet and whose move as before
+        assert (shown["pending"], shown["sheet"], timeline) == (intact["pending"], intact["sheet"], intact["timeline"])
+    else:  # the forged blow is shown as the log holds it, on the sheet too
+        assert "Bo loses 4 hp" in timeline and "Bo loses 3 hp" in intact["timeline"]
+        assert shown["pending"] == intact["pending"] and shown["sheet"] != intact["sheet"]
+    dice = shown["dice"]
+    assert dice.count('<tr id="die-') == 3 and "not checked" in dice and "the log failed verification" in dice
+    assert "not checked" not in intact["dice"]
+    verification = shown["verification"]
+    assert f'<span class="bad">VERIFICATION FAILED</span>: {escape(str(failed.value))}</dd>' in verification
+    assert "verified" not in verification.replace("VERIFICATION", "") and "verified" in intact["verification"]
+
+
+def test_building_the_page_reads_the_log_once(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The verifier reads every event; the timeline, the ledger and the sheet are drawn from what it read (the
+    page verified the log and then walked it again, and the sheet read it a third time for its sealed orders
+    and again for the round's steps). The head's state reads at most a snapshot's worth of events more."""
+    import importlib.util
+    from collections import Counter
+
+    from combatlog.projections.fold import SNAPSHOT_EVERY
+    from combatlog.server.page import fragment
+    from combatlog.store.sqlite import SQLiteStore
+    from tests.played import built_once, copy_log
+
+    def build(folder: Path) -> None:  # bench/bench_report.py's freeform fight, with snapshots on the way
+        spec = importlib.util.spec_from_file_location("bench_report", REPO / "bench" / "bench_report.py")
+        assert spec is not None and spec.loader is not None
+        bench = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bench)
+        store = SQLiteStore(folder / "fight.db")
+        store.conn.execute("PRAGMA synchronous=OFF")  # writing the fight is not what is tested
+        bench.long_fight(store, "fight", 3 * SNAPSHOT_EVERY)
+        store.close()
+
+    path = copy_log(built_once(tmp_path_factory, "page-one-pass-fight", build) / "fight.db",
+                    tmp_path_factory.mktemp("page-fight") / "fight.db")
+    store = SQLiteStore(path)
+    reads: Counter[int] = Counter()
+    real = store.read_stream
+
+    def read_stream(*args, **kwargs):  # type: ignore[no-untyped-def]
+        rows = real(*args, **kwargs)
+        reads.update(row.seq for row in rows)
+        return rows
+
+    store.read_stream = read_stream  # type: ignore[method-assign]
+    try:
+        meta = store.list_streams()[0]
+        events = store.head(meta.id).seq
+        assert "VERIFICATION FAILED" not in fragment(store, meta)
+    finally:
+        store.close()
+    assert events >= 3 * SNAPSHOT_EVERY and set(reads) == set(range(1, events + 1))
+    again = [seq for seq, n in reads.items() if n > 1]
+    # read again: the genesis (the verifier's header, the referee) and the events after the last snapshot
+    assert max(reads.values()) <= 3 and len(again) <= SNAPSHOT_EVERY, (len(again), max(reads.values()))
+    assert sum(reads.values()) <= events + SNAPSHOT_EVERY

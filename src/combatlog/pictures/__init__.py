@@ -70,9 +70,10 @@ def round_steps(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str
 
 def scene_of(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | None, *,
              with_steps: bool | None = None, sealed: list[Sealed] | None = None,
-             with_pending: bool = True) -> Scene:
-    """What the sheet at ``folded`` shows. ``sealed``: the sealed orders up to that point, when the caller
-    already tracks them (the report, in its one pass), instead of reading the log again. ``with_pending``
+             with_pending: bool = True, steps: list[Any] | None = None) -> Scene:
+    """What the sheet at ``folded`` shows. ``sealed``: the sealed orders up to that point (the report and the
+    live page track them in their one pass), and ``steps``: the round's steps as ``round_steps`` gives them
+    (the live page), when the caller already has them, instead of reading the log again. ``with_pending``
     False leaves out "Waiting for" (the live page says it once, above the sheet)."""
     ruleset, state, core = folded.ruleset, folded.state, folded.core
     genesis = core.genesis
@@ -88,7 +89,7 @@ def scene_of(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | 
         sealed=sealed if sealed is not None else sealed_orders(store, meta, core.head_seq),
         players=[p.name for p in genesis.players] if genesis is not None else [],
         pending=[(p.who, p.what) for p in ruleset.pending(state)] if with_pending else [],
-        steps=round_steps(store, meta, folded, viewer) if with_steps else [],
+        steps=(steps if steps is not None else round_steps(store, meta, folded, viewer)) if with_steps else [],
     )
 
 

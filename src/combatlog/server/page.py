@@ -19,7 +19,9 @@ public combat, or the invite token as ``?token=`` (kept in the page's own links 
 page sends ``Referrer-Policy: no-referrer`` so that it never leaks to another site).
 
 The fragment is cached per combat by head hash: the page of an unchanged combat is not redrawn, and
-the verification (``verify_stream``) runs once per head.
+the log is read once per head, by the verifier: the timeline and the ledger are drawn from each event as
+it is checked and folded (``exchange/stored.py``'s ``walk_verified``, as the report does). A log that
+fails verification is then walked again, whole and unchecked, and shown with the verifier's words.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote
 
 from starlette.requests import Request
@@ -39,7 +41,7 @@ from combatlog.pictures.report import CSS
 from combatlog.server.errors import ApiError
 
 if TYPE_CHECKING:
-    from combatlog.exchange.verify import VerifyReport
+    from combatlog.exchange.stored import Walked
     from combatlog.server.routes import Api
     from combatlog.store.base import EventStore, StreamMeta
 
@@ -115,34 +117,27 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", 
 
 def fragment(store: EventStore, meta: StreamMeta) -> str:
     """The page's content for a spectator (no token in it: it is cached and shared by every reader)."""
-    from combatlog.pictures import sheet_svg
+    from combatlog.exchange.stored import walk_verified
+    from combatlog.pictures import draw, scene_of
     from combatlog.pictures.html import render, trusted
     from combatlog.pictures.report import ledger
     from combatlog.projections.fold import state_at
+    from combatlog.wiring import standard
 
     head = state_at(store, meta)
     core, ruleset, state = head.core, head.ruleset, head.state
-    report, failure = _verify(store, meta)
-    rows, rolls = _timeline(store, meta, head)
-    dice, legend = ledger(rolls, report)
+    # one pass over the log: each event as the verifier checks and folds it (a failing log: walk_verified)
+    walked, report, failure = walk_verified(store, meta, standard(), lambda events: _timeline(events, head))
+    dice, legend = ledger(walked.rolls, report)
     rnd = ruleset.round_of(state)
+    scene = scene_of(store, meta, head, SPECTATOR, sealed=walked.sealed, steps=walked.steps, with_pending=False)
     return render(
         "page_fragment.html", name=meta.name, title=ruleset.info.title, head_seq=core.head_seq,
         head_hash=core.head_hash, where="finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}",
         report=report, failure=failure, round_title="set-up" if rnd == 0 else f"round {rnd}",
-        picture=trusted(sheet_svg(store, meta, head, SPECTATOR, prefix="live", with_pending=False)),
-        pending=_pending(store, meta, head), rounds=rows, dice=dice, legend=legend,
+        picture=trusted(draw(scene, prefix="live")),
+        pending=_pending(store, meta, head), rounds=walked.rounds, dice=dice, legend=legend,
     )
-
-
-def _verify(store: EventStore, meta: StreamMeta) -> tuple[VerifyReport | None, str]:
-    from combatlog.errors import CombatlogError
-    from combatlog.wiring import verify_stream
-
-    try:
-        return verify_stream(store, meta), ""
-    except CombatlogError as exc:
-        return None, str(exc)
 
 
 def _pending(store: EventStore, meta: StreamMeta, head: Any) -> list[dict[str, Any]]:
@@ -156,21 +151,37 @@ def _pending(store: EventStore, meta: StreamMeta, head: Any) -> list[dict[str, A
              "options": list(p.options), "rule": p.rule} for p in pending]
 
 
-def _timeline(store: EventStore, meta: StreamMeta, head: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+class Timeline(NamedTuple):
+    rounds: list[dict[str, Any]]  # newest first
+    rolls: list[dict[str, Any]]  # the dice ledger's rows
+    sealed: list[Any]  # the sealed orders, for the sheet (``pictures.sealed_orders``)
+    steps: list[Any]  # the current round's steps, for the sheet (``pictures.round_steps``)
+
+
+def _timeline(events: Walked, head: Any) -> Timeline:
     """The events as the spectator may read them, grouped by round, newest round first, each in the words of
     ``explain`` (its first derived step, not the command's summary); the trust plumbing of a round in one
-    line. And the rolls, from the same walk of the log."""
+    line. And, from the same walk of ``events`` (the whole log, with the fold after each), the rolls and
+    what the sheet needs from the log, so that the sheet does not read it again."""
     from msgspec.structs import replace
 
     from combatlog.events.core import DiceRolled
+    from combatlog.pictures import note_sealed
     from combatlog.pictures.report import event_row, who_line
     from combatlog.projections.plumbing import folded_line, is_plumbing
-    from combatlog.projections.views import roll_row, walk_folded
+    from combatlog.projections.views import replay_step, roll_row
 
     rounds: dict[int, dict[str, Any]] = {}
     rolls: list[dict[str, Any]] = []
     shown = (1, head.core.head_seq)
-    for row, rec, _folded in walk_folded(store, meta, 1, None, SPECTATOR, head):
+    sealed: dict[tuple[str, str], Any] = {}
+    sheet_steps: list[Any] = []
+    sheet_from = head.core.round_first.get(head.ruleset.round_of(head.state), 1)  # the round the sheet shows
+    for before, rec, folded in events:
+        row = replay_step(folded, before, rec, SPECTATOR, head.state)
+        note_sealed(sealed, rec)
+        if rec.seq >= sheet_from and not row.concealed:
+            sheet_steps.extend(row.steps)
         group = rounds.setdefault(row.round, {"round": row.round, "rows": [], "plumbing": [], "who": None})
         is_die = type(rec.event) is DiceRolled
         if is_die:
@@ -195,7 +206,7 @@ def _timeline(store: EventStore, meta: StreamMeta, head: Any) -> tuple[list[dict
         group["title"] = "Set-up" if n == 0 else f"Round {n}"
         group["plumbing"] = folded_line(group["plumbing"])
         out.append(group)
-    return out, rolls
+    return Timeline(out, rolls, list(sealed.values()), sheet_steps)
 
 
 def _told_by_its_step(row: Any) -> bool:
