@@ -83,7 +83,7 @@ def pair(root: Path, stream: str = "duel", *, ruleset: str = "freeform", dice: s
          options: tuple[str, ...] = (), names: tuple[str, str] = ("alice", "bob"),
          setup: str | None = None, env: dict[str, str] | None = None) -> tuple[Seat, Seat]:
     """Two seats with keys; the first creates ``stream`` pinning both and mails it to the second.
-    ``setup`` is a set-up JSON path relative to the repository root; ``env`` is added to both seats'
+    ``setup`` is a set-up JSON path relative to the repository root (or absolute); ``env`` is added to both seats'
     environment.
 
     The same pair (the same arguments, the same set-up text) is made once per test run, by the real CLI,
@@ -91,8 +91,10 @@ def pair(root: Path, stream: str = "duel", *, ruleset: str = "freeform", dice: s
     fresh pair would have, for a copy instead of four CLI calls. No test makes two pairs."""
     import hashlib
 
-    setup_text = (REPO / setup).read_bytes() if setup else b""
-    key = hashlib.sha256(repr((stream, ruleset, dice, options, names, setup, setup_text,
+    # keyed on the set-up's content, not its path: a set-up a test writes into its own folder is shared by
+    # every test writing the same text (``new --setup`` reads the file's content; its path is in no event)
+    setup_text = (REPO / setup).read_bytes() if setup else None
+    key = hashlib.sha256(repr((stream, ruleset, dice, options, names, setup_text,
                                sorted((env or {}).items()))).encode()).hexdigest()[:16]
 
     def build(folder: Path) -> tuple[Seat, Seat]:
