@@ -8,13 +8,28 @@ from tests.conftest import Cli, REPO
 from tests.pictures.svgcheck import groups, parse_svg
 
 
+def _signed_duel(root: Path) -> Cli:
+    """alice's signed duel pinning alice and bob, Aldo joined: the same four CLI calls for both tests below,
+    made once per test run by the real CLI and copied into ``root`` (tests/played.py ``built_once``), so
+    each test changes its own log and key home."""
+    import shutil
+
+    from tests.played import built_once, shared_factory
+
+    def build(folder: Path) -> None:
+        cli = Cli(folder / "log.db", REPO, {"COMBATLOG_HOME": str(folder / "keys")})
+        cli("keys", "new", "alice")
+        cli("keys", "new", "bob")
+        cli("new", "duel", "--ruleset", "freeform", "--dice", "local", "--player", "alice", "--player", "bob",
+            "--as", "alice")
+        cli("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12", "--as", "alice")
+
+    shutil.copytree(built_once(shared_factory(), "pictures-sealed-duel", build), root, dirs_exist_ok=True)
+    return Cli(root / "log.db", REPO, {"COMBATLOG_HOME": str(root / "keys")})
+
+
 def test_sealed_orders_face_down_until_revealed(tmp_path: Path) -> None:
-    cli = Cli(tmp_path / "log.db", REPO, {"COMBATLOG_HOME": str(tmp_path / "keys")})
-    cli("keys", "new", "alice")
-    cli("keys", "new", "bob")
-    cli("new", "duel", "--ruleset", "freeform", "--dice", "local", "--player", "alice", "--player", "bob",
-        "--as", "alice")
-    cli("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12", "--as", "alice")
+    cli = _signed_duel(tmp_path)
     cli("seal", "commit", "duel", "--step", "r1", "--orders-json", '{"plan": "feint left"}', "--as", "alice")
     for who in ("gm", "bob", "alice"):
         out = tmp_path / f"{who}.svg"
@@ -33,12 +48,7 @@ def test_sealed_orders_face_down_until_revealed(tmp_path: Path) -> None:
 def test_report_of_a_signed_combat_names_keys_signers_and_acknowledgements(tmp_path: Path) -> None:
     from tests.pictures.svgcheck import parse_html
 
-    cli = Cli(tmp_path / "log.db", REPO, {"COMBATLOG_HOME": str(tmp_path / "keys")})
-    cli("keys", "new", "alice")
-    cli("keys", "new", "bob")
-    cli("new", "duel", "--ruleset", "freeform", "--dice", "local", "--player", "alice", "--player", "bob",
-        "--as", "alice")
-    cli("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12", "--as", "alice")
+    cli = _signed_duel(tmp_path)
     cli("ack", "duel", "--as", "bob")
     out = tmp_path / "r.html"
     cli("report", "duel", "-o", str(out))
