@@ -6,6 +6,7 @@ Each attack is answered 401 or 403 with a JSON error, and changes nothing on the
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,19 +16,49 @@ from tests.server.players import combat_id, table
 from tests.trust.pbem import Seat
 
 
+def _hosted_built(folder: Path) -> None:
+    """What ``hosted`` starts from, made by the real CLI against a real server (stopped once done)."""
+    live = LiveServer(folder, "--open")
+    try:
+        alice, bob = table(folder, live.url, ("alice", "bob"))
+        bob("pull", "duel")
+        bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+        bob("export", "duel", "--since", "1", "-o", str(folder / "bob.jsonl"))
+        Seat("mallory", folder)("keys", "new", "mallory")
+        (folder / "cid").write_text(combat_id(alice))
+    finally:
+        live.stop()
+
+
 @pytest.fixture
-def hosted(tmp_path: Path, server: LiveServer):  # type: ignore[no-untyped-def]
-    """alice and bob at the server (alice created duel there), bob holds one new event to push,
+def hosted_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A server of its own for each test, on its own copy of the server database ``_hosted_built`` left (with the
+    seats' logs and key homes): built once per test run (tests/played.py ``built_once``) instead of eight CLI
+    calls per test, and every test still attacks a server no other test touched."""
+    import json
+    import shutil
+
+    from tests.played import built_once, shared_factory
+
+    made = built_once(shared_factory(), "server-attacks-hosted", _hosted_built)
+    shutil.copytree(made, tmp_path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("server-*.log"))
+    live = LiveServer(tmp_path, "--open")
+    for name in ("alice", "bob"):  # the seats' remote is this server now, not the stopped one
+        remotes = tmp_path / name / "keys" / "remotes.json"
+        config = json.loads(remotes.read_text())
+        config["remotes"]["origin"]["url"] = live.url
+        remotes.write_text(json.dumps(config))
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def hosted(tmp_path: Path, hosted_server: LiveServer):  # type: ignore[no-untyped-def]
+    """alice and bob at ``hosted_server`` (alice created duel there), bob holds one new event to push,
     and mallory, who has a key of her own but is pinned nowhere."""
-    alice, bob = table(tmp_path, server.url, ("alice", "bob"))
-    bob("pull", "duel")
-    bob("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
-    body = tmp_path / "bob.jsonl"
-    bob("export", "duel", "--since", "1", "-o", str(body))
-    mallory = Seat("mallory", tmp_path)
-    mallory("keys", "new", "mallory")
-    cid = combat_id(alice)
-    return alice, bob, mallory, cid, f"/v1/combats/{cid}/events", body.read_bytes()
+    alice, bob, mallory = (Seat(name, tmp_path) for name in ("alice", "bob", "mallory"))
+    cid = (tmp_path / "cid").read_text()
+    return alice, bob, mallory, cid, f"/v1/combats/{cid}/events", (tmp_path / "bob.jsonl").read_bytes()
 
 
 def _refused(server: LiveServer, cid: str, method: str, target: str, body: bytes | None, headers: dict[str, str],
@@ -40,63 +71,63 @@ def _refused(server: LiveServer, cid: str, method: str, target: str, body: bytes
     return str(reply.json()["message"])
 
 
-def test_unsigned_append_is_refused(server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
+def test_unsigned_append_is_refused(hosted_server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
     _, _, _, cid, target, body = hosted
-    message = _refused(server, cid, "POST", target, body, {}, 401, "unauthenticated")
+    message = _refused(hosted_server, cid, "POST", target, body, {}, 401, "unauthenticated")
     assert "must be signed" in message
 
 
-def test_a_signature_with_another_key_is_refused(server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
+def test_a_signature_with_another_key_is_refused(hosted_server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
     _, bob, mallory, cid, target, body = hosted
     # mallory signs with her key, claiming to be bob: under her own fingerprint...
     forged = signed(mallory.home, "mallory", "POST", target, body, as_name="bob")
-    _refused(server, cid, "POST", target, body, forged, 403, "wrong_key")
+    _refused(hosted_server, cid, "POST", target, body, forged, 403, "wrong_key")
     # ...and under bob's fingerprint, so only the signature itself can tell
     bobs = signed(bob.home, "bob", "POST", target, body)
     forged["X-Combatlog-Key"] = bobs["X-Combatlog-Key"]
-    _refused(server, cid, "POST", target, body, forged, 401, "bad_signature")
+    _refused(hosted_server, cid, "POST", target, body, forged, 401, "bad_signature")
 
 
-def test_a_body_altered_after_signing_is_refused(server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
+def test_a_body_altered_after_signing_is_refused(hosted_server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
     _, bob, _, cid, target, body = hosted
     headers = signed(bob.home, "bob", "POST", target, body)
     altered = body.replace(b'"hp":10', b'"hp":99')
     assert altered != body
-    _refused(server, cid, "POST", target, altered, headers, 401, "bad_signature")
+    _refused(hosted_server, cid, "POST", target, altered, headers, 401, "bad_signature")
     # the signature covers the path too: the same request sent to another path is refused
     other = target.replace("/events", "/events?x=1")
-    _refused(server, cid, "POST", other, body, headers, 401, "bad_signature")
+    _refused(hosted_server, cid, "POST", other, body, headers, 401, "bad_signature")
 
 
-def test_a_replayed_request_is_refused(server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
+def test_a_replayed_request_is_refused(hosted_server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
     _, bob, _, cid, target, body = hosted
     headers = signed(bob.home, "bob", "POST", target, body)
-    assert server.request("POST", target, body, headers).status == 200
-    message = _refused(server, cid, "POST", target, body, headers, 401, "replayed")
+    assert hosted_server.request("POST", target, body, headers).status == 200
+    message = _refused(hosted_server, cid, "POST", target, body, headers, 401, "replayed")
     assert "nonce was used already" in message
     # a replayed read is refused too (the nonce is spent whatever the request was)
     info = f"/v1/combats/{cid}"
     read = signed(bob.home, "bob", "GET", info)
-    assert server.request("GET", info, None, read).status == 200
-    _refused(server, cid, "GET", info, None, read, 401, "replayed")
+    assert hosted_server.request("GET", info, None, read).status == 200
+    _refused(hosted_server, cid, "GET", info, None, read, 401, "replayed")
 
 
-def test_an_expired_or_future_timestamp_is_refused(server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
+def test_an_expired_or_future_timestamp_is_refused(hosted_server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
     _, bob, _, cid, target, body = hosted
     old = signed(bob.home, "bob", "POST", target, body, at=int(time.time()) - 3600)
-    assert "behind the server's clock" in _refused(server, cid, "POST", target, body, old, 401, "expired")
+    assert "behind the server's clock" in _refused(hosted_server, cid, "POST", target, body, old, 401, "expired")
     future = signed(bob.home, "bob", "POST", target, body, at=int(time.time()) + 3600)
-    assert "ahead of" in _refused(server, cid, "POST", target, body, future, 401, "expired")
+    assert "ahead of" in _refused(hosted_server, cid, "POST", target, body, future, 401, "expired")
 
 
-def test_a_key_not_pinned_in_the_combat_cannot_append(server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
+def test_a_key_not_pinned_in_the_combat_cannot_append(hosted_server: LiveServer, hosted) -> None:  # type: ignore[no-untyped-def]
     _, _, mallory, cid, target, body = hosted
     headers = signed(mallory.home, "mallory", "POST", target, body)
-    message = _refused(server, cid, "POST", target, body, headers, 403, "not_a_player")
+    message = _refused(hosted_server, cid, "POST", target, body, headers, 403, "not_a_player")
     assert "alice, bob" in message
 
 
-def test_a_pinned_player_cannot_append_events_that_do_not_verify(server: LiveServer, hosted, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_pinned_player_cannot_append_events_that_do_not_verify(hosted_server: LiveServer, hosted, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The request signer is checked, and still every event by its own actor's signature."""
     alice, bob, _, cid, target, body = hosted
     # alice relays bob's events: allowed (they are signed by bob)
@@ -109,9 +140,9 @@ def test_a_pinned_player_cannot_append_events_that_do_not_verify(server: LiveSer
     lines[1] = json.dumps(event, separators=(",", ":"), sort_keys=True).encode()
     forged = b"\n".join(lines)
     headers = signed(alice.home, "alice", "POST", target, forged)
-    _refused(server, cid, "POST", target, forged, headers, 422, "verify_failed")
+    _refused(hosted_server, cid, "POST", target, forged, headers, 422, "verify_failed")
     relayed = signed(alice.home, "alice", "POST", target, body)
-    assert server.request("POST", target, body, relayed).status == 200
+    assert hosted_server.request("POST", target, body, relayed).status == 200
 
 
 def test_create_is_refused_to_keys_not_allowed_and_to_others_than_the_creator(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
