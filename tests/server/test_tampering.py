@@ -76,20 +76,24 @@ def _joined(lines: list[bytes]) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def table_laid(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def table_laid() -> Path:
     """alice's combat with three more events, bob holding #1, and the bundles: played by the real CLI
-    once for the module and copied into each test (every test still gets its own logs and key homes)."""
-    root = tmp_path_factory.mktemp("tampering-table")
-    alice, bob = Seat("alice", root), Seat("bob", root)
-    seat_keys(root, [alice, bob], everyone_imports=True)
-    alice("new", "duel", "--ruleset", "freeform", "--player", "alice", "--player", "bob")
-    alice("export", "duel", "-o", str(root / "genesis.jsonl"))
-    bob("import", str(root / "genesis.jsonl"))
-    for who, hp in (("Aldo", "12"), ("Ban", "7"), ("Cid", "9")):
-        alice("freeform", "join", "duel", who, "--side", "red", "--hp", hp)
-    alice("export", "duel", "--since", "1", "-o", str(root / "since1.jsonl"))
-    alice("export", "duel", "-o", str(root / "whole.jsonl"))
-    return root
+    once per test run, not once per module and worker (tests/played.py ``built_once``), and copied into each
+    test (every test still gets its own logs and key homes)."""
+    from tests.played import built_once, shared_factory
+
+    def build(root: Path) -> None:
+        alice, bob = Seat("alice", root), Seat("bob", root)
+        seat_keys(root, [alice, bob], everyone_imports=True)
+        alice("new", "duel", "--ruleset", "freeform", "--player", "alice", "--player", "bob")
+        alice("export", "duel", "-o", str(root / "genesis.jsonl"))
+        bob("import", str(root / "genesis.jsonl"))
+        for who, hp in (("Aldo", "12"), ("Ban", "7"), ("Cid", "9")):
+            alice("freeform", "join", "duel", who, "--side", "red", "--hp", hp)
+        alice("export", "duel", "--since", "1", "-o", str(root / "since1.jsonl"))
+        alice("export", "duel", "-o", str(root / "whole.jsonl"))
+
+    return built_once(shared_factory(), "server-tampering-table", build)
 
 
 @pytest.fixture
