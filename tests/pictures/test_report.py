@@ -5,7 +5,6 @@ escaped."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from markupsafe import escape
 from combatlog.pictures.report import report_html
 from combatlog.projections.views import dice_ledger
 from tests.conftest import REPO, Cli
+from tests.edited_logs import rewrite_event, small_brawl
 from tests.pictures.conftest import EXAMPLES, run_cli
 from tests.pictures.svgcheck import groups, parse_html, parse_svg
 
@@ -178,37 +178,6 @@ def test_what_every_round_would_repeat_is_said_once() -> None:
 # -- a log that fails verification: the report reads the log once, verifying as it walks -----------------
 
 
-def _brawl(path: Path) -> tuple[Any, Any, int]:
-    """A small freeform brawl with dice entered by hand, written in-process: (store, meta, last seq)."""
-    from combatlog.rulesets.freeform import commands as c
-    from combatlog.store.sqlite import SQLiteStore
-    from combatlog.wiring import create_combat, execute
-
-    store = SQLiteStore(path)
-    create_combat(store, "brawl", "freeform", actor="gm", dice="manual")
-    execute(store, "brawl", c.Join(name="Aldo", side="red", hp=20), actor="gm")
-    execute(store, "brawl", c.Join(name="Bo", side="blue", hp=20), actor="gm")
-    for rnd in (1, 2, 3):
-        execute(store, "brawl", c.StartRound(), actor="gm")
-        label = f"r{rnd}/Aldo/act"
-        execute(store, "brawl", c.Act(who="Aldo", action="swings at Bo", roll="1d20", label=label), actor="gm",
-                manual_faces={label: (rnd + 5,)})
-        last = execute(store, "brawl", c.ChangeHp(who="Bo", amount="3", reason="a blow"), actor="gm")
-    return store, store.list_streams()[0], last.last_seq
-
-
-def _rewrite(store: Any, seq: int, change: Callable[[Any], Any]) -> None:
-    """Replace the stored bytes of event ``seq`` by ``change(its envelope)``, in canonical form."""
-    from combatlog.events.canonical import canonical
-    from combatlog.events.envelope import decode_envelope
-
-    body = bytes(store.conn.execute("SELECT body FROM events WHERE seq = ?", (seq,)).fetchone()[0])
-    env = decode_envelope(body)
-    assert canonical(env) == body
-    store.conn.execute("UPDATE events SET body = ? WHERE seq = ?", (canonical(change(env)), seq))
-    store.conn.commit()
-
-
 def _failure_of(store: Any, meta: Any) -> str:
     from combatlog.errors import VerificationFailed
     from combatlog.wiring import verify_stream
@@ -226,10 +195,10 @@ def test_a_log_altered_midway_is_reported_failing_and_still_whole(tmp_path: Path
     """The verifier stops at the altered event; the report still shows every event, as the log holds them."""
     import msgspec
 
-    store, meta, last = _brawl(tmp_path / "log.db")
+    store, meta, last = small_brawl(tmp_path / "log.db")
     intact = report_html(store, meta, None)
     middle = last // 2  # its time moved by a microsecond: nothing the report shows, but its hash breaks
-    _rewrite(store, middle, lambda env: msgspec.structs.replace(
+    rewrite_event(store, middle, lambda env: msgspec.structs.replace(
         env, recorded_at=env.recorded_at[:-2] + ("1" if env.recorded_at[-2] != "1" else "2") + "Z"))
     failure = _failure_of(store, meta)
     assert f"seq {middle}: hash does not match" in failure
@@ -253,7 +222,7 @@ def test_a_forgery_found_only_when_the_last_command_is_re_decided_fails_the_repo
 
     from combatlog.events.canonical import canonical
 
-    store, meta, last = _brawl(tmp_path / "log.db")
+    store, meta, last = small_brawl(tmp_path / "log.db")
 
     def forge(env: Any) -> Any:
         data = msgspec.json.decode(env.data)
@@ -261,7 +230,7 @@ def test_a_forgery_found_only_when_the_last_command_is_re_decided_fails_the_repo
         forged = msgspec.structs.replace(env, data=msgspec.Raw(canonical(data)), hash="")
         return msgspec.structs.replace(forged, hash=forged.computed_hash())
 
-    _rewrite(store, last, forge)
+    rewrite_event(store, last, forge)
     failure = _failure_of(store, meta)
     assert f"seq {last}" in failure and "does not re-decide" in failure
     text = report_html(store, meta, None)
@@ -277,7 +246,7 @@ def test_the_compiled_templates_are_kept_as_python_keeps_bytecode(tmp_path: Path
 
     from combatlog.pictures.html import TEMPLATES
 
-    _brawl(tmp_path / "log.db")[0].close()
+    small_brawl(tmp_path / "log.db")[0].close()
     prefix, outs = tmp_path / "pyc", [tmp_path / f"r{i}.html" for i in range(4)]
     cli = Cli(tmp_path / "log.db", REPO, env={"PYTHONPYCACHEPREFIX": str(prefix)})
     cli("report", "brawl", "-o", str(outs[0]))

@@ -23,6 +23,7 @@ import pytest
 
 from combatlog.rulesets import available
 from tests.conftest import CLI, REPO, Cli, example_lines
+from tests.edited_logs import rewrite_event, small_brawl
 from tests.pictures.svgcheck import groups
 from tests.played import played_log
 from tests.server.live import LiveServer, OpenStream, Reply
@@ -414,36 +415,6 @@ def test_chromium_renders_the_live_page(tmp_path: Path, server: LiveServer) -> N
 # -- one pass over the log: the verifier's ----------------------------------------------------------------------
 
 
-def _brawl(path: Path) -> tuple[object, object, int]:
-    """A small freeform brawl with dice entered by hand, written in-process: (store, meta, last seq)."""
-    from combatlog.rulesets.freeform import commands as c
-    from combatlog.store.sqlite import SQLiteStore
-    from combatlog.wiring import create_combat, execute
-
-    store = SQLiteStore(path)
-    create_combat(store, "brawl", "freeform", actor="gm", dice="manual")
-    execute(store, "brawl", c.Join(name="Aldo", side="red", hp=20), actor="gm")
-    execute(store, "brawl", c.Join(name="Bo", side="blue", hp=20), actor="gm")
-    for rnd in (1, 2, 3):
-        execute(store, "brawl", c.StartRound(), actor="gm")
-        label = f"r{rnd}/Aldo/act"
-        execute(store, "brawl", c.Act(who="Aldo", action="swings at Bo", roll="1d20", label=label), actor="gm",
-                manual_faces={label: (rnd + 5,)})
-        last = execute(store, "brawl", c.ChangeHp(who="Bo", amount="3", reason="a blow"), actor="gm")
-    return store, store.list_streams()[0], last.last_seq
-
-
-def _rewrite(store, seq: int, change) -> None:  # type: ignore[no-untyped-def]
-    """Replace the stored bytes of event ``seq`` by ``change(its envelope)``, in canonical form (a log edited
-    in its database file)."""
-    from combatlog.events.canonical import canonical
-    from combatlog.events.envelope import decode_envelope
-
-    body = bytes(store.conn.execute("SELECT body FROM events WHERE seq = ?", (seq,)).fetchone()[0])
-    store.conn.execute("UPDATE events SET body = ? WHERE seq = ?", (canonical(change(decode_envelope(body))), seq))
-    store.conn.commit()
-
-
 def _sections(content: str) -> dict[str, str]:
     """The fragment's top-level sections by id, as written (the rounds are nested in the timeline's)."""
     return dict(re.findall(r'<section id="([a-z]+)"[^>]*>(.*?)</section>\n?(?=<section id=|</div>)', content, re.S))
@@ -463,11 +434,11 @@ def test_a_log_that_fails_verification_is_shown_whole_with_the_verifiers_words(t
     from combatlog.server.page import fragment
     from combatlog.wiring import verify_stream
 
-    store, meta, last = _brawl(tmp_path / "log.db")
+    store, meta, last = small_brawl(tmp_path / "log.db")
     try:
         intact = _sections(fragment(store, meta))  # type: ignore[arg-type]
         if where == "midway":
-            _rewrite(store, last // 2, lambda env: msgspec.structs.replace(
+            rewrite_event(store, last // 2, lambda env: msgspec.structs.replace(
                 env, recorded_at=env.recorded_at[:-2] + ("1" if env.recorded_at[-2] != "1" else "2") + "Z"))
         else:
             def forge(env):  # type: ignore[no-untyped-def]
@@ -476,7 +447,7 @@ def test_a_log_that_fails_verification_is_shown_whole_with_the_verifiers_words(t
                 forged = msgspec.structs.replace(env, data=msgspec.Raw(canonical(data)), hash="")
                 return msgspec.structs.replace(forged, hash=forged.computed_hash())
 
-            _rewrite(store, last, forge)
+            rewrite_event(store, last, forge)
         with pytest.raises(VerificationFailed) as failed:
             verify_stream(store, meta)  # type: ignore[arg-type]
         content = fragment(store, meta)  # type: ignore[arg-type]
