@@ -25,7 +25,7 @@ from combatlog.rulesets.magic_realm.sealed import RULE as SEALED_RULE
 from combatlog.rulesets.magic_realm.sealed import SEED_RULE, fresh_seed_events, sealed_for, step_name
 from combatlog.rulesets.magic_realm.state import MRState
 from combatlog.rulesets.magic_realm.turns import STEP_RULES  # noqa: F401  (ruleset.py reads it from here)
-from combatlog.rulesets.magic_realm.turns import deciders, need_step, need_turn, unassigned_denizens
+from combatlog.rulesets.magic_realm.turns import need_step, need_turn, unassigned_denizens, waiting_on
 from combatlog.rulesets.magic_realm.work import Work
 
 def _roller(dice: DicePort):  # type: ignore[no-untyped-def]
@@ -61,13 +61,13 @@ def referee_step_due(state: MRState, command: Any) -> None:
     match _COMMAND(command):
         case c.Assign:
             need_step(state, "lure", "random assignment")
-            if deciders(state, "lure"):
-                raise IllegalCommand(f"waiting for luring by {', '.join(deciders(state, 'lure'))}",
+            if waiting_on(state, "lure"):
+                raise IllegalCommand(f"waiting for luring by {', '.join(waiting_on(state, 'lure'))}",
                                      rule="MR 001 Luring")
         case c.StartMelee:
             need_step(state, "actions", "starting the Melee Step")
-            if deciders(state, "actions"):
-                raise IllegalCommand(f"waiting for the actions of {', '.join(deciders(state, 'actions'))}",
+            if waiting_on(state, "actions"):
+                raise IllegalCommand(f"waiting for the actions of {', '.join(waiting_on(state, 'actions'))}",
                                      rule="MR 001 Actions")
         case c.Resolve:
             need_step(state, "resolve", "resolving the Melee Step")

@@ -10,6 +10,7 @@ from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.magic import peaceful
 from combatlog.rulesets.magic_realm.state import MRState
+from combatlog.rulesets.magic_realm.work import decided
 
 STEP_NAMES = {"lure": "luring", "deploy": "deployment", "actions": "actions", "targets": "target selection",
               "plays": "attacks and maneuvers", "resolve": "resolution", "fatigue": "the Fatigue Step"}
@@ -88,10 +89,18 @@ def _waiting_for(state: MRState) -> str:
     return f", waiting for {names}" + (f" ({ask})" if ask else "")
 
 
+def waiting_on(state: MRState, step: str) -> tuple[str, ...] | list[str]:
+    """``deciders(state, step)`` of a state the rules' fold made: what ``advance`` found at the end of that fold
+    when it is remembered (``work.decided``), else asked again. (``decide`` asks it of every command, and verify
+    re-decides every command of a log it has just folded.)"""
+    known = decided(state, step)
+    return deciders(state, step) if known is None else known
+
+
 def need_turn(state: MRState, cid: str, step: str) -> None:
     if cid not in state.characters:
         raise InvalidCommand(f"no character {cid!r} (characters: {', '.join(state.characters)})")
-    waiting = deciders(state, step)
+    waiting = waiting_on(state, step)
     if cid not in waiting:
         if step == "targets" and waiting:
             raise IllegalCommand(f"it is {waiting[0]}'s turn to select targets (Attention chits: "
