@@ -365,24 +365,28 @@ def _check_place(state: MRState, cmd: c.Play) -> None:
     """Counters on his section go in the red boxes, as many boxes filled as possible,
     a monster apart from its head or club (MR 8.4.2, 8.4.7)."""
     where = q.sheets(state)
-    mine = q.on_sheet(state, cmd.character, where) if state.characters[cmd.character].present else []
-    horses = {state.denizens[p].horse.id for p in mine if state.denizens[p].horse is not None}  # type: ignore[union-attr]
+    mine = q.on_sheet(state, cmd.character, where) if where and state.characters[cmd.character].present else []
+    horses = {state.denizens[p].horse.id for p in mine  # type: ignore[union-attr]
+              if state.denizens[p].horse is not None} if cmd.place else set()
     for pid, box in cmd.place.items():
         if pid not in mine and pid not in horses:
             raise IllegalCommand(f"{pid} is not on {cmd.character}'s sheet (there: {', '.join(mine) or 'nothing'})",
                                  rule="MR 8.4.5")
         if box not in (1, 2, 3):
             raise InvalidCommand("red boxes are 1, 2 or 3")
-    final = _fill(mine, dict(cmd.place), Work(state, 0))
-    counters = [p for p in mine]
-    used = {final[p] for p in counters}
-    if len(used) < min(3, len(counters)):
-        raise IllegalCommand(f"fill as many red boxes as possible: {len(counters)} counters use only "
-                             f"{len(used)} box(es)", rule="MR 001 Attacks/Maneuvers")
-    for p in counters:
-        parent = state.denizens[p].parent
-        if parent and parent in final and final[parent] == final[p]:
-            raise IllegalCommand(f"{p} cannot share a red box with {parent}", rule="MR 8.4.7")
+    if mine:  # (nothing on his section, the usual case: nothing to fill)
+        final = _fill(mine, dict(cmd.place), Work(state, 0))
+        counters = [p for p in mine]
+        used = {final[p] for p in counters}
+        if len(used) < min(3, len(counters)):
+            raise IllegalCommand(f"fill as many red boxes as possible: {len(counters)} counters use only "
+                                 f"{len(used)} box(es)", rule="MR 001 Attacks/Maneuvers")
+        for p in counters:
+            parent = state.denizens[p].parent
+            if parent and parent in final and final[parent] == final[p]:
+                raise IllegalCommand(f"{p} cannot share a red box with {parent}", rule="MR 8.4.7")
+    if not cmd.hirelings:
+        return  # what follows checks the boxes he gave his hirelings
     mine_h = [h for h in q.hirelings_of(state, cmd.character) if where.get(h) == h]
     allowed = set(mine_h) | {state.denizens[h].horse.id for h in mine_h  # type: ignore[union-attr]
                              if state.denizens[h].horse is not None}

@@ -38,11 +38,24 @@ def deciders(st, step: str) -> list[str]:  # type: ignore[no-untyped-def]
         todo = [c for c in q.participants(st) if c not in done]
         if not todo:
             return todo
+        # A character decides who can charge (another character in the clearing, no monster holding him) or who
+        # has an unassigned hireling. The cheaper test first, the sections only when a hireling needs them
+        # (deciders runs on every event).
         present = q.in_clearing(st)
-        where = q.sheets(st)  # once, not once per character (q.unassigned_hirelings): deciders runs on every event
-        return [c for c in todo
-                if any(h not in where for h in q.hirelings_of(st, c))
-                or (c in present and len(present) > 1 and not q.red_on_sheet(st, c))]
+        can_charge = len(present) > 1
+        where = None
+        out = []
+        for c in todo:
+            if can_charge and c in present and not q.red_on_sheet(st, c):
+                out.append(c)
+                continue
+            hired = q.hirelings_of(st, c)
+            if hired:
+                if where is None:
+                    where = q.sheets(st)
+                if any(h not in where for h in hired):
+                    out.append(c)
+        return out
     if step == "actions":
         charges = st.charges
         return [c for c in q.in_clearing(st) if c not in charges and c not in done]
