@@ -95,10 +95,9 @@ class Work:
         # a long combat's fold quadratic (bench/bench_verify.py, 10,000 events)
         steps = tuple(self.steps)
         if self._view is None and not self._same:  # one copy of the state, not a view and then a copy of it
-            ledger = self.changes.get("ledger", self.state.ledger)
-            out = replace(self.state, characters=self.chars, denizens=self.dens,
-                          **{**self.changes, "steps": steps,
-                             "ledger": ledger + tuple(self.ledger) if self.ledger else ledger})
+            base = self.state  # (no rule sets ``steps`` or ``ledger`` itself: they come from ``step`` and bounty)
+            out = replace(base, characters=self.chars, denizens=self.dens, steps=steps,
+                          ledger=base.ledger + tuple(self.ledger) if self.ledger else base.ledger, **self.changes)
         else:
             out = self.view()
             out = replace(out, steps=steps, ledger=out.ledger + tuple(self.ledger)) if self.ledger else \
