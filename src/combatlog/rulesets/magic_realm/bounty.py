@@ -79,7 +79,7 @@ def _pay(w: Work, cid: str, fame: Fraction, noto: Fraction, gold: Fraction, why:
     c = w.chars[cid]
     w.char(cid, fame=pair(frac(c.fame) + fame), notoriety=pair(frac(c.notoriety) + noto),
            gold=pair(frac(c.gold) + gold))
-    entry = LedgerEntry(round=w.view().round, who=cid, fame=pair(fame), notoriety=pair(noto), gold=pair(gold),
+    entry = LedgerEntry(round=w.get("round"), who=cid, fame=pair(fame), notoriety=pair(noto), gold=pair(gold),
                         why=why, rule=rule)
     w.ledger.append(entry)
     w.step(rule, f"{c.name}: fame {show_frac(entry.fame)}, notoriety {show_frac(entry.notoriety)}, "

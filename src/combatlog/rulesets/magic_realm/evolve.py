@@ -170,7 +170,7 @@ def _action(w: Work, ev: e.ActionDeclared) -> None:
     else:
         w.step(rule, f"{c.name} takes no action")
     w.set(actions={**st.actions, cid: Action(kind=ev.kind, chit=ev.chit, item=ev.items, spell=ev.spell)},
-          done=w.view().done + (cid,))
+          done=w.get("done") + (cid,))
     if ev.kind in ("run", "fly"):  # the Attention chits drawn next depend on who is still in the fight
         note_choice(w, "run", cid, f"{cid} {'flies' if ev.kind == 'fly' else 'runs'} away in round {st.round}")
 

@@ -265,7 +265,7 @@ def _cond(piece: Armor, cond: str) -> Armor:
 def _kill(w: Work, victim: str, killer: str) -> None:
     if victim in w.chars:
         # A dead character takes no wounds in the Fatigue Step: wounds from earlier hits lapse.
-        w.char(victim, alive=False, death=f"killed by {killer} in round {w.view().round}", last_harmed_by=killer,
+        w.char(victim, alive=False, death=f"killed by {killer} in round {w.get('round')}", last_harmed_by=killer,
                wounds=0)
         return
     d = w.dens[victim]

@@ -219,7 +219,7 @@ def resolve(w: Work) -> None:
     from combatlog.rulesets.magic_realm.state import RoundAttacks
 
     w.set(melee=melee, round_kills=tuple(kills),
-          resolved=w.get("resolved") + (RoundAttacks(round=w.view().round, attacks=melee.attacks),))
+          resolved=w.get("resolved") + (RoundAttacks(round=w.get("round"), attacks=melee.attacks),))
     fatigue_step(w)
     advance(w)
 
@@ -265,14 +265,14 @@ def apply_fatigue(w: Work, cid: str, fatigue: tuple[str, ...], change: str, woun
         # character (wounds=0). Found by the property test, seeds 169 (two wounds, one unwounded
         # chit left) and 261 (one wound, every chit already wounded): both kept wounds on a corpse.
         w.char(cid, chits=tuple(replace(ch, status="wounded") for ch in after), alive=False, wounds=0,
-               death=f"wounded to death in round {w.view().round}")
+               death=f"wounded to death in round {w.get('round')}")
         w.step(FATIGUE_RULE, f"{c.name} has more wounds than unwounded chits: wounded to death")
         killer = c.last_harmed_by
         if killer:
             credit(w, [(cid, killer, -1)])
     else:
         w.char(cid, chits=after, wounds=0)
-    w.set(done=w.view().done + (cid,))
+    w.set(done=w.get("done") + (cid,))
 
 
 def end_round(w: Work) -> None:
@@ -329,8 +329,8 @@ def end_round(w: Work) -> None:
         w.set(ended=True, end_reason="two consecutive rounds without harm, fatigue or spells", step="over")
     elif quiet >= 2:
         w.step(END_RULE, "combat cannot end while a Tremendous monster is red side up")
-    if w.view().ended:
-        w.step(END_RULE, f"combat ends: {w.view().end_reason}")
+    if w.get("ended"):
+        w.step(END_RULE, f"combat ends: {w.get('end_reason')}")
         return
     start_round(w, st.round + 1)
 
