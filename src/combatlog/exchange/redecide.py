@@ -155,7 +155,7 @@ class Redecider:
             if self.folded.state is None:
                 self.fail(where, f"seq {env.seq}: a recorded command before the combat began")
             try:
-                command = decode_record(ruleset.info.name, ruleset.command_types, bytes(env.command))  # type: ignore[arg-type]
+                command = decode_record(ruleset.info.name, ruleset.command_types, env.command)  # type: ignore[arg-type]
             except CombatlogError as exc:
                 self.fail(where, f"seq {env.seq}: {exc.message}")
                 raise
