@@ -38,6 +38,7 @@ from combatlog.events.base import tag_of
 from combatlog.events.canonical import canonical
 from combatlog.events.core import DiceRolled, Forked
 from combatlog.events.envelope import Recorded
+from combatlog.exchange.typed_line import NOT_DECODED
 from combatlog.projections.fold import Folded
 
 Fail = Callable[[str, str], None]
@@ -140,9 +141,10 @@ class Redecider:
         genesis = self.folded.core.genesis
         return genesis is not None and records_commands(genesis.engine_version)
 
-    def feed(self, rec: Recorded, where: str) -> None:
+    def feed(self, rec: Recorded, where: str, command: Any = NOT_DECODED) -> None:
         """Take ``rec`` (not yet folded): close the batch it ends, open the one it begins, and run or put
-        off its dice-use checks."""
+        off its dice-use checks. ``command``: its command record, if the verifier decoded it already (as
+        ``decode_record`` does here, with this fold's ruleset)."""
         env = rec.env
         if self.batch is not None and env.command_id != self.batch.command_id:
             # a fork may begin inside its parent's batch: the parent's part is then a prefix of the batch
@@ -154,11 +156,12 @@ class Redecider:
             ruleset = self.folded.ruleset
             if self.folded.state is None:
                 self.fail(where, f"seq {env.seq}: a recorded command before the combat began")
-            try:
-                command = decode_record(ruleset.info.name, ruleset.command_types, env.command)  # type: ignore[arg-type]
-            except CombatlogError as exc:
-                self.fail(where, f"seq {env.seq}: {exc.message}")
-                raise
+            if command is NOT_DECODED:
+                try:
+                    command = decode_record(ruleset.info.name, ruleset.command_types, env.command)  # type: ignore[arg-type]
+                except CombatlogError as exc:
+                    self.fail(where, f"seq {env.seq}: {exc.message}")
+                    raise
             name = type(command).__name__
             self.batch = _Batch(command, name, self.folded.state, rec, where)
         self.last_command_id = env.command_id
