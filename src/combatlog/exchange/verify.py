@@ -140,6 +140,8 @@ class ChainVerifier:
         raise VerificationFailed(message, where=where)
 
     def _segment_for(self, seq: int) -> Segment:
+        if len(self.segments) == 1:  # most histories, which no fork cut: every event is its one segment's
+            return self.segments[0]
         for seg in self.segments:
             if seg.to_seq is None or seq <= seg.to_seq:
                 return seg
