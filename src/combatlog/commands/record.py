@@ -13,7 +13,6 @@ later keeps its old name by declaring ``record_name``.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
@@ -61,18 +60,21 @@ def encode_record(ruleset_name: str, command: Any) -> bytes:
                                    args=msgspec.Raw(canonical(command))))
 
 
-@lru_cache(maxsize=16)
-def _by_name(ruleset_name: str, types: tuple[type, ...]) -> dict[str, type]:
-    """Record name -> command class, built once per ruleset (verify decodes a record per command)."""
-    return {record_name(ruleset_name, cls): cls for cls in types}
+_DECODERS: dict[str, tuple[tuple[type, ...], dict[str, msgspec.json.Decoder[Any]]]] = {}
 
 
-@lru_cache(maxsize=256)
-def _decoder(cls: type) -> msgspec.json.Decoder[Any]:
-    return msgspec.json.Decoder(cls)
+def _decoders(ruleset_name: str, types: tuple[type, ...]) -> dict[str, msgspec.json.Decoder[Any]]:
+    """Record name -> a decoder of its command class, built once per ruleset: verify decodes a record per
+    command, and a cache keyed by the tuple of types would hash the whole tuple every time (the tuple is
+    the ruleset's own, so it is recognised by identity)."""
+    known = _DECODERS.get(ruleset_name)
+    if known is None or known[0] is not types:
+        known = _DECODERS[ruleset_name] = (types, {record_name(ruleset_name, cls): msgspec.json.Decoder(cls)
+                                                   for cls in types})
+    return known[1]
 
 
-def decode_record(ruleset_name: str, types: tuple[type, ...], raw: bytes) -> Any:
+def decode_record(ruleset_name: str, types: tuple[type, ...], raw: bytes | msgspec.Raw) -> Any:
     """The command a record names, decoded strictly; ``InvalidCommand`` says what is wrong."""
     if len(raw) > MAX_COMMAND_BYTES:
         raise InvalidCommand(f"a recorded command of {len(raw)} bytes (at most {MAX_COMMAND_BYTES})")
@@ -80,10 +82,10 @@ def decode_record(ruleset_name: str, types: tuple[type, ...], raw: bytes) -> Any
         record = _RECORD.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise InvalidCommand(f"not a recorded command: {exc}") from None
-    cls = _by_name(ruleset_name, types).get(record.name)
-    if cls is None:
+    decoder = _decoders(ruleset_name, types).get(record.name)
+    if decoder is None:
         raise InvalidCommand(f"recorded command {record.name[:80]!r} is not a {ruleset_name} command")
     try:
-        return _decoder(cls).decode(record.args)
+        return decoder.decode(record.args)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise InvalidCommand(f"recorded command {record.name}: {exc}") from None

@@ -34,6 +34,12 @@ class Roll(msgspec.Struct, frozen=True):
     event: DiceRolled
 
 
+def check_scheme(scheme: str) -> str:
+    if scheme not in SCHEMES:
+        raise InvalidCommand(f"unknown dice scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
+    return scheme
+
+
 def check_label(label: str) -> str:
     if not LABEL_PATTERN.match(label):
         raise InvalidCommand(
@@ -76,9 +82,7 @@ class DicePort:
         manual_faces: Mapping[str, tuple[int, ...]] | None = None,
         collect_missing: bool = False,
     ) -> None:
-        if scheme not in SCHEMES:
-            raise InvalidCommand(f"unknown dice scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
-        self.scheme = scheme
+        self.scheme = check_scheme(scheme)
         self.actor = actor
         self._taken = labels_taken
         self._key_source = key_source

@@ -124,15 +124,20 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         return msgspec.structs.replace(env, hash=env.computed_hash())
 
     def computed_hash(self) -> str:
-        h = _HASH_START.copy()  # = sha256_hex(HASH_DOMAIN, self.hashed_part())
-        h.update(self.hashed_part())
-        return h.hexdigest()
+        return hash_of(self.hashed_part())
 
     def payload(self) -> Event:
         return decode_payload(self.type, self.schema, self.data)
 
     def with_sigs(self, sigs: tuple[Signature, ...]) -> Envelope:
         return msgspec.structs.replace(self, sigs=sigs)
+
+
+def hash_of(hashed_part: bytes) -> str:
+    """An event's hash, from its envelope's ``hashed_part``."""
+    h = _HASH_START.copy()  # = sha256_hex(HASH_DOMAIN, hashed_part)
+    h.update(hashed_part)
+    return h.hexdigest()
 
 
 class Recorded(msgspec.Struct, frozen=True):

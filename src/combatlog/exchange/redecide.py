@@ -23,7 +23,8 @@ each event was checked on arrival.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import msgspec
@@ -31,12 +32,13 @@ import msgspec
 from combatlog.commands.authority import check_authority, roles_of
 from combatlog.commands.record import decode_record, records_commands
 from combatlog.dice.notation import Dice, parse_dice
-from combatlog.dice.port import DicePort, Roll, check_label, with_drawn
+from combatlog.dice.port import DicePort, Roll, check_label, check_scheme, with_drawn
 from combatlog.errors import CombatlogError, IllegalCommand
 from combatlog.events.base import tag_of
 from combatlog.events.canonical import canonical
 from combatlog.events.core import DiceRolled, Forked
 from combatlog.events.envelope import Recorded
+from combatlog.exchange.typed_line import NOT_DECODED
 from combatlog.projections.fold import Folded
 
 Fail = Callable[[str, str], None]
@@ -50,6 +52,8 @@ class ReplayMismatch(Exception):
 class _DrawnBefore:
     """The labels drawn before ``first_seq`` (the core's label map already holds the batch's own)."""
 
+    __slots__ = ("labels", "first_seq")
+
     def __init__(self, labels: dict[str, int], first_seq: int) -> None:
         self.labels, self.first_seq = labels, first_seq
 
@@ -59,10 +63,24 @@ class _DrawnBefore:
 
 
 class ReplayPort(DicePort):
-    """A dice port that hands ``decide`` the faces a batch recorded, under the labels the rules draw."""
+    """A dice port that hands ``decide`` the faces a batch recorded, under the labels the rules draw.
 
-    def __init__(self, recorded: dict[str, DiceRolled], *, scheme: str, actor: str, labels_taken: _DrawnBefore) -> None:
-        super().__init__(scheme=scheme, actor=actor, labels_taken=labels_taken)
+    verify builds one for every recorded command, most of which draw no die, so it sets only what a replay
+    reads; the write path's state (a key source, typed-in faces, faces missing) is never filled by a replay
+    and stays the empty, immutable class defaults below instead of fresh copies."""
+
+    _key_source = None
+    _manual: Mapping[str, tuple[int, ...]] = MappingProxyType({})
+    _collect = False
+    missing: Sequence[tuple[str, Dice]] = ()
+
+    def __init__(self, recorded: dict[str, DiceRolled], *, scheme: str, actor: str, labels: dict[str, int],
+                 first_seq: int) -> None:
+        self.scheme = check_scheme(scheme)
+        self.actor = actor
+        self._taken = _DrawnBefore(labels, first_seq)
+        self.drawn: list[DiceRolled] = []
+        self._drawn_labels: set[str] = set()
         self._recorded = recorded
 
     def recorded(self, label: str) -> tuple[int, ...] | None:
@@ -123,9 +141,10 @@ class Redecider:
         genesis = self.folded.core.genesis
         return genesis is not None and records_commands(genesis.engine_version)
 
-    def feed(self, rec: Recorded, where: str) -> None:
+    def feed(self, rec: Recorded, where: str, command: Any = NOT_DECODED) -> None:
         """Take ``rec`` (not yet folded): close the batch it ends, open the one it begins, and run or put
-        off its dice-use checks."""
+        off its dice-use checks. ``command``: its command record, if the verifier decoded it already (as
+        ``decode_record`` does here, with this fold's ruleset)."""
         env = rec.env
         if self.batch is not None and env.command_id != self.batch.command_id:
             # a fork may begin inside its parent's batch: the parent's part is then a prefix of the batch
@@ -137,11 +156,12 @@ class Redecider:
             ruleset = self.folded.ruleset
             if self.folded.state is None:
                 self.fail(where, f"seq {env.seq}: a recorded command before the combat began")
-            try:
-                command = decode_record(ruleset.info.name, ruleset.command_types, bytes(env.command))  # type: ignore[arg-type]
-            except CombatlogError as exc:
-                self.fail(where, f"seq {env.seq}: {exc.message}")
-                raise
+            if command is NOT_DECODED:
+                try:
+                    command = decode_record(ruleset.info.name, ruleset.command_types, env.command)  # type: ignore[arg-type]
+                except CombatlogError as exc:
+                    self.fail(where, f"seq {env.seq}: {exc.message}")
+                    raise
             name = type(command).__name__
             self.batch = _Batch(command, name, self.folded.state, rec, where)
         self.last_command_id = env.command_id
@@ -188,7 +208,7 @@ class Redecider:
         # (``drew`` says whether the batch holds a die: most commands draw none)
         dice = {r.event.label: r.event for r in batch.recs if type(r.event) is DiceRolled} if batch.drew else {}
         scheme = next(iter(dice.values())).scheme if dice else (core.genesis.dice if core.genesis else "local")
-        port = ReplayPort(dice, scheme=scheme, actor=batch.actor, labels_taken=_DrawnBefore(core.labels, batch.first_seq))
+        port = ReplayPort(dice, scheme=scheme, actor=batch.actor, labels=core.labels, first_seq=batch.first_seq)
         if self._roles is None:
             self._roles = roles_of(ruleset, core.genesis, core.creator)
         roles = self._roles

@@ -23,8 +23,9 @@ from combatlog.dice.port import LABEL_PATTERN, SCHEMES
 from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
 from combatlog.events.canonical import MAX_DEPTH, MAX_LINE_BYTES, is_canonical, line_size_problem  # noqa: F401
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
-from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, decode_recorded, future_problem, latest_allowed, parse_recorded_at
+from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, decode_recorded, future_problem, hash_of, latest_allowed, parse_recorded_at
 from combatlog.exchange.redecide import Redecider
+from combatlog.exchange.typed_line import NOT_DECODED, typed_line
 from combatlog.projections.fold import Folded, empty, lineage
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
@@ -139,6 +140,8 @@ class ChainVerifier:
         raise VerificationFailed(message, where=where)
 
     def _segment_for(self, seq: int) -> Segment:
+        if len(self.segments) == 1:  # most histories, which no fork cut: every event is its one segment's
+            return self.segments[0]
         for seg in self.segments:
             if seg.to_seq is None or seq <= seg.to_seq:
                 return seg
@@ -148,19 +151,23 @@ class ChainVerifier:
         too_large = line_size_problem(body)
         if too_large:
             self.fail(where, too_large)
-        if not is_canonical(body):
-            self.fail(where, "not the canonical JSON of an event (the line was altered or is not an event; "
-                             f"values nest at most {MAX_DEPTH} levels, numbers are whole within +-2**53)")
-        try:
-            env = decode_envelope(body)
-        except msgspec.DecodeError as exc:
-            self.fail(where, f"not a valid event envelope: {exc}")
-            raise  # unreachable; keeps type checkers calm
+        line = typed_line(body, self.folded.ruleset)  # most lines: proven canonical by the decodes needed anyway
+        if line is None:
+            if not is_canonical(body):
+                self.fail(where, "not the canonical JSON of an event (the line was altered or is not an event; "
+                                 f"values nest at most {MAX_DEPTH} levels, numbers are whole within +-2**53)")
+            try:
+                env = decode_envelope(body)
+            except msgspec.DecodeError as exc:
+                self.fail(where, f"not a valid event envelope: {exc}")
+                raise  # unreachable; keeps type checkers calm
+        else:
+            env = line.env
         if may_hold_control(body) and CONTROL_BYTES.search(body):
             problem = control_problem(msgspec.json.decode(body))
             if problem:
                 self.fail(where, f"seq {env.seq}: {problem} (it could rewrite what a terminal shows)")
-        if env.computed_hash() != env.hash:
+        if (env.computed_hash() if line is None else hash_of(line.hashed)) != env.hash:
             self.fail(where, f"seq {env.seq}: hash does not match the content (event altered)")
         if env.seq != self.expected_seq:
             self.fail(where, f"seq {env.seq} where {self.expected_seq} was expected (events missing, added or reordered)")
@@ -185,14 +192,14 @@ class ChainVerifier:
         if env.stream != seg.id:
             self.fail(where, f"seq {env.seq} belongs to stream {env.stream}, expected {seg.id}")
         try:
-            rec = Recorded(env, env.payload())
+            rec = Recorded(env, env.payload() if line is None else line.event)
         except (CombatlogError, msgspec.ValidationError, msgspec.DecodeError) as exc:
             self.fail(where, f"seq {env.seq}: payload of {env.type} is invalid: {exc}")
             raise
         self._semantics(rec, seg, where)
         for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
             check(self, rec, where)
-        self.redecider.feed(rec, where)  # batches, and the dice each event of the rules reads
+        self.redecider.feed(rec, where, NOT_DECODED if line is None else line.command)  # batches, and the dice each event of the rules reads
         try:
             self.folded.apply(rec)
         except Exception as exc:  # a crafted event the ruleset cannot fold

@@ -144,7 +144,7 @@ class TrustChecker:
             self._placed(env, check_sigs)
         elif check_sigs:
             self._signatures(env)
-        if self.pinned:
+        if self.players:  # (= self.pinned, without a property call on every event of a verify)
             self.hashes[seq] = env.hash
             if env.placed is msgspec.UNSET:
                 self.last_signed[env.actor] = max(self.last_signed.get(env.actor, 0), seq)
@@ -209,7 +209,7 @@ class TrustChecker:
 
     def _signatures(self, env: Envelope) -> None:
         seq = env.seq
-        if not self.pinned:
+        if not self.players:  # not pinned
             if env.sigs:
                 raise TrustViolation(f"seq {seq} carries signatures, but this combat pins no players to check "
                                      "them against", RULE_SIG)
