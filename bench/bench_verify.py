@@ -4,7 +4,9 @@ Each example of docs/examples/*/*.cmds is played by the CLI (``run``) into its o
 ``verify_stream`` is timed, best of twenty (wall and CPU time), for each. A long freeform combat and one long Magic Realm
 combat are verified at two sizes in one run, so their growth shows.
 
-``--mr-only`` times only the long Magic Realm combat. ``--examples-only`` stops after the examples (a minute instead of several: the long combats are
+``--mr-only`` times only the long Magic Realm combat. ``--calibrated`` also gives each long combat's verify in
+units of a fixed pure-Python workload timed in turn with it (``calibrate.py``), a figure that moves with the
+code rather than with this shared host's speed. ``--examples-only`` stops after the examples (a minute instead of several: the long combats are
 built command by command). Run it under two checkouts to compare: ``PYTHONPATH=<checkout>/src python bench/bench_verify.py``.
 The examples are those of the checkout that ``combatlog`` is imported from (their command files
 differ only in how they name their set-up files), so the same combats are timed under each.
@@ -78,6 +80,12 @@ def _time_verify(store, name: str, label: str, runs: int) -> None:  # type: igno
     wall, cpu = _best(lambda: verify_stream(store, meta), runs=runs)
     print(f"  {label}, {events} events: {wall * 1000:.0f} ms wall, {cpu * 1000:.0f} ms CPU "
           f"({events / cpu:,.0f} events per CPU second)", flush=True)
+    if "--calibrated" in sys.argv:  # the same in units of a fixed workload timed in turn (calibrate.py)
+        import calibrate
+
+        best, ref, ratio, median_ratio = calibrate.interleaved(lambda: verify_stream(store, meta), runs=max(runs, 8))
+        print(f"    calibrated: {best * 1000:.0f} ms CPU beside the workload's {ref * 1000:.1f} ms: "
+              f"{ratio:.2f} workloads (best over best), {median_ratio:.2f} (median of pairs)", flush=True)
 
 
 def main() -> None:
