@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combatlog.errors import IllegalCommand
+from combatlog.events.envelope import decode_recorded
 from combatlog.projections.fold import state_at
 from combatlog.rulesets.magic_realm import commands as c
 from combatlog.rulesets.magic_realm.evolve import evolve
@@ -54,10 +55,7 @@ def test_every_remembered_answer_is_the_fresh_one(seed: int) -> None:
                 except IllegalCommand:
                     continue
                 break
-    records = list(store.read_stream(meta.id, 1, 10**9))
-    from combatlog.events.envelope import decode_recorded
-
-    events = [decode_recorded(r.body) for r in records]
+    events = [decode_recorded(r.body) for r in store.read_stream(meta.id, 1, 10**9)]
     state = MagicRealm().initial_state(events[0].event)
     remembered = checked = 0
     for rec in events[1:]:
