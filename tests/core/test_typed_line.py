@@ -102,6 +102,12 @@ ATTACKS = [
     ("nesting 100,000 deep", 1, lambda b: b.replace(b'"v":1}', b'"v":1,"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
      False, NOT_CANONICAL),
     # canonical JSON, but not an envelope: refused by the typed decode, as before the shortcut
+    # canonical JSON whose command record the rules cannot read: the shortcut does not decode it, re-deciding
+    # does, and refuses it with its own message, as before the shortcut
+    ("a command the ruleset does not have", 1, in_command(b'"freeform.Join"', b'"freeform.Win"'), True,
+     "seq 2: recorded command 'freeform.Win' is not a freeform command"),
+    ("a command argument of the wrong type", 1, in_command(b'"hp":12', b'"hp":"12"'), True,
+     "seq 2: recorded command freeform.Join: Expected `int | null`, got `str` - at `$.hp`"),
     ("an unknown envelope field", 1, lambda b: b.replace(b'"v":1}', b'"v":1,"zz":1}'), False,
      "not a valid event envelope: Object contains unknown field `zz`"),
 ]
