@@ -161,3 +161,29 @@ def test_keys_are_ordered_by_utf16_code_units_not_code_points() -> None:
         assert forged != good
         forged = rehashed(forged)
         assert not is_canonical(forged) and typed_line(forged, ruleset) is None
+
+
+def test_the_hashed_part_cut_from_a_line_is_the_envelopes_own(combat) -> None:  # type: ignore[no-untyped-def]
+    """The shortcut cuts ``hash`` and ``sigs`` out of the line instead of encoding the hashed part: for plain,
+    signed and placed envelopes (a placement holds ``prev``, ``seq`` and ``sigs`` keys of its own; a payload and
+    a command may hold ``hash``, ``sigs``, ``prev`` and ``stream`` keys) the part cut is ``Envelope.hashed_part``
+    byte for byte, and the envelope is the one decoded."""
+    from combatlog.events.envelope import Signature
+    from combatlog.rulesets.magic_realm import commands as mrc
+    from combatlog.rulesets.magic_realm import events as mre
+
+    _store, _meta, lines = combat
+    keys = {"a": "0", "hash": "a", "placed": "b", "prev": "c", "sigs": "d", "stream": "e"}  # each after a comma
+    record = encode_record("magic_realm", mrc.Deploy(character="c", hirelings=keys))
+    deployed = seal(stream="s", seq=3, prev="ab" * 32, event=mre.Deployed(character="c", hirelings=keys),
+                    actor="gm", command_id="c1", recorded_at="2026-01-01T00:00:00Z", command=record)
+    sig = Signature(signer="alice", key="k" * 16, sig="s" * 86)
+    cases = [(load_ruleset("freeform"), decode_envelope(line)) for line in lines[1:]]
+    cases += [(load_ruleset("magic_realm"), env) for env in (
+        deployed, deployed.with_sigs((sig,)), deployed.with_sigs((sig, sig)).placed_at(seq=9, prev="cd" * 32))]
+    for ruleset, env in cases:
+        line = canonical(env)
+        proven = typed_line(line, ruleset)
+        assert proven is not None, line
+        assert proven.hashed == env.hashed_part()
+        assert proven.env == env

@@ -63,7 +63,7 @@ def encode_record(ruleset_name: str, command: Any) -> bytes:
 _DECODERS: dict[str, tuple[tuple[type, ...], dict[str, msgspec.json.Decoder[Any]]]] = {}
 
 
-def _decoders(ruleset_name: str, types: tuple[type, ...]) -> dict[str, msgspec.json.Decoder[Any]]:
+def command_decoders(ruleset_name: str, types: tuple[type, ...]) -> dict[str, msgspec.json.Decoder[Any]]:
     """Record name -> a decoder of its command class, built once per ruleset: verify decodes a record per
     command, and a cache keyed by the tuple of types would hash the whole tuple every time (the tuple is
     the ruleset's own, so it is recognised by identity)."""
@@ -82,7 +82,7 @@ def decode_record(ruleset_name: str, types: tuple[type, ...], raw: bytes | msgsp
         record = _RECORD.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise InvalidCommand(f"not a recorded command: {exc}") from None
-    decoder = _decoders(ruleset_name, types).get(record.name)
+    decoder = command_decoders(ruleset_name, types).get(record.name)
     if decoder is None:
         raise InvalidCommand(f"recorded command {record.name[:80]!r} is not a {ruleset_name} command")
     try:

@@ -5,11 +5,12 @@ and as much work again as the typed decodes of its envelope, payload and command
 Here those typed values are encoded again instead, and the line is canonical when it is exactly their
 canonical bytes:
 
-- the envelope: the hashed part (which the hash needs anyway) with the ``hash`` and ``sigs`` members put
-  back where JCS places them, compared with the whole line (key order, whitespace, escapes, duplicate and
-  unknown keys: anything but canonical bytes differs). ``data`` and ``command`` are copied verbatim there, so:
-- the payload (``data``) is the canonical bytes of the decoded event, and the ``command`` those of the
-  decoded command record, each of a type whose every field is an integer, a string, a boolean, null, a
+- the envelope: encoded again, compared with the whole line (key order, whitespace, escapes, duplicate and
+  unknown keys: anything but canonical bytes differs); the hashed part the hash needs is then the line with
+  its ``hash`` and ``sigs`` members cut out. ``data`` and ``command`` are copied verbatim there, so:
+- the payload (``data``) is the canonical bytes of the decoded event, and the ``command`` is ``{"args":``, the
+  canonical bytes of the decoded arguments, and the fixed bytes that end a record of their command's name
+  (``_record_tails``), each of a type whose every field is an integer, a string, a boolean, null, a
   literal, or lists, tuples, objects, unions and structs of them (no float, no free-form value, no Raw,
   whose bytes would be copied unchecked);
 - integers are within +-2**53: a larger one is written with 16 digits or more, and the line holds no run of
@@ -28,7 +29,7 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from combatlog.commands.record import CommandRecord, decode_record, record_name
+from combatlog.commands.record import MAX_COMMAND_BYTES, command_decoders
 from combatlog.events.canonical import _DIGITS_ONLY, _SIXTEEN_DIGITS, canonical, depth_problem
 from combatlog.events.envelope import Envelope, decode_envelope
 
@@ -37,7 +38,8 @@ NOT_DECODED: Any = object()  # the command of a line whose command was not decod
 
 _SCALARS = (mi.IntType, mi.StrType, mi.BoolType, mi.NoneType, mi.LiteralType)
 _PLAIN: dict[type, bool] = {}  # class -> whether its canonical bytes prove themselves (see _plain_type)
-_AROUND: dict[tuple[str, type], tuple[bytes, bytes] | None] = {}  # (ruleset, command class) -> _record_around
+_RECORD_HEAD = b'{"args":'  # a canonical command record's first bytes (``args`` sorts before ``name``)
+_TAILS: dict[str, tuple[tuple[type, ...], dict[bytes, Any]]] = {}  # ruleset -> (its command types, _record_tails)
 
 
 class TypedLine(msgspec.Struct, frozen=True):
@@ -63,48 +65,56 @@ def typed_line(body: bytes, ruleset: Any) -> TypedLine | None:
 def _proven(body: bytes, ruleset: Any) -> TypedLine | None:
     env = decode_envelope(body)
     event = env.payload()
-    hashed = env.hashed_part()
-    if _with_hash_and_sigs(hashed, env) != body or not _plain_type(type(event)) \
-            or canonical(event) != bytes(env.data):
+    if canonical(env) != body or not _plain_type(type(event)) or canonical(event) != bytes(env.data):
+        return None
+    hashed = _without_hash_and_sigs(body, env)
+    if not hashed:
         return None
     command = NOT_DECODED
     if env.command is not msgspec.UNSET:
-        name = ruleset.info.name
-        command = decode_record(name, ruleset.command_types, env.command)
-        around = _record_around(name, type(command))
-        if around is None or b"".join((around[0], canonical(command), around[1])) != bytes(env.command):
+        record = bytes(env.command)
+        at_name = record.rfind(b',"name":')
+        decoder = _record_tails(ruleset).get(record[at_name:])
+        if decoder is None or len(record) > MAX_COMMAND_BYTES or not record.startswith(_RECORD_HEAD):
+            return None
+        args = record[len(_RECORD_HEAD):at_name]
+        command = decoder.decode(args)
+        if canonical(command) != args:
             return None
     return TypedLine(env, hashed, event, command)
 
 
-def _with_hash_and_sigs(hashed: bytes, env: Envelope) -> bytes:
-    """The canonical envelope, from its canonical hashed part: ``hash`` goes before ``placed`` (or ``prev``
-    where there is none) and ``sigs`` before ``stream``, as their keys sort. Each key is found as the last
-    ``,"key":`` of the hashed part: a string cannot hold that byte sequence (its quote would be escaped), and
-    whatever nests in ``data``, ``command`` or ``placed`` comes before the envelope's own key."""
-    at_hash = hashed.rfind(b',"prev":' if env.placed is msgspec.UNSET else b',"placed":')
-    at_sigs = hashed.rfind(b',"stream":')
-    if not 0 < at_hash < at_sigs:
+def _without_hash_and_sigs(line: bytes, env: Envelope) -> bytes:
+    """The hashed part of a canonical envelope line (``Envelope.hashed_part``): the line without its ``hash`` and
+    ``sigs`` members. ``hash`` stands before ``placed`` (or ``prev`` where there is none), ``sigs`` before
+    ``stream``, as their keys sort; each key is found as the last ``,"key":`` of the line: a string cannot hold
+    that byte sequence (its quote would be escaped), and whatever nests in ``data``, ``command`` or ``placed``
+    (where a signature's ``sigs`` key stands) comes before the envelope's own key. JCS sorts the members of
+    the hashed part as it sorts the envelope's, so cutting two members out of the one gives the other."""
+    at_hash = line.rfind(b',"hash":')
+    after_hash = line.rfind(b',"prev":' if env.placed is msgspec.UNSET else b',"placed":')
+    at_sigs = line.rfind(b',"sigs":')
+    at_stream = line.rfind(b',"stream":')
+    if not 0 < at_hash < after_hash < at_sigs < at_stream:
         return b""
-    sigs = canonical(env.sigs) if env.sigs else b"[]"
-    return b"".join((hashed[:at_hash], b',"hash":', _encode(env.hash), hashed[at_hash:at_sigs], b',"sigs":', sigs,
-                     hashed[at_sigs:]))
+    return b"".join((line[:at_hash], line[after_hash:at_sigs], line[at_stream:]))
 
 
-def _record_around(ruleset_name: str, cls: type) -> tuple[bytes, bytes] | None:
-    """The bytes ``encode_record`` writes before and after the canonical arguments of a ``cls`` command, or
-    None when those arguments do not prove themselves (``_plain_type``). JCS writes a record's two members,
-    ``args`` then ``name``, the same whatever the arguments: only they vary from command to command."""
-    key = (ruleset_name, cls)
-    if key not in _AROUND:
-        _AROUND[key] = None
-        if _plain_type(cls):
-            marker = b"\x00"  # never in canonical JSON (a control character is escaped in a string)
-            whole = canonical(CommandRecord(name=record_name(ruleset_name, cls), args=msgspec.Raw(marker)))
-            head, _, tail = whole.partition(marker)
-            if whole.isascii() and marker not in tail:
-                _AROUND[key] = (head, tail)
-    return _AROUND[key]
+def _record_tails(ruleset: Any) -> dict[bytes, msgspec.json.Decoder[Any]]:
+    """The bytes ``encode_record`` writes after the canonical arguments of each of ``ruleset``'s commands whose
+    arguments prove themselves (``_plain_type``) -> the decoder of its arguments. JCS writes a record's two
+    members, ``args`` then ``name``, so a canonical record is ``{"args":`` + the arguments + this tail; the
+    tail is found as the record's last ``,"name":`` (whatever nests in the arguments comes before it). Built
+    once per ruleset, from ``decode_record``'s table of decoders."""
+    name, types = ruleset.info.name, ruleset.command_types
+    known = _TAILS.get(name)
+    if known is None or known[0] is not types:
+        tails = {}
+        for record, decoder in command_decoders(name, types).items():
+            if _plain_type(decoder.type):
+                tails[b"".join((b',"name":', _encode(record), b"}"))] = decoder
+        known = _TAILS[name] = (types, tails)
+    return known[1]
 
 
 def _plain_type(cls: type) -> bool:
