@@ -48,6 +48,19 @@ def test_read_stream_range(store_factory: Factory) -> None:
     assert store.read_stream("s1", 11) == []
 
 
+def test_read_bodies_is_read_streams_seq_and_body(store_factory: Factory) -> None:
+    """What verify reads: the (seq, body) of each row ``read_stream`` gives, over the same range, in order, and
+    only the stream asked for."""
+    store = store_factory()
+    store.create_stream(meta("s1"), rows("s1", 1, 10), command_id="c0")
+    store.create_stream(meta("s2"), rows("s2", 1, 3), command_id="c1")
+    for low, high in ((1, None), (4, 6), (9, None), (11, None)):
+        assert store.read_bodies("s1", low, high) == [(r.seq, r.body) for r in store.read_stream("s1", low, high)]
+    assert [seq for seq, _ in store.read_bodies("s1", 4, 6)] == [4, 5, 6]
+    assert all(type(body) is bytes for _, body in store.read_bodies("s2"))
+    assert [body for _, body in store.read_bodies("s2")] == [r.body for r in store.read_stream("s2")]
+
+
 def test_append_with_expected_version_and_conflict_names_both_versions(store_factory: Factory) -> None:
     store = store_factory()
     first = rows("s1", 1, 2)

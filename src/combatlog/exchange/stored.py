@@ -31,9 +31,9 @@ def fed(verifier: ChainVerifier, store: EventStore, meta: StreamMeta) -> Iterato
     The stored canonical bytes are checked, not decoded structs: a row edited in the database file is
     caught exactly as an edited export line would be."""
     for seg, low, high in lineage(store, meta):
-        for row in store.read_stream(seg.id, low, high):
+        for seq, body in store.read_bodies(seg.id, low, high):
             before = verifier.folded.state
-            yield before, verifier.feed(row.body, f"{meta.name}#{row.seq}")
+            yield before, verifier.feed(body, f"{meta.name}#{seq}")
 
 
 class Unverified(Exception):

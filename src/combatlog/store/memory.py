@@ -119,6 +119,9 @@ class MemoryStore:
                 raise NotFound(f"no stream {stream_id}")
             return [r for r in rows if r.seq >= from_seq and (to_seq is None or r.seq <= to_seq)]
 
+    def read_bodies(self, stream_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[tuple[int, bytes]]:
+        return [(r.seq, r.body) for r in self.read_stream(stream_id, from_seq, to_seq)]
+
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredRow]:
         with self._lock:
             start = bisect.bisect_right(self._events, after_position, key=lambda r: r.position)

@@ -292,6 +292,17 @@ class PostgresStore:
                 raise NotFound(f"no stream {stream_id}")
         return rows
 
+    def read_bodies(self, stream_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[tuple[int, bytes]]:
+        with self._translate(), self.conn.cursor(binary=True) as cur:
+            cur.execute(
+                "SELECT seq, body FROM events WHERE stream = %s AND seq >= %s AND seq <= %s ORDER BY seq",
+                (stream_id, from_seq, to_seq if to_seq is not None else 2**62),
+            )
+            rows = [(seq, bytes(body)) for seq, body in cur]
+            if not rows and cur.execute("SELECT 1 FROM streams WHERE id = %s", (stream_id,)).fetchone() is None:
+                raise NotFound(f"no stream {stream_id}")
+        return rows
+
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredRow]:
         with self._translate(), self.conn.cursor(binary=True) as cur:
             cur.execute(

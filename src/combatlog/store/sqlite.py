@@ -308,6 +308,12 @@ class SQLiteStore:
         )
         return [StoredRow(*row) for row in cur]
 
+    def read_bodies(self, stream_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[tuple[int, bytes]]:
+        return self.conn.execute(
+            "SELECT seq, body FROM events WHERE stream = ? AND seq >= ? AND seq <= ? ORDER BY seq",
+            (stream_id, from_seq, to_seq if to_seq is not None else 2**62),
+        ).fetchall()
+
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredRow]:
         cur = self.conn.execute(
             "SELECT position, stream, seq, hash, body FROM events WHERE position > ? ORDER BY position LIMIT ?",
