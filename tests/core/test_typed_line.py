@@ -187,3 +187,4 @@ def test_the_hashed_part_cut_from_a_line_is_the_envelopes_own(combat) -> None:  
         assert proven is not None, line
         assert proven.hashed == env.hashed_part()
         assert proven.env == env
+

@@ -107,6 +107,9 @@ class ReplayPort(DicePort):
         return Roll(label, dice, die.faces, event.total, event)
 
 
+_AFTER_ANY_SEQ = 2**62  # a first seq after every label's: all of them drawn before
+
+
 class _Batch:
     __slots__ = ("command", "name", "state", "first_seq", "command_id", "actor", "recs", "where", "deferred", "drew")
 
@@ -130,6 +133,7 @@ class Redecider:
         self.batches = 0  # re-decided
         self.skipped = False  # rules differ from the log's: re-deciding was not possible
         self._roles: Any = None  # the genesis's roles, the same for every batch
+        self._ports: dict[str, ReplayPort] = {}  # actor -> the dice port of his batches that hold no die
 
     def run_deferred(self) -> None:
         """Run the dice-use checks the open (or closing) batch put off; each may fail with its own message."""
@@ -203,12 +207,28 @@ class Redecider:
         for rec, state, where in deferred:
             self.check_uses(rec, state, where)
 
+    def _port_without_dice(self, actor: str) -> ReplayPort:
+        """The dice port of a batch that holds no die, one per actor for the whole verify: any die the rules draw
+        from it is refused (the batch holds none) before the port changes, so it stays as made. Every label the
+        core has seen is drawn before such a batch (it drew none), so the core's live label map is the labels
+        taken."""
+        port = self._ports.get(actor)
+        if port is None:
+            core = self.folded.core
+            scheme = core.genesis.dice if core.genesis else "local"
+            port = self._ports[actor] = ReplayPort({}, scheme=scheme, actor=actor, labels=core.labels,
+                                                   first_seq=_AFTER_ANY_SEQ)
+        return port
+
     def _redecide(self, batch: _Batch, cut_by_fork: bool) -> None:
         ruleset, core = self.folded.ruleset, self.folded.core
         # (``drew`` says whether the batch holds a die: most commands draw none)
-        dice = {r.event.label: r.event for r in batch.recs if type(r.event) is DiceRolled} if batch.drew else {}
-        scheme = next(iter(dice.values())).scheme if dice else (core.genesis.dice if core.genesis else "local")
-        port = ReplayPort(dice, scheme=scheme, actor=batch.actor, labels=core.labels, first_seq=batch.first_seq)
+        if batch.drew:
+            dice = {r.event.label: r.event for r in batch.recs if type(r.event) is DiceRolled}
+            port = ReplayPort(dice, scheme=next(iter(dice.values())).scheme, actor=batch.actor, labels=core.labels,
+                              first_seq=batch.first_seq)
+        else:
+            dice, port = {}, self._port_without_dice(batch.actor)
         if self._roles is None:
             self._roles = roles_of(ruleset, core.genesis, core.creator)
         roles = self._roles
