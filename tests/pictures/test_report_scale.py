@@ -58,14 +58,20 @@ class Counted:
         from combatlog.store.sqlite import SQLiteStore
 
         self.store, self.rows = SQLiteStore(path), 0
-        real = self.store.read_stream
+        real_rows, real_bodies = self.store.read_stream, self.store.read_bodies
 
         def read_stream(*args, **kwargs):  # type: ignore[no-untyped-def]
-            rows = real(*args, **kwargs)
+            rows = real_rows(*args, **kwargs)
+            self.rows += len(rows)
+            return rows
+
+        def read_bodies(*args, **kwargs):  # type: ignore[no-untyped-def]  (the verifier's reads)
+            rows = real_bodies(*args, **kwargs)
             self.rows += len(rows)
             return rows
 
         self.store.read_stream = read_stream  # type: ignore[method-assign]
+        self.store.read_bodies = read_bodies  # type: ignore[method-assign]
 
 
 def _report(path: Path, **kwargs) -> tuple[str, int, int, list[tuple[int, int]]]:  # type: ignore[no-untyped-def]

@@ -193,7 +193,8 @@ def test_owed_decisions_of_a_log_no_merge_touched_read_no_log(tmp_path: Path) ->
     for n in range(20):
         execute(store, "duel", AddNote(text=f"aside {n}"), actor="gm")
     reads: list[tuple[object, ...]] = []
-    real = store.read_stream
-    store.read_stream = lambda *a, **k: (reads.append(a), real(*a, **k))[1]  # type: ignore[method-assign]
+    real_rows, real_bodies = store.read_stream, store.read_bodies
+    store.read_stream = lambda *a, **k: (reads.append(a), real_rows(*a, **k))[1]  # type: ignore[method-assign]
+    store.read_bodies = lambda *a, **k: (reads.append(a), real_bodies(*a, **k))[1]  # type: ignore[method-assign]
     assert AfterMerge(store, meta).owed(load_ruleset("freeform")) == []
     assert reads == []
