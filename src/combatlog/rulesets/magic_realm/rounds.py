@@ -65,7 +65,8 @@ def advance(w: Work) -> None:
             reveal(w)
             w.set(step="resolve", done=())
         elif step == "fatigue":
-            end_round(w)
+            end_round(w)  # ends the combat, or begins the next round and advances in it (asking who decides)
+            return
         else:
             return
 
