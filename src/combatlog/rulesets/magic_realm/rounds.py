@@ -219,9 +219,9 @@ def resolve(w: Work) -> None:
     melee = record(pos, attacks, results, tremendous)
     from combatlog.rulesets.magic_realm.state import RoundAttacks
 
+    fatigue_step(w)  # (first: it reads none of the melee, and its view is the state itself if nothing changed yet)
     w.set(melee=melee, round_kills=tuple(kills),
           resolved=w.get("resolved") + (RoundAttacks(round=w.get("round"), attacks=melee.attacks),))
-    fatigue_step(w)
     advance(w)
 
 
@@ -319,11 +319,10 @@ def end_round(w: Work) -> None:
     quiet = 0 if active else st.quiet_rounds + 1
     w.step(END_RULE, f"round {st.round} " + ("had harm, fatigue or spells" if active else
                                              f"had no harm, fatigue or spells ({quiet} in a row)"))
+    fighting = q.participants(st)  # (asked before the reset below, which changes no piece: no view to make after it)
     w.set(pinned=pinned, assigned=kept, deployed=held, deploy_order=tuple(sorted(held)), charges={}, lured={}, actions={}, done=(),
           attention=(), targets={}, positions={}, plays={}, owed={}, used={}, cancelled={}, weapon_flip={},
           active_round=False, quiet_rounds=quiet, round_kills=())
-    st = w.view()
-    fighting = [c for c in q.participants(st)]
     if not fighting:
         w.set(ended=True, end_reason="no character takes part any more", step="over")
     elif quiet >= 2 and not pinned and not any(c.holding for c in st.characters.values()):
