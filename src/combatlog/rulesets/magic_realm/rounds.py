@@ -45,8 +45,9 @@ def advance(w: Work) -> None:
             w.step("MR 001 Random assignment", "no unassigned denizens: nothing to assign")
             w.set(step="deploy", done=())
         elif step == "deploy":
-            idle = [h for c in q.participants(st) for h in q.unassigned_hirelings(st, c)
-                    if not st.denizens[h].parent]
+            where = q.sheets(st)  # (once, not once per character as unassigned_hirelings would)
+            idle = [h for c in q.participants(st) for h in q.hirelings_of(st, c)
+                    if h not in where and not st.denizens[h].parent]
             if idle:
                 # MR 001 Deployment: "Denizens who are unassigned after Deployment do not attack this round."
                 w.step("MR 001 Deployment", "unassigned after Deployment, so they do not attack this round: "
