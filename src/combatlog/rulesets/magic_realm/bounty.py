@@ -36,6 +36,8 @@ def value_of(w: Work, victim: str) -> tuple[Fraction, Fraction, Fraction, str]:
 
 def credit(w: Work, kills: list[tuple[str, str, int]]) -> None:
     """Pay the bounties for ``kills`` [(victim, killer, simultaneous group)]."""
+    if not kills:  # nothing to pay, nor to count (setting the counts unchanged would make the next view a copy)
+        return
     st = w.view()
     groups: dict[tuple[str, int], list[str]] = {}
     for victim, killer, g in kills:

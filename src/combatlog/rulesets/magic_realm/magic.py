@@ -50,7 +50,12 @@ def _working(st: MRState, kind: str) -> list[SpellCast]:
 
 def protected(st: MRState, pid: str) -> str:
     """The spell giving ``pid`` magic protection, or '' (MR spells: Protection from Magic, Pentangle)."""
-    s = next((s for s in _working(st, "protect") if pid in s.targets), None)
+    return protection(st.spells, pid)
+
+
+def protection(spells: tuple[SpellCast, ...], pid: str) -> str:
+    """``protected`` given the spells (a fold that has just changed them need not make a view to ask)."""
+    s = next((s for s in spells if s.status == "working" and effect(s.spell) == "protect" and pid in s.targets), None)
     return s.spell if s else ""
 
 
@@ -181,8 +186,8 @@ def refuse_protected(st: MRState, targets: tuple[str, ...]) -> None:
 
 def before_effect(w: Work, s: SpellCast) -> str:
     """Why a spell is stopped from going into effect, or ''."""
-    st = w.view()
     if effect(s.spell) in ("pacify", "control"):
+        st = w.view()
         # MR 8.4.2 / 8.4.4: the caster's hirelings attacking a target stop the spell.
         for h in q.hirelings_of(st, s.caster):
             t = q.target_of(st, h)

@@ -221,7 +221,7 @@ def check_targets(state: MRState, cmd: c.Target) -> tuple[str, ...]:
         if tid not in attackers or (tid in state.denizens and state.denizens[tid].parent):
             raise IllegalCommand(f"{hid} must target one of the attackers on its sheet: {', '.join(attackers)}",
                                  rule=rule)
-    movable = _positionable(state, cmd.character, where)
+    movable = _positionable(state, mine, where)
     for pid, box in cmd.positions.items():
         if pid not in movable:
             raise IllegalCommand(f"{cmd.character} cannot position {pid} (he can position: "
@@ -231,14 +231,15 @@ def check_targets(state: MRState, cmd: c.Target) -> tuple[str, ...]:
     return chosen
 
 
-def _positionable(state: MRState, cid: str, where: dict[str, str]) -> set[str]:
+def _positionable(state: MRState, mine: list[str], where: dict[str, str]) -> set[str]:
     """What a character positions at target selection: every attacker on his hirelings' own sheets
     (MR 8.4.2: "puts the hireling's target in the Maneuver boxes and puts the other attackers in the
     Attack circles"; MR 001: "distribute all denizens ... on the sheets of their minions"), monster heads
     and clubs included (they attack separately, MR 8.4.7); not a hired monster's own head or club, which
-    is placed with its plays (``--hireling-box``). And his hirelings on uncontrolled denizens' sheets."""
+    is placed with its plays (``--hireling-box``). And his hirelings on uncontrolled denizens' sheets
+    (``mine``: his hirelings, which ``check_targets`` has just asked for)."""
     out: set[str] = set()
-    for hid in q.hirelings_of(state, cid):
+    for hid in mine:
         sheet = where.get(hid)
         if sheet == hid:
             out.update(p for p in q.on_sheet(state, hid, where) if state.denizens[p].parent != hid)

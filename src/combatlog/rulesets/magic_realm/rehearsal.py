@@ -28,6 +28,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
+from operator import attrgetter, is_
 from typing import Any
 
 import msgspec
@@ -37,7 +38,7 @@ from combatlog.rulesets.magic_realm.work import OBSERVER, Work
 
 Step = Callable[[Work], None]
 Read = tuple[str, str, str, str, tuple[int, ...]]  # label, notation, purpose, by, faces
-_INPUTS = tuple(f for f in MRState.__struct_fields__ if f not in ("rolls", "last_round"))
+_INPUTS = attrgetter(*(f for f in MRState.__struct_fields__ if f not in ("rolls", "last_round")))
 _replace = msgspec.structs.replace
 
 
@@ -67,12 +68,8 @@ _slots = _Slots()
 
 
 def _same_inputs(a: MRState, b: MRState) -> bool:
-    if a is b:
-        return True
-    for name in _INPUTS:
-        if getattr(a, name) is not getattr(b, name):
-            return False
-    return True
+    # (every field at once, compared in C: a loop of getattr over some forty fields was a percent of a verify)
+    return a is b or all(map(is_, _INPUTS(a), _INPUTS(b)))
 
 
 def _take(step: Step, state: MRState) -> _Kept | None:

@@ -45,8 +45,9 @@ def advance(w: Work) -> None:
             w.step("MR 001 Random assignment", "no unassigned denizens: nothing to assign")
             w.set(step="deploy", done=())
         elif step == "deploy":
-            idle = [h for c in q.participants(st) for h in q.unassigned_hirelings(st, c)
-                    if not st.denizens[h].parent]
+            where = q.sheets(st)  # (once, not once per character as unassigned_hirelings would)
+            idle = [h for c in q.participants(st) for h in q.hirelings_of(st, c)
+                    if h not in where and not st.denizens[h].parent]
             if idle:
                 # MR 001 Deployment: "Denizens who are unassigned after Deployment do not attack this round."
                 w.step("MR 001 Deployment", "unassigned after Deployment, so they do not attack this round: "
@@ -65,7 +66,8 @@ def advance(w: Work) -> None:
             reveal(w)
             w.set(step="resolve", done=())
         elif step == "fatigue":
-            end_round(w)
+            end_round(w)  # ends the combat, or begins the next round and advances in it (asking who decides)
+            return
         else:
             return
 
@@ -218,9 +220,9 @@ def resolve(w: Work) -> None:
     melee = record(pos, attacks, results, tremendous)
     from combatlog.rulesets.magic_realm.state import RoundAttacks
 
+    fatigue_step(w)  # (first: it reads none of the melee, and its view is the state itself if nothing changed yet)
     w.set(melee=melee, round_kills=tuple(kills),
           resolved=w.get("resolved") + (RoundAttacks(round=w.get("round"), attacks=melee.attacks),))
-    fatigue_step(w)
     advance(w)
 
 
@@ -318,11 +320,10 @@ def end_round(w: Work) -> None:
     quiet = 0 if active else st.quiet_rounds + 1
     w.step(END_RULE, f"round {st.round} " + ("had harm, fatigue or spells" if active else
                                              f"had no harm, fatigue or spells ({quiet} in a row)"))
+    fighting = q.participants(st)  # (asked before the reset below, which changes no piece: no view to make after it)
     w.set(pinned=pinned, assigned=kept, deployed=held, deploy_order=tuple(sorted(held)), charges={}, lured={}, actions={}, done=(),
           attention=(), targets={}, positions={}, plays={}, owed={}, used={}, cancelled={}, weapon_flip={},
           active_round=False, quiet_rounds=quiet, round_kills=())
-    st = w.view()
-    fighting = [c for c in q.participants(st)]
     if not fighting:
         w.set(ended=True, end_reason="no character takes part any more", step="over")
     elif quiet >= 2 and not pinned and not any(c.holding for c in st.characters.values()):

@@ -14,7 +14,9 @@ import msgspec
 
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import level_of, spell_def
-from combatlog.rulesets.magic_realm.magic import before_effect, effect, end_spell, peaceful, protected, take_effect
+from combatlog.rulesets.magic_realm.magic import (
+    before_effect, effect, end_spell, peaceful, protected, protection, take_effect,
+)
 from combatlog.rulesets.magic_realm.magic import end_of_round as spells_end
 from combatlog.rulesets.magic_realm.hits import Attack
 from combatlog.rulesets.magic_realm.work import Work
@@ -45,9 +47,10 @@ def energize(w: Work) -> None:
         if stop:
             _end(w, i, "cancelled", stop, "MR 8.4.2 / MR 8.4.4")
             continue
-        shielded = [t for t in s.targets if protected(w.view(), t) and effect(s.spell) != "protect"]
+        # (protection read from the spells as they stand: a view after the last spell's change would be a copy)
+        shielded = [t for t in s.targets if protection(spells, t) and effect(s.spell) != "protect"]
         if shielded:
-            w.step(f"MR spells: {protected(w.view(), shielded[0])}",
+            w.step(f"MR spells: {protection(spells, shielded[0])}",
                    f"{', '.join(shielded)} has magic protection: {s.spell} has no effect on him")
         reach = tuple(t for t in s.targets if t not in shielded)
         s = replace(s, status="working", since=st.round)

@@ -16,6 +16,7 @@ import msgspec
 from combatlog.rulesets.magic_realm.state import Character, Denizen, LedgerEntry, MRState, StepRec
 
 replace = msgspec.structs.replace
+force_setattr = msgspec.structs.force_setattr
 
 # (label, notation, purpose, by) -> faces
 Roller = Callable[[str, str, str, str], tuple[int, ...]]
@@ -94,14 +95,21 @@ class Work:
         # steps: only this event's (explain reads them per event); a growing tuple copied on every event made
         # a long combat's fold quadratic (bench/bench_verify.py, 10,000 events)
         steps = tuple(self.steps)
-        if self._view is None and not self._same:  # one copy of the state, not a view and then a copy of it
+        if self._same:  # nothing changed: a copy of the state itself
+            base = self.state
+            out = replace(base, steps=steps, ledger=base.ledger + tuple(self.ledger)) if self.ledger else \
+                replace(base, steps=steps)
+        elif self._view is None:  # one copy of the state, not a view and then a copy of it
             base = self.state  # (no rule sets ``steps`` or ``ledger`` itself: they come from ``step`` and bounty)
             out = replace(base, characters=self.chars, denizens=self.dens, steps=steps,
                           ledger=base.ledger + tuple(self.ledger) if self.ledger else base.ledger, **self.changes)
         else:
-            out = self.view()
-            out = replace(out, steps=steps, ledger=out.ledger + tuple(self.ledger)) if self.ledger else \
-                replace(out, steps=steps)
+            # The view is this Work's own copy, which only the fold's queries have seen: it is finished in place
+            # rather than copied (some forty fields) once more, and handed out once.
+            out, self._view = self._view, None
+            force_setattr(out, "steps", steps)
+            if self.ledger:
+                force_setattr(out, "ledger", out.ledger + tuple(self.ledger))
         if self.waiting is not None and self.waiting[0] == self.version:
             remember_deciders(out, self.waiting[1], self.waiting[2])
         return out
