@@ -363,6 +363,11 @@ def test_setup_validation() -> None:
         validate_setup({"combatants": [{**MAGE, "str": "18/50"}, orc(1)]})
     with pytest.raises(InvalidCommand, match="spell_timing"):
         validate_setup({"combatants": [FIGHTER, orc(1)], "options": {"spell_timing": "never"}})
+    # damage_large was parsed unchecked: a list there ended in an internal TypeError, not a refusal
+    for bad in ([1], {"d": 8}, 8):
+        ogre = {**orc(2), "weapons": [], "attacks": [{"name": "club", "damage": "1d6", "damage_large": bad}]}
+        with pytest.raises(InvalidCommand, match="damage_large is dice"):
+            validate_setup({"combatants": [FIGHTER, ogre]})
     # AC from armour, shield, Dex and magic (reference 2.4): plate 3, shield -1, +1 armour, Dex 17 -3 -> -2.
     norm = validate_setup({"combatants": [{**FIGHTER, "armour": "plate", "armour_magic": 1, "dex": 17}, orc(1)]})
     assert build_combatant(norm["combatants"][0]).ac == -2

@@ -139,6 +139,9 @@ def _attacks(raw: Any, who: str) -> list[dict[str, Any]]:
             parse_dice(item["damage"])
             form["damage"] = item["damage"]
             if "damage_large" in item:
+                if not isinstance(item["damage_large"], str):
+                    raise InvalidCommand(f"{who}: attack {item['name']}: damage_large is dice against large foes "
+                                         "(e.g. 1d8)")
                 parse_dice(item["damage_large"])
                 form["damage_large"] = item["damage_large"]
         out.append(form)
