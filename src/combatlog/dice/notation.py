@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import msgspec
 
@@ -25,7 +26,8 @@ class Dice(msgspec.Struct, frozen=True):
         return sum(faces) + self.modifier
 
 
-def parse_dice(text: str) -> Dice:
+@lru_cache(maxsize=1024)  # a combat names a few notations thousands of times (verify parses each die's twice);
+def parse_dice(text: str) -> Dice:  # the Dice is frozen, and a refusal is raised afresh each time (never cached)
     m = _NOTATION.match(text)
     if not m:
         raise InvalidCommand(f"dice {text!r} are not in NdS[+M] notation (e.g. 2d6, d100, 1d10+3)")
