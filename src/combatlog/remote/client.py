@@ -97,6 +97,7 @@ class Client:
         raise AssertionError("unreachable: busy_wait raises on the last try")
 
     def _send(self, method: str, target: str, body: bytes, token: str) -> Response:
+        import http.client
         import urllib.error
         import urllib.request
 
@@ -117,6 +118,9 @@ class Client:
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise Unavailable(f"cannot reach remote {self.remote.name} at {self.remote.url}: {reason}") from None
+        except (_CutOff, http.client.HTTPException) as exc:  # (a chunked answer cut off: IncompleteRead)
+            raise Unavailable(f"remote {self.remote.name} at {self.remote.url} stopped in the middle of its answer "
+                              f"({exc}): try again") from None
 
     @property
     def origin(self) -> str:
@@ -249,10 +253,19 @@ def _opener() -> Any:
     return urllib.request.build_opener(NoRedirect)
 
 
+class _CutOff(Exception):
+    """The answer ended before the length its headers announced (the server stopped, or the link broke)."""
+
+
 def _read(resp: Any) -> bytes:
     data: bytes = resp.read(MAX_RESPONSE + 1)
     if len(data) > MAX_RESPONSE:
         raise VerificationFailed(f"the server's answer is more than {MAX_RESPONSE} bytes")
+    # A read of at most n bytes returns what came before the connection closed, without an error: a server
+    # killed while answering would hand its half answer on as if whole (a truncated export, refused as not one).
+    announced = (resp.headers.get("Content-Length") or "").strip() if resp.headers is not None else ""
+    if announced.isdigit() and int(announced) != len(data):
+        raise _CutOff(f"{len(data)} of the {int(announced)} bytes announced")
     return data
 
 
