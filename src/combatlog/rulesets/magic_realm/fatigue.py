@@ -70,6 +70,8 @@ def options(c: Character, need: int, played: Mapping[str, int]) -> list[Option]:
     tired = [ch for ch in c.chits if ch.status == "fatigued" and ch.asterisks == 1 and KIND.get(ch.action) in caps]
     found: dict[tuple[int, int], list[Option]] = {}  # (asterisks unpaid, asterisks lost) -> options
     seen: set[tuple[tuple[str, ...], str]] = set()
+    # each chit's label, the first of an id as a scan would find it (asked for every chit of every combination)
+    label = {ch.id: ch.label for ch in reversed(c.chits)}
 
     def paid(gross: Mapping[str, int]) -> tuple[int, int]:
         """(asterisks unpaid, asterisks fatigued that pay nothing) for gross asterisks per type."""
@@ -77,7 +79,7 @@ def options(c: Character, need: int, played: Mapping[str, int]) -> list[Option]:
         return need - useful, sum(gross.values()) - useful
 
     def add(grade: tuple[int, int], opt: Option) -> None:
-        labels = (tuple(sorted(_label(c, i) for i in opt.fatigue)), _label(c, opt.change))
+        labels = (tuple(sorted(label.get(i, "") for i in opt.fatigue)), label.get(opt.change, ""))
         if labels not in seen:  # identical chits give identical choices
             seen.add(labels)
             found.setdefault(grade, []).append(opt)
@@ -96,10 +98,6 @@ def options(c: Character, need: int, played: Mapping[str, int]) -> list[Option]:
                     add((unpaid, lost - 1), Option(ids, change=r.id, shortfall=unpaid))
             add((unpaid, lost), Option(ids, shortfall=unpaid))
     return found[min(found)]
-
-
-def _label(c: Character, cid: str) -> str:
-    return next((ch.label for ch in c.chits if ch.id == cid), "")
 
 
 def check_wounds(c: Character, after: tuple[Chit, ...], combat: int, shortfall: int,
