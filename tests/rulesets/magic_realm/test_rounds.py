@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from combatlog.errors import IllegalCommand, InvalidCommand
@@ -350,3 +351,30 @@ def test_001_a_runner_with_hirelings_in_the_clearing_still_takes_part() -> None:
     assert st.step == "actions" and not st.ended
     g.do(c.StartMelee())
     assert g.state.step == "targets" and g.state.attention == ("amazon",)
+
+
+def test_the_last_fatigue_options_are_given_again_only_for_the_same_question() -> None:
+    """``options`` gives its last answer again when asked of the same character object with the same asterisks
+    (the fold of a payment and the decision that made it ask the same), and asks afresh otherwise: another
+    need, other types played, another character, or a copy of the same one. Each answer is compared with a
+    fresh ``legal_options``; the White Knight cases of the two tests above (hand calculations there)."""
+    from combatlog.rulesets.magic_realm.fatigue import legal_options
+
+    def same(a: list, b: list) -> bool:  # type: ignore[type-arg]
+        return [(o.fatigue, o.change, o.shortfall) for o in a] == [(o.fatigue, o.change, o.shortfall) for o in b]
+
+    over = _white_knight_over_the_effort_limit({"F1": "fatigued", "F5": "fatigued"}).state.characters["wk"]
+    short = Game({"characters": [char("wk", "White Knight", chits={
+        "M1": "fatigued", "M3": "fatigued", "M4": "fatigued", "F1": "fatigued", "F5": "fatigued",
+        "F7": "fatigued"})], "denizens": []}).state.characters["wk"]
+    questions = [(over, 2, {"MOVE": 2, "FIGHT": 1}), (over, 2, {"MOVE": 2, "FIGHT": 1}), (over, 1, {"MOVE": 2, "FIGHT": 1}),
+                 (over, 1, {"MOVE": 2}), (short, 1, {"MOVE": 2}), (msgspec.structs.replace(short), 1, {"MOVE": 2}),
+                 (short, 2, {"MOVE": 2, "FIGHT": 1})]
+    answers = []
+    for who, need, played in questions:
+        answer = options(who, need, played)
+        assert same(answer, legal_options(who, need, played)), (need, played)
+        answer.clear()  # a reader that changes its list does not change the next answer
+        answers.append(options(who, need, played))
+        assert same(answers[-1], legal_options(who, need, played))
+    assert not same(answers[0], answers[2]) and not same(answers[3], answers[4])  # the questions differ in answer

@@ -4,6 +4,7 @@ by wounds (MR 001 Fatigue Step; MR tables: Fatigue Step).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from itertools import combinations
 
@@ -46,7 +47,29 @@ class Option:
         return "fatigue " + "; ".join(parts)
 
 
+class _LastOptions(threading.local):
+    # (character, need, played, options) of the last call: the fold of a fatigue payment and the decision that
+    # made it ask the same question of the same character object (verify, the write path), and the answer
+    # enumerates every combination of his chits. Held, so the character's id is not reused; a character
+    # equal in content but another object is asked afresh.
+    last: tuple[Character, int, dict[str, int], tuple[Option, ...]] | None = None
+
+
+_last_options = _LastOptions()
+
+
 def options(c: Character, need: int, played: Mapping[str, int]) -> list[Option]:
+    """``legal_options``, the last answer given again when asked of the same character object (Options are
+    never changed by their readers)."""
+    last = _last_options.last
+    if last is not None and last[0] is c and last[1] == need and last[2] == played:
+        return list(last[3])
+    found = legal_options(c, need, played)
+    _last_options.last = (c, need, dict(played), tuple(found))
+    return found
+
+
+def legal_options(c: Character, need: int, played: Mapping[str, int]) -> list[Option]:
     """Every legal way to pay ``need`` asterisks, each type with its own chits.
 
     MR tables: Fatigue Step: "MOVE asterisks paid with MOVE chits, FIGHT with FIGHT chits". So the
