@@ -206,3 +206,15 @@ def test_a_magic_realm_setup_with_an_unknown_key_or_id_is_refused(cli: Cli, tmp_
     assert "fight" not in cli("list").out  # nothing created
     path.write_text(json.dumps(MR_SETUP))  # the same set-up, corrected, is taken
     cli("new", "fight", "--ruleset", "magic_realm", "--setup", str(path))
+
+
+def test_a_stored_event_edited_into_text_is_refused_by_verify(cli: Cli) -> None:
+    """A cheat edits the log file so that an event's body is SQLite text instead of the bytes the log writes
+    (the same characters): verify refused it with an internal TypeError; now it is a verification failure
+    naming the event."""
+    duel(cli)
+    with sqlite3.connect(cli.db) as db:
+        db.execute("UPDATE events SET body = CAST(body AS TEXT) WHERE seq = 3")
+    result = cli("verify", "duel", ok=False)
+    assert result.code == ExitStatus.VERIFY_FAILED, result.err
+    assert "duel#3" in result.err and "the stored event is text" in result.err, result.err

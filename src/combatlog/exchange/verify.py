@@ -148,6 +148,9 @@ class ChainVerifier:
         return self.segments[-1]
 
     def feed(self, body: bytes, where: str) -> Recorded:
+        if type(body) is not bytes:  # a row of a log file edited to hold text (SQLite keeps what it is given)
+            self.fail(where, "not an event line: the stored event is text, not the bytes the log writes (the log "
+                             "file was edited)")
         too_large = line_size_problem(body)
         if too_large:
             self.fail(where, too_large)
