@@ -19,7 +19,7 @@ from datetime import datetime, timedelta, timezone
 import msgspec
 
 from combatlog.events.base import Event, decode_payload, tag_of
-from combatlog.events.canonical import canonical, sha256_hex
+from combatlog.events.canonical import canonical
 
 ENVELOPE_VERSION = 1
 GENESIS_PREV = "0" * 64
@@ -220,7 +220,7 @@ def seal(
     )
     if command is not None:
         fields["command"] = msgspec.Raw(command)
-    digest = sha256_hex(HASH_DOMAIN, canonical(_Hashed(**fields)))
+    digest = hash_of(canonical(_Hashed(**fields)))
     return Envelope(**fields, hash=digest)
 
 
