@@ -19,7 +19,7 @@ from combatlog.rulesets.magic_realm.melee import (
 from combatlog.rulesets.magic_realm.sealed import reveal_early
 from combatlog.rulesets.magic_realm.spells import attack_spells, energize
 from combatlog.rulesets.magic_realm.spells import end_of_round as spells_end_of_round
-from combatlog.rulesets.magic_realm.state import LastMelee, Melee, Plays
+from combatlog.rulesets.magic_realm.state import LastMelee, Melee, Plays, RoundAttacks
 from combatlog.rulesets.magic_realm.turns import deciders, unassigned_denizens
 from combatlog.rulesets.magic_realm.work import Work
 
@@ -218,8 +218,6 @@ def resolve(w: Work) -> None:
     results, tremendous, kills = inflict(w, attacks)
     credit(w, kills)
     melee = record(pos, attacks, results, tremendous)
-    from combatlog.rulesets.magic_realm.state import RoundAttacks
-
     fatigue_step(w)  # (first: it reads none of the melee, and its view is the state itself if nothing changed yet)
     w.set(melee=melee, round_kills=tuple(kills),
           resolved=w.get("resolved") + (RoundAttacks(round=w.get("round"), attacks=melee.attacks),))

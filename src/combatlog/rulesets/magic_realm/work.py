@@ -119,9 +119,12 @@ class Work:
 
 class _Decided(threading.local):
     def __init__(self) -> None:
-        # id(state) -> (state, step, deciders): the last few states a fold froze (the state is held, so its id
-        # is not reused while the entry lives)
+        # id(state) -> (state, step, deciders): the states the last folds froze, in two generations (the state is
+        # held, so its id is not reused while the entry lives). When ``known`` is full it becomes ``older`` and
+        # a new ``known`` begins: at least the last DECIDED_REMEMBERED are always kept, and nothing is evicted
+        # one by one (deleting a dict's first entries leaves a trail every later ``iter`` walks over again).
         self.known: dict[int, tuple[MRState, str, tuple[str, ...]]] = {}
+        self.older: dict[int, tuple[MRState, str, tuple[str, ...]]] = {}
 
 
 _decided = _Decided()
@@ -133,13 +136,14 @@ def remember_deciders(state: MRState, step: str, who: tuple[str, ...]) -> None:
     the state since but its explanation steps and ledger, which ``deciders`` does not read)."""
     known = _decided.known
     if len(known) >= DECIDED_REMEMBERED:
-        del known[next(iter(known))]
+        _decided.older, known = known, {}
+        _decided.known = known
     known[id(state)] = (state, step, who)
 
 
 def decided(state: MRState, step: str) -> tuple[str, ...] | None:
     """What ``deciders(state, step)`` returned when the fold that made ``state`` ended, if it was remembered."""
-    entry = _decided.known.get(id(state))
+    entry = _decided.known.get(id(state)) or _decided.older.get(id(state))
     if entry is None or entry[0] is not state or entry[1] != step:
         return None
     return entry[2]
@@ -148,3 +152,4 @@ def decided(state: MRState, step: str) -> tuple[str, ...] | None:
 def forget_deciders() -> None:
     """For the test that compares the remembered answers with fresh ones (this thread only)."""
     _decided.known.clear()
+    _decided.older.clear()
