@@ -24,7 +24,7 @@ from combatlog.dice.derive import seed_commitment
 from combatlog.dice.port import DicePort, with_drawn
 from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
-from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, unsafe_json, json_problem
+from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, depth_problem, json_problem, unsafe_json
 from combatlog.events.core import CombatStarted, Forked, Noted, Player, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, encode_envelope, recorded_after, seal
 from combatlog.names import check_name
@@ -273,15 +273,21 @@ def _check_json_safe(value: Any, where: str) -> None:
 
 
 def _check_sizes(envelopes: list[Envelope]) -> list[bytes]:
-    """What verify would refuse as too deep or too large is refused before it is appended; returns the bodies."""
+    """What verify would refuse as too deep, too large, holding a number no log holds or control characters is
+    refused before it is appended; returns the bodies. A command whose rules compute such a value (damage of
+    99999999999999999999 taken from hit points) is an error, never a log that no machine verifies after."""
     bodies = []
     for env in envelopes:
         data = bytes(env.data)
         if len(data) > MAX_EVENT_BYTES:
             raise InvalidCommand(f"the {env.type} event would be {len(data)} bytes; an event is at most "
                                  f"{MAX_EVENT_BYTES} bytes")
-        if data.count(b"{") + data.count(b"[") > MAX_DEPTH and unsafe_json(msgspec.json.decode(data)):
+        if depth_problem(data):  # (a linear scan: never handed to a decoder that would recurse into it)
             raise InvalidCommand(f"the {env.type} event nests values deeper than {MAX_DEPTH} levels")
+        value = msgspec.json.decode(data)
+        if unsafe_json(value):  # a number verify refuses (beyond +-2**53, or a fraction): the rules computed it
+            raise InvalidCommand(f"the {env.type} event would hold what a log cannot: "
+                                 f"{json_problem(value, 'its ' + env.type.rpartition('.')[2])}")
         body = encode_envelope(env)
         if may_hold_control(body) and CONTROL_BYTES.search(body):  # the regex only where a match could be
             problem = control_problem(msgspec.json.decode(body))

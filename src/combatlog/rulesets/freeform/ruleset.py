@@ -32,6 +32,8 @@ from combatlog.rulesets.freeform.state import FreeformState, Participant
 TABLE = "Freeform: table decision"
 MAX_PARTICIPANT = 60
 _NAME = re.compile(r"^[^\s].{0,59}$")
+_WHOLE = re.compile(r"[+-]?[0-9]+")  # an amount typed as a number: ASCII digits only (int() reads others too)
+MAX_AMOUNT = 2**53 - 1  # as every whole number in a log
 replace = msgspec.structs.replace
 
 
@@ -100,10 +102,12 @@ class Freeform(Ruleset[FreeformState]):
                 check_text("the reason", reason)
                 missing = max(0, (p.max_hp or 0) - p.hp)
                 labels = ()
-                if amount.strip().lstrip("+-").isdigit():
+                if _WHOLE.fullmatch(amount.strip()):
                     value = int(amount)
                     if value < 0:
                         raise InvalidCommand("give a positive amount; use --heal to restore hit points")
+                    if value > MAX_AMOUNT:
+                        raise InvalidCommand(f"an amount of {amount.strip()} hp is too large (whole numbers up to 2**53)")
                     if heal and value > missing:
                         # a rolled heal cannot be refused after the roll: the fold caps it (_after_hp_change)
                         most = f"heal at most {missing}" if missing else "nothing to heal"
