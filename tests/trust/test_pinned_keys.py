@@ -40,7 +40,8 @@ def test_a_combat_pinning_another_key_for_a_known_player_is_refused(tmp_path: Pa
     before = alice.db.read_bytes()
     refused = alice("import", str(tmp_path / "duel.jsonl"), ok=False)
     assert refused.code == 4
-    assert "pins a key different from the one in your key home for bob" in refused.err
+    assert "duel.jsonl pins a key different from the one in your key home for bob" in refused.err
+    assert "base_hash" not in refused.err  # the file is named, its bytes are not printed
     assert "--trust-new-key" in refused.err and "nothing was imported" in refused.err
     assert alice.db.read_bytes() == before  # the refusal changed nothing
     assert [r["name"] for r in json.loads(alice("list", "--json").out)] == ["mine"]
@@ -81,6 +82,8 @@ def test_a_combat_pinning_a_key_for_me_that_i_do_not_hold_is_imported_with_a_war
     viewer("keys", "import", str(tmp_path / "dave.pub"))
     warned = viewer("import", str(tmp_path / "duel.jsonl"), "--as", "dave")
     assert "warning:" in warned.err and "pins a key for dave" in warned.err and "no secret key for dave" in warned.err
+    # the warning names the file, as every import message does; it printed the whole bundle as a bytes literal
+    assert "duel.jsonl pins a key for dave" in warned.err and "base_hash" not in warned.err, warned.err
     assert "appended 1 events" in warned.out
     # dave himself, with his key: no warning
     quiet = dave("import", str(tmp_path / "duel.jsonl"))

@@ -120,7 +120,8 @@ def run_import(st: AppState, files: list[str] | None = None, inbox: Path | None 
     incoming = [found for item in inputs for found in read_input(item, _stdin, budget)]
     store = st.store()
     key_warnings = [w for item in incoming if item.data is not None  # impersonation is refused here, whole
-                    for w in check_pinned_keys(store, item.data, st.actor, trust_new_key=trust_new_key)]
+                    for w in check_pinned_keys(store, item.data, st.actor, trust_new_key=trust_new_key,
+                                                where=item.where)]
     from combatlog.trust.players import signers_here
 
     with progress("verifying", as_json=as_json) as bar:

@@ -443,7 +443,7 @@ def import_pulled(store: EventStore, client: Client, data: bytes, combat_id: str
     if since == 0:
         from combatlog.trust.pins import check_pinned_keys
 
-        client.warnings += check_pinned_keys(store, data, client.actor or "gm")
+        client.warnings += check_pinned_keys(store, data, client.actor or "gm", where=where)
     proof = Path.cwd() / f"{client.remote.name}-{combat_id}.jsonl"
     from combatlog.errors import Diverged
 

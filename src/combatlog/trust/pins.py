@@ -55,16 +55,19 @@ def _genesis_in(path: Path | bytes) -> tuple[str, str, list[dict[str, Any]]] | N
     return str(first.get("stream", "")), str(first.get("hash", "")), players
 
 
-def check_pinned_keys(store: EventStore, path: Path | bytes, actor: str, *, trust_new_key: bool = False) -> list[str]:
+def check_pinned_keys(store: EventStore, path: Path | bytes, actor: str, *, trust_new_key: bool = False,
+                      where: str = "") -> list[str]:
     """Refuse a file whose genesis pins, for a name known in the key home, another key (unless
     ``trust_new_key``); return warnings (a key pinned for ``actor`` whose secret key is not held here,
-    keys accepted with ``trust_new_key``)."""
+    keys accepted with ``trust_new_key``). ``where`` names a bundle given as bytes (its file, its mail block)
+    in what is said of it; a path names itself."""
     from combatlog.trust.keys import fingerprint, has_secret, load_public, strict_b64
 
     found = _genesis_in(path)
     if found is None:
         return []
     stream, digest, players = found
+    source = where or (str(path) if not isinstance(path, bytes) else "the bundle")  # never the bytes themselves
     if store.get_stream(stream) is not None:
         rows = store.read_stream(stream, 1, 1)
         if rows and rows[0].hash == digest:
@@ -82,15 +85,15 @@ def check_pinned_keys(store: EventStore, path: Path | bytes, actor: str, *, trus
         if known is not None and known != raw:
             mismatched.append(f"{name} (pinned {fingerprint(raw)}, your key home has {fingerprint(known)})")
         elif name == actor and not has_secret(actor):
-            warnings.append(f"{path} pins a key for {actor} ({fingerprint(raw)}) but you hold no secret key for "
+            warnings.append(f"{source} pins a key for {actor} ({fingerprint(raw)}) but you hold no secret key for "
                             f"{actor} here: you cannot sign in this combat, and whoever holds that key plays as "
                             f"{actor}; make sure it is yours (keys list, --as)")
     if mismatched and not trust_new_key:
         raise IllegalCommand(
-            f"{path} pins a key different from the one in your key home for {', '.join(mismatched)}: someone may be "
+            f"{source} pins a key different from the one in your key home for {', '.join(mismatched)}: someone may be "
             "playing under that name; check the fingerprint with that player out of band, and import with "
             "--trust-new-key only if it really is theirs (nothing was imported)", rule=RULE_PINNED)
     if mismatched:
-        warnings.append(f"accepted with --trust-new-key: {path} pins another key than your key home for "
+        warnings.append(f"accepted with --trust-new-key: {source} pins another key than your key home for "
                         f"{', '.join(mismatched)}")
     return warnings
