@@ -125,6 +125,42 @@ def test_rerunning_the_same_file_records_nothing_twice(cli: Cli) -> None:
     assert cli("list", "--json").json()[0]["head_seq"] == head
 
 
+def test_a_line_changed_after_it_ran_is_refused_not_recorded_twice_with_every_line_after_it(
+        cli: Cli, tmp_path: Path) -> None:
+    """The attack (found by an exploratory test): run a file, edit a line that already ran, run it again. Each
+    line's command id chains the lines before it, so the edited line and every line after it were new: the
+    unchanged ``act`` was recorded a second time and Aldo took both hits. The run now stops at the edited line,
+    recording nothing; the documented flows still run: a line fixed after it failed, lines added at the end,
+    commands typed by hand in between."""
+    script = tmp_path / "f.cmds"
+    lines = ["new d --ruleset freeform --dice manual", "freeform join d Aldo --side a --hp 10", "freeform round d",
+             "freeform damage d Aldo 3 --reason x", "freeform act d Aldo waits"]
+    script.write_text("\n".join(lines) + "\n")
+    cli("run", "-q", str(script))
+    before = cli("log", "d", "--json").json()
+    script.write_text(script.read_text().replace("Aldo 3", "Aldo 4"))
+    result = cli("run", "-q", str(script), ok=False)
+    assert result.code == ExitStatus.INVALID
+    assert f"{script}:4: d has this file's lines recorded up to #3, and #4 (ff.hp_changed) was recorded by " \
+           "another line of a command file run by gm, not by this one" in result.err
+    assert cli("log", "d", "--json").json() == before  # nothing recorded, the unchanged act not twice
+    # restored as it ran: nothing new; a line added at the end runs
+    script.write_text(script.read_text().replace("Aldo 4", "Aldo 3") + "freeform act d Aldo grins\n")
+    cli("run", "-q", str(script))
+    assert [e["seq"] for e in cli("log", "d", "--json").json()] == [1, 2, 3, 4, 5, 6]
+    # commands typed by hand after the run, then a line added: it runs after them
+    cli("note", "d", "by hand")
+    script.write_text(script.read_text() + "freeform act d Aldo sighs\n")
+    cli("run", "-q", str(script))
+    assert [e["type"] for e in cli("log", "d", "--json").json()][-2:] == ["core.noted", "ff.action_taken"]
+    # a failing line fixed and run again: the run continues from it
+    script.write_text(script.read_text() + "freeform damage d Nobody 2\nfreeform act d Aldo laughs\n")
+    assert cli("run", "-q", str(script), ok=False).code == ExitStatus.INVALID
+    script.write_text(script.read_text().replace("Nobody 2", "Aldo 2"))
+    cli("run", "-q", str(script))
+    assert [e["seq"] for e in cli("log", "d", "--json").json()][-3:] == [8, 9, 10]
+
+
 def test_the_freeform_example_plays_to_the_end_and_verifies(cli: Cli, tmp_path: Path) -> None:
     cli("run", TAVERN)
     status = cli("status", "tavern", "--json").json()

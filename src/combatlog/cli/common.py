@@ -331,8 +331,12 @@ def run_command(
     meta = st.resolve(stream)
     options: dict[str, Any] = dict(actor=st.actor, command_id=st.command_id, scheme=dice,
                                    manual_faces=parse_face_options(faces or []), signer=signer_for(st, meta))
-    outcome = (execute_keeping(st.run.heads, store, meta, command, **options) if st.run is not None
-               else execute(store, meta.id, command, **options))
+    if st.run is not None:  # a line of run FILE
+        st.run.check_resumed(store, meta, st.command_id, st.actor)
+        outcome = execute_keeping(st.run.heads, store, meta, command, **options)
+        st.run.noted(meta.id, outcome.duplicate, outcome.last_seq)
+    else:
+        outcome = execute(store, meta.id, command, **options)
     if not quiet:
         print_outcome(outcome, as_json)
     return outcome

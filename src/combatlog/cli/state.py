@@ -31,12 +31,46 @@ def default_actor() -> str:
 class RunMemo:
     """What the lines of one run FILE share, so that a line does not redo what the previous one did."""
 
-    __slots__ = ("heads", "streams", "signers")
+    __slots__ = ("heads", "streams", "signers", "resumed")
 
     def __init__(self) -> None:
         self.heads: dict[str, Folded] = {}  # stream id -> its state at its head
         self.streams: dict[str, StreamMeta] = {}  # exact name or id -> the combat
         self.signers: dict[str, Signer | None] = {}  # stream id -> the actor's signer
+        # stream id -> the last seq of the run's latest line found already recorded there, until a line records
+        self.resumed: dict[str, int] = {}
+
+    def noted(self, stream_id: str, duplicate: bool, last_seq: int) -> None:
+        """A line of the run was recorded (or found already recorded, ``duplicate``) in ``stream_id``."""
+        if duplicate:
+            self.resumed[stream_id] = last_seq
+        else:
+            self.resumed.pop(stream_id, None)  # checked once, at the first line that records (check_resumed)
+
+    def check_resumed(self, store: EventStore, meta: StreamMeta, command_id: str | None, actor: str) -> None:
+        """Refuse to record a line after lines found already recorded when the log holds, right after them,
+        another line of a command file run by this actor: the file was edited after it ran.
+
+        Each line's command id chains the lines before it (runner.py), so a line changed after it ran is new,
+        and so is every line after it: they would all be recorded a second time. A line fixed after it failed,
+        or lines added at the end, follow the last recorded line with nothing after it (or with commands typed
+        by hand since), and run."""
+        after = self.resumed.get(meta.id)
+        if after is None or command_id is None or store.command_result(meta.id, command_id) is not None:
+            return
+        from combatlog.events.envelope import decode_envelope
+
+        rows = store.read_stream(meta.id, after + 1, after + 1)
+        if not rows:
+            return
+        env = decode_envelope(rows[0].body)
+        if env.command_id.startswith("run:") and env.actor == actor:
+            raise InvalidCommand(
+                f"{meta.name} has this file's lines recorded up to #{after}, and #{after + 1} ({env.type}) was "
+                f"recorded by another line of a command file run by {actor}, not by this one: was this line, or "
+                "one before it, changed after it ran? Nothing was recorded (running on would record the rest of "
+                "the file twice). Restore the line as it ran, or put new commands in a file of their own "
+                "(--fresh records every line anew)")
 
 
 class AppState:

@@ -56,6 +56,8 @@ def new(
     outcome = create_combat(st.store(), name, ruleset, actor=st.actor, setup=setup_data, dice=dice,
                             players=players, options=options, command_id=st.command_id, signer=signer)
     head = _chain_for_creator(ctx, outcome, ruleset, dice, bool(players)) or outcome.last_seq
+    if st.run is not None:  # a line of run FILE: the lines after it must follow what it recorded
+        st.run.noted(outcome.stream.id, outcome.duplicate, head)
     if as_json:
         out = {"id": outcome.stream.id, "name": outcome.stream.name, "ruleset": outcome.stream.ruleset,
                "duplicate": outcome.duplicate, "head_seq": head,
