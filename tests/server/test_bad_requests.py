@@ -64,8 +64,23 @@ def test_unknown_combats_paths_and_methods(server: LiveServer) -> None:
     assert _json_error(server.request("GET", "/nowhere"), 404)["error"] == "not_found"
     assert _json_error(server.request("DELETE", "/v1/combats"), 405)["error"] == "method_not_allowed"
     assert _json_error(server.request("PUT", "/v1/combats/abc/events", b"x"), 405)
-    assert _json_error(server.request("GET", "/v1/combats/abcdef0123456789/events?since=-1"), 400)
-    assert _json_error(server.request("GET", "/v1/combats/abcdef0123456789/events?since=99999999999999999999"), 400)
+    for since, says in (("-1", "is not a whole number from 0"), ("%C2%B2", "is not a whole number from 0"),
+                        ("99999999999999999999", "is too large")):  # '²' was an internal error (int() of it)
+        error = _json_error(server.request("GET", f"/v1/combats/abcdef0123456789/events?since={since}"), 400)
+        assert error["error"] == "bad_since" and says in error["message"], error
+
+
+def test_a_path_ending_in_a_slash_is_not_redirected_to_an_address_built_from_the_host_header(
+        server: LiveServer) -> None:
+    """The attack (an exploratory test): GET /c/ID/?token=SECRET with a forged Host was answered 307 to
+    http://FORGED/c/ID?token=SECRET, the token carried to plain http (behind a TLS proxy) or to any host, and
+    none of the page's security headers; every API path did the same."""
+    headers = {"Host": "combat.example.org", "X-Forwarded-Proto": "https"}
+    for path in ("/c/abcdef0123456789/?token=SECRET", "/v1/health/", "/v1/combats/", "/v1/combats/abc/events/"):
+        for method in ("GET", "POST"):
+            reply = server.request(method, path, b"" if method == "POST" else None, headers)
+            assert reply.status in (404, 405) and "location" not in reply.headers, (path, reply.status, reply.headers)
+            assert "SECRET" not in reply.body.decode(errors="replace")
 
 
 def test_garbage_signature_headers(tmp_path: Path, server: LiveServer) -> None:

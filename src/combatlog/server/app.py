@@ -67,6 +67,9 @@ def build_app(config: Config) -> Starlette:
     ]
     handlers: dict[Any, Any] = {ApiError: _api_error, HTTPException: _http_error, Exception: _internal_error}
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    # No redirect from a path ending in "/" to the route without it: Starlette builds that redirect from the
+    # request's Host header, as http:// behind a TLS proxy, carrying the query (a page's token) along.
+    app.router.redirect_slashes = False
     app.state.api = api
     return app
 

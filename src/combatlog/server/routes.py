@@ -391,8 +391,13 @@ def _combat_id(request: Request) -> str:
 
 
 def _whole(text: str, name: str) -> int:
-    if not text.isdigit() or len(text) > 16 or int(text) > MAX_SINCE:
-        raise ApiError(400, "bad_request", f"{name}={text[:40]!r} is not a whole number from 0")
+    """A query parameter holding a whole number from 0 to MAX_SINCE (``since`` refused as ``bad_since``, as
+    server.md says; ASCII digits only: str.isdigit also takes '²', which int() does not read)."""
+    code = "bad_since" if name == "since" else "bad_request"
+    if not (text.isascii() and text.isdigit()):
+        raise ApiError(400, code, f"{name}={text[:40]!r} is not a whole number from 0")
+    if len(text) > 16 or int(text) > MAX_SINCE:
+        raise ApiError(400, code, f"{name}={text[:40]} is too large (at most {MAX_SINCE})")
     return int(text)
 
 
