@@ -82,6 +82,22 @@ def test_replay_and_explain_ranges(cli: Cli) -> None:
     assert at0.code == ExitStatus.INVALID and "seq numbers start at 1" in at0.err and "genesis" not in at0.err
 
 
+def test_round_0_is_the_set_up_in_magic_realm_too(cli: Cli, tmp_path: Path) -> None:
+    """guide.md: "round 0 is the set-up before round 1 (`show --round 0`, `explain --round 0`)". A Magic Realm
+    state begins in round 1, so its genesis was counted in round 1 and every `--round 0` was refused with
+    "no round 0 ... (round 0 is the set-up before round 1 ...)" (found by an exploratory test)."""
+    setup = tmp_path / "s.json"
+    setup.write_text('{"characters":[{"id":"bk","character":"Black Knight"}],'
+                     '"denizens":[{"id":"gob","monster":"Axe Goblin"}],"assigned":{"gob":"bk"}}')
+    cli("new", "e", "--ruleset", "magic_realm", "--setup", str(setup))
+    assert "round 0 of e is the set-up before round 1 (#1-#1)" in cli("explain", "e", "--round", "0").out
+    assert cli("show", "e", "--round", "0", "--json").json()["seq"] == 1
+    cli("mr", "action", "e", "bk", "none")  # (nothing to deploy: the combat begins at the actions)
+    assert cli("explain", "e", "--round", "1").out.startswith("#2 ")  # round 1 begins after the set-up
+    cli("sheet", "e", "--round", "0", "-o", str(tmp_path / "r0.svg"))
+    assert (tmp_path / "r0.svg").read_text().startswith("<svg")
+
+
 @pytest.mark.parametrize("option", ["--as", "--command-id"])
 def test_blank_global_options_are_refused(cli: Cli, option: str) -> None:
     duel(cli)

@@ -89,7 +89,8 @@ class Folded:
         core.head_seq, core.head_hash = seq, rec.env.hash
         if rec.env.placed is msgspec.UNSET:  # a placed decision keeps its author's (earlier) time
             core.head_time = rec.env.recorded_at
-        rnd = self.ruleset.round_of(self.state)
+        # the genesis is the set-up, round 0, in every ruleset (Magic Realm's state begins in round 1)
+        rnd = 0 if type(event) is CombatStarted else self.ruleset.round_of(self.state)
         if rnd not in core.round_first:
             core.round_first[rnd] = seq
         core.round_last[rnd] = seq
