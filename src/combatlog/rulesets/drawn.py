@@ -14,9 +14,23 @@ was taken before it. Another label there was the roller's choice.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 _ROUND = re.compile(r"^r([0-9]{1,9})/")
+_LABEL_SAFE = re.compile(r"[A-Za-z0-9_.:#@-]")  # what a label holds but its separator ``/`` and the escape ``+``
+_PART_MAX = 100  # a label is at most 200 characters: the rest is for the round and the die's own name
+
+
+def label_part(name: str) -> str:
+    """``name`` as a part of a die's label (``r1/<part>/act``): as it is when it holds only what a label may
+    hold, else each other character written ``+<hex code point>+`` (a space is ``+20+``, ``+`` is ``+2b+``): a
+    name with a space or a letter beyond ASCII names its dice too, and two names never give one part. A part
+    longer than ``_PART_MAX`` is ``+h+`` and a digest of the name."""
+    part = "".join(ch if _LABEL_SAFE.fullmatch(ch) else f"+{ord(ch):x}+" for ch in name)
+    if len(part) > _PART_MAX:
+        return "+h+" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return part
 
 
 def label_round(label: str) -> int | None:

@@ -91,7 +91,7 @@ class Freeform(Ruleset[FreeformState]):
                     raise IllegalCommand("actions happen inside a round; start one first", rule=TABLE)
                 labels: tuple[str, ...] = ()
                 if roll:
-                    label = dice.rule_label(f"r{state.round}/{who}/act", label)
+                    label = dice.rule_label(f"r{state.round}/{drawn.label_part(who)}/act", label)
                     dice.roll(label, roll, purpose=action, by=who)
                     labels = (label,)
                 return [ActionTaken(who=who, action=action, dice=labels)]
@@ -114,7 +114,7 @@ class Freeform(Ruleset[FreeformState]):
                         raise IllegalCommand(f"{who} is at {p.hp}/{p.max_hp} hp: {most} (healing never goes above "
                                              "the hit points a participant joined with)", rule=TABLE)
                 else:
-                    label = dice.rule_label(f"r{state.round}/{who}/{'heal' if heal else 'damage'}", label)
+                    label = dice.rule_label(f"r{state.round}/{drawn.label_part(who)}/{'heal' if heal else 'damage'}", label)
                     value = dice.roll(label, amount, purpose=reason or ("healing" if heal else "damage")).total
                     value = max(value, 0)
                     labels = (label,)
@@ -186,10 +186,10 @@ class Freeform(Ruleset[FreeformState]):
         """
         match event:
             case ActionTaken():
-                rule = self._next(state, f"r{state.round}/{event.who}/act")
+                rule = self._next(state, f"r{state.round}/{drawn.label_part(event.who)}/act")
                 return [DiceUse(label=x, field=f"dice[{i}]", expected_label=rule) for i, x in enumerate(event.dice)]
             case HpChanged() if event.dice:
-                base = f"r{state.round}/{event.who}/"
+                base = f"r{state.round}/{drawn.label_part(event.who)}/"
                 first = event.dice[0]
                 # damage or healing: by the rules' label when the die has one, else by the sign
                 heal = (drawn.in_sequence(first, base + "heal") or event.delta > 0) and not drawn.in_sequence(
