@@ -26,6 +26,13 @@ SAFETY = 1.04
 SMALLEST = 6.0  # a fitted text shrinks down to this size (px), then is squeezed, never cut
 
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+# Right-to-left text (Hebrew, Arabic, Syriac, Thaana, N'Ko... and their presentation forms, Arabic digits)
+_RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff"
+_HAS_RTL = re.compile(f"[{_RTL}]")
+# a stretch of it: from a right-to-left character to the last one before a left-to-right letter, the spaces,
+# digits and punctuation between them included ("שלום עליכם" in "side שלום עליכם, 10 hp", not ", 10")
+_RTL_STRETCH = re.compile(f"[{_RTL}](?:[{_RTL}\\W\\d_]*[{_RTL}])?")
+FSI, PDI = "\u2068", "\u2069"  # FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE
 
 
 def clean(value: Any) -> str:
@@ -34,6 +41,23 @@ def clean(value: Any) -> str:
 
     text = printable(str(value))
     return _NOT_XML.sub("\ufffd", text)
+
+
+def isolated(text: str) -> str:
+    """Cleaned ``text`` with each right-to-left stretch in it isolated (FSI ... PDI, Unicode's bidi isolates,
+    which HTML and SVG text honour): a name or side written in Hebrew or Arabic cannot then pull the words and
+    numbers around it into its run ("joins side 10 ,שלום עליכם hp"). Left-to-right text needs none: with every
+    right-to-left stretch isolated, nothing in the line can reorder it. Only for text shown to a person (never
+    an attribute a program reads: ``data-name`` keeps the name as written)."""
+    if not _HAS_RTL.search(text):
+        return text
+    return _RTL_STRETCH.sub(lambda m: f"{FSI}{m.group(0)}{PDI}", text)
+
+
+def shown(value: Any) -> str:
+    """A value from the log as character data a person reads (a ``<title>``): cleaned, its right-to-left
+    stretches isolated, escaped as ``esc`` does."""
+    return esc_text(isolated(clean(value))).replace('"', "&quot;").replace("'", "&#39;")
 
 
 def esc(value: Any) -> str:
@@ -116,7 +140,7 @@ class Canvas:
         """A ``<g>`` named by its ``<title>``; ``cls`` becomes the class, ``data_x`` a data attribute."""
         if "cls" in attrs:
             attrs["class_"] = attrs.pop("cls")
-        self.parts.append(f"<g{_attrs(attrs)}><title>{esc(title)}</title>")
+        self.parts.append(f"<g{_attrs(attrs)}><title>{shown(title)}</title>")
         try:
             yield
         finally:
@@ -165,7 +189,8 @@ class Canvas:
              weight: str = "normal", fill: str = INK, width: float | None = None, italic: bool = False,
              **attrs: Any) -> None:
         """One line of text at baseline ``y``. With ``width`` (pixels) a text too wide shrinks, down to
-        ``SMALLEST``, and past that is squeezed to the width (``textLength``): a name is never cut."""
+        ``SMALLEST``, and past that is squeezed to the width (``textLength``): a name is never cut.
+        Right-to-left stretches are isolated."""
         content = clean(value)
         squeeze = ""
         if width is not None:
@@ -175,7 +200,7 @@ class Canvas:
         style = ' font-style="italic"' if italic else ""
         self.parts.append(f'<text x="{x:g}" y="{y:g}" font-size="{size:g}" text-anchor="{anchor}" '
                           f'font-weight="{weight}" fill="{fill}"{style}{squeeze}{_attrs(attrs)}>'
-                          f"{esc_text(content)}</text>")
+                          f"{esc_text(isolated(content))}</text>")
 
     def lines(self, x: float, y: float, value: Any, width: float, *, size: float = 12, leading: float = 1.35,
               **kw: Any) -> float:
@@ -191,7 +216,7 @@ class Canvas:
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{height:g}" '
                 f'viewBox="0 0 {self.width} {height:g}" role="graphics-document document" aria-labelledby="{p}-title {p}-desc" '
                 f'font-family="{FONT}">'
-                f'<title id="{p}-title">{esc(self.title)}</title><desc id="{p}-desc">{esc(self.desc)}</desc>'
+                f'<title id="{p}-title">{shown(self.title)}</title><desc id="{p}-desc">{shown(self.desc)}</desc>'
                 "<defs>"
                 + "".join(f'<marker id="{p}-arrow-{name}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
                           f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
