@@ -23,7 +23,12 @@ PAPER = "#ffffff"
 # Text is laid out with DejaVu Sans' own advance widths (fontwidths.json, written by
 # ``python -m combatlog.tools.fontwidths``), with a little room for the fallback fonts.
 SAFETY = 1.04
-SMALLEST = 6.0  # a fitted text shrinks down to this size (px), then is squeezed, never cut
+SMALLEST = 6.0  # a fitted text shrinks down to this size (px), then is squeezed
+# ... but to no less than this share of its width: a glyph squeezed more cannot be read (a 60-letter name in
+# a 190 px box was drawn at 3 px a glyph). Past it the text is cut with an ellipsis, whole in its <title>.
+SQUEEZE = 0.75
+READABLE = 10.0  # a text cut all the same is cut at this size (or its own, if smaller), not at SMALLEST
+ELLIPSIS = "\u2026"
 
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 # Right-to-left text (Hebrew, Arabic, Syriac, Thaana, N'Ko... and their presentation forms, Arabic digits)
@@ -88,6 +93,18 @@ def fitted_size(text: str, width: float, size: float, weight: str = "normal") ->
     if need <= width:
         return size
     return max(SMALLEST, int(size * width / need * 4) / 4)
+
+
+def cut(text: str, width: float, size: float, weight: str = "normal") -> str:
+    """The longest start of ``text`` that, with an ellipsis after it, fits ``width`` pixels at ``size``."""
+    lo, hi = 0, len(text)  # text[:lo] + ELLIPSIS fits; text[:hi + 1] + ELLIPSIS does not (or hi is the end)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if text_width(text[:mid].rstrip() + ELLIPSIS, size, weight) <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo].rstrip() + ELLIPSIS
 
 
 def wrap(text: str, width: float, size: float, weight: str = "normal") -> list[str]:
@@ -189,18 +206,26 @@ class Canvas:
              weight: str = "normal", fill: str = INK, width: float | None = None, italic: bool = False,
              **attrs: Any) -> None:
         """One line of text at baseline ``y``. With ``width`` (pixels) a text too wide shrinks, down to
-        ``SMALLEST``, and past that is squeezed to the width (``textLength``): a name is never cut.
-        Right-to-left stretches are isolated."""
-        content = clean(value)
-        squeeze = ""
+        ``SMALLEST``, and past that is squeezed to the width (``textLength``), to ``SQUEEZE`` of its own width at
+        most; a text that would need more is cut with an ellipsis to what fits so, and keeps its whole self in
+        the ``<title>`` of its ``<text>`` (a tooltip, read aloud); it is then cut at ``READABLE`` px (or its own size if
+        smaller), since shrinking it further would not draw it whole anyway. Right-to-left stretches are isolated."""
+        content, given = clean(value), size
+        squeeze = whole = ""
         if width is not None:
             size = fitted_size(content, width, size, weight)
-            if text_width(content, size, weight) > width:
+            need = text_width(content, size, weight)
+            if need * SQUEEZE > width:
+                whole = f"<title>{esc_text(isolated(content))}</title>"
+                size = max(size, min(given, READABLE))
+                content = cut(content, width / SQUEEZE, size, weight)
+                need = text_width(content, size, weight)
+            if need > width:
                 squeeze = f' textLength="{width:g}" lengthAdjust="spacingAndGlyphs"'
         style = ' font-style="italic"' if italic else ""
         self.parts.append(f'<text x="{x:g}" y="{y:g}" font-size="{size:g}" text-anchor="{anchor}" '
                           f'font-weight="{weight}" fill="{fill}"{style}{squeeze}{_attrs(attrs)}>'
-                          f"{esc_text(isolated(content))}</text>")
+                          f"{whole}{esc_text(isolated(content))}</text>")
 
     def lines(self, x: float, y: float, value: Any, width: float, *, size: float = 12, leading: float = 1.35,
               **kw: Any) -> float:
