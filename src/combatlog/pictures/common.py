@@ -103,7 +103,7 @@ def words_of(value: Any) -> str:
 def tag_row(c: Canvas, x: float, y: float, width: float, tags: list[str], kind: str, *, size: float = 10,
             fill: str = "#fff3c4") -> float:
     """Small labelled tags (conditions, effects), in rows that wrap inside ``width``; a tag wider than the
-    row shrinks (never cut). Returns the y under the last row."""
+    row shrinks (cut only where it could not be read whole: ``Canvas.text``). Returns the y under the last row."""
     from combatlog.pictures.svg import fitted_size, text_width
 
     left, right = x, x + width
@@ -114,7 +114,7 @@ def tag_row(c: Canvas, x: float, y: float, width: float, tags: list[str], kind: 
             x, y = left, y + 22
         with c.group(f"{kind}: {tag}", cls=kind):
             c.rect(x, y, w, 18, fill=fill, stroke=INK, rx=9)
-            c.text(x + 6, y + 13, tag, size=label_size, width=w - 12)
+            c.text(x + 6, y + 13, tag, size=size, width=w - 12)  # fitted there again (or cut, readable)
         x += w + 5
     return y + 22
 

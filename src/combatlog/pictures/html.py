@@ -2,7 +2,9 @@
 
 Every ``{{ value }}`` is first made printable (``svg.clean``: control characters shown as escapes,
 characters XML cannot hold replaced) and then HTML-escaped by Jinja2, since a hostile player writes the
-names, notes and reasons. Only what we drew ourselves (the SVG pictures, already escaped by
+names, notes and reasons; its right-to-left stretches are then isolated (``svg.isolated``: FSI ... PDI, which
+HTML honours as ``<bdi>``, and which, unlike an element, is also right in an attribute or the ``<title>``), so
+a name in Hebrew cannot reorder the words and numbers around it. Only what we drew ourselves (the SVG pictures, already escaped by
 ``pictures.svg``) and our own CSS and script go in as ``Markup``. jinja2 is imported here, on first use:
 only ``report`` and ``serve`` draw HTML, and CLI start-up must not pay for it. The compiled templates are
 kept between runs as Python keeps bytecode (``compiled_folder``).
@@ -15,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from combatlog.pictures.svg import clean
+from combatlog.pictures.svg import clean, isolated
 
 if TYPE_CHECKING:
     import jinja2
@@ -25,10 +27,10 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 def _printable(value: Any) -> Any:
     if type(value) is str and value.isprintable():  # the common case, in C: no control, bidi or surrogate
-        return value
+        return isolated(value)
     if type(value) is int or hasattr(value, "__html__"):  # a number, or our own Markup
         return value
-    return "" if value is None else clean(value)
+    return "" if value is None else isolated(clean(value))
 
 
 def compiled_folder() -> Path | None:

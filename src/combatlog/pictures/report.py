@@ -43,7 +43,8 @@ PROGRESS_STEPS = 200  # on_progress calls over a whole report, at most
 CSS = """
 :root { color-scheme: light; }
 body { font-family: "DejaVu Sans", Verdana, Arial, sans-serif; color: #1a1a1a; background: #ffffff;
-       margin: 0 auto; max-width: 1040px; padding: 16px 20px 40px; line-height: 1.4; font-size: 15px; }
+       margin: 0 auto; max-width: 1040px; padding: 16px 20px 40px; line-height: 1.4; font-size: 15px;
+       overflow-wrap: anywhere; }
 h1 { font-size: 26px; margin: 8px 0 4px; }
 h2 { font-size: 21px; border-bottom: 2px solid #1a1a1a; padding-bottom: 3px; margin-top: 34px; }
 h3 { font-size: 17px; margin: 18px 0 6px; }
@@ -55,7 +56,7 @@ code, .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .bad { color: #b00000; font-weight: bold; }
 .muted, .who { color: #555555; }
 .picture { margin: 8px 0 14px; overflow-x: auto; }
-.picture svg { max-width: 100%; height: auto; border: 1px solid #cccccc; }
+.picture svg { max-width: 100%; height: auto; border: 1px solid #cccccc; box-sizing: border-box; display: block; }
 ol.events { padding-left: 0; list-style: none; }
 ol.events > li { border-top: 1px solid #dddddd; padding: 4px 0; }
 ol.events ul { margin: 2px 0 2px 18px; padding-left: 12px; }

@@ -23,9 +23,21 @@ PAPER = "#ffffff"
 # Text is laid out with DejaVu Sans' own advance widths (fontwidths.json, written by
 # ``python -m combatlog.tools.fontwidths``), with a little room for the fallback fonts.
 SAFETY = 1.04
-SMALLEST = 6.0  # a fitted text shrinks down to this size (px), then is squeezed, never cut
+SMALLEST = 6.0  # a fitted text shrinks down to this size (px), then is squeezed
+# ... but to no less than this share of its width: a glyph squeezed more cannot be read (a 60-letter name in
+# a 190 px box was drawn at 3 px a glyph). Past it the text is cut with an ellipsis, whole in its <title>.
+SQUEEZE = 0.75
+READABLE = 10.0  # a text cut all the same is cut at this size (or its own, if smaller), not at SMALLEST
+ELLIPSIS = "\u2026"
 
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+# Right-to-left text (Hebrew, Arabic, Syriac, Thaana, N'Ko... and their presentation forms, Arabic digits)
+_RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff"
+_HAS_RTL = re.compile(f"[{_RTL}]")
+# a stretch of it: from a right-to-left character to the last one before a left-to-right letter, the spaces,
+# digits and punctuation between them included ("שלום עליכם" in "side שלום עליכם, 10 hp", not ", 10")
+_RTL_STRETCH = re.compile(f"[{_RTL}](?:[{_RTL}\\W\\d_]*[{_RTL}])?")
+FSI, PDI = "\u2068", "\u2069"  # FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE
 
 
 def clean(value: Any) -> str:
@@ -34,6 +46,23 @@ def clean(value: Any) -> str:
 
     text = printable(str(value))
     return _NOT_XML.sub("\ufffd", text)
+
+
+def isolated(text: str) -> str:
+    """Cleaned ``text`` with each right-to-left stretch in it isolated (FSI ... PDI, Unicode's bidi isolates,
+    which HTML and SVG text honour): a name or side written in Hebrew or Arabic cannot then pull the words and
+    numbers around it into its run ("joins side 10 ,שלום עליכם hp"). Left-to-right text needs none: with every
+    right-to-left stretch isolated, nothing in the line can reorder it. Only for text shown to a person (never
+    an attribute a program reads: ``data-name`` keeps the name as written)."""
+    if not _HAS_RTL.search(text):
+        return text
+    return _RTL_STRETCH.sub(lambda m: f"{FSI}{m.group(0)}{PDI}", text)
+
+
+def shown(value: Any) -> str:
+    """A value from the log as character data a person reads (a ``<title>``): cleaned, its right-to-left
+    stretches isolated, escaped as ``esc`` does."""
+    return esc_text(isolated(clean(value))).replace('"', "&quot;").replace("'", "&#39;")
 
 
 def esc(value: Any) -> str:
@@ -64,6 +93,18 @@ def fitted_size(text: str, width: float, size: float, weight: str = "normal") ->
     if need <= width:
         return size
     return max(SMALLEST, int(size * width / need * 4) / 4)
+
+
+def cut(text: str, width: float, size: float, weight: str = "normal") -> str:
+    """The longest start of ``text`` that, with an ellipsis after it, fits ``width`` pixels at ``size``."""
+    lo, hi = 0, len(text)  # text[:lo] + ELLIPSIS fits; text[:hi + 1] + ELLIPSIS does not (or hi is the end)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if text_width(text[:mid].rstrip() + ELLIPSIS, size, weight) <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo].rstrip() + ELLIPSIS
 
 
 def wrap(text: str, width: float, size: float, weight: str = "normal") -> list[str]:
@@ -116,7 +157,7 @@ class Canvas:
         """A ``<g>`` named by its ``<title>``; ``cls`` becomes the class, ``data_x`` a data attribute."""
         if "cls" in attrs:
             attrs["class_"] = attrs.pop("cls")
-        self.parts.append(f"<g{_attrs(attrs)}><title>{esc(title)}</title>")
+        self.parts.append(f"<g{_attrs(attrs)}><title>{shown(title)}</title>")
         try:
             yield
         finally:
@@ -165,17 +206,26 @@ class Canvas:
              weight: str = "normal", fill: str = INK, width: float | None = None, italic: bool = False,
              **attrs: Any) -> None:
         """One line of text at baseline ``y``. With ``width`` (pixels) a text too wide shrinks, down to
-        ``SMALLEST``, and past that is squeezed to the width (``textLength``): a name is never cut."""
-        content = clean(value)
-        squeeze = ""
+        ``SMALLEST``, and past that is squeezed to the width (``textLength``), to ``SQUEEZE`` of its own width at
+        most; a text that would need more is cut with an ellipsis to what fits so, and keeps its whole self in
+        the ``<title>`` of its ``<text>`` (a tooltip, read aloud); it is then cut at ``READABLE`` px (or its own size if
+        smaller), since shrinking it further would not draw it whole anyway. Right-to-left stretches are isolated."""
+        content, given = clean(value), size
+        squeeze = whole = ""
         if width is not None:
             size = fitted_size(content, width, size, weight)
-            if text_width(content, size, weight) > width:
+            need = text_width(content, size, weight)
+            if need * SQUEEZE > width:
+                whole = f"<title>{esc_text(isolated(content))}</title>"
+                size = max(size, min(given, READABLE))
+                content = cut(content, width / SQUEEZE, size, weight)
+                need = text_width(content, size, weight)
+            if need > width:
                 squeeze = f' textLength="{width:g}" lengthAdjust="spacingAndGlyphs"'
         style = ' font-style="italic"' if italic else ""
         self.parts.append(f'<text x="{x:g}" y="{y:g}" font-size="{size:g}" text-anchor="{anchor}" '
                           f'font-weight="{weight}" fill="{fill}"{style}{squeeze}{_attrs(attrs)}>'
-                          f"{esc_text(content)}</text>")
+                          f"{whole}{esc_text(isolated(content))}</text>")
 
     def lines(self, x: float, y: float, value: Any, width: float, *, size: float = 12, leading: float = 1.35,
               **kw: Any) -> float:
@@ -191,7 +241,7 @@ class Canvas:
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{height:g}" '
                 f'viewBox="0 0 {self.width} {height:g}" role="graphics-document document" aria-labelledby="{p}-title {p}-desc" '
                 f'font-family="{FONT}">'
-                f'<title id="{p}-title">{esc(self.title)}</title><desc id="{p}-desc">{esc(self.desc)}</desc>'
+                f'<title id="{p}-title">{shown(self.title)}</title><desc id="{p}-desc">{shown(self.desc)}</desc>'
                 "<defs>"
                 + "".join(f'<marker id="{p}-arrow-{name}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
                           f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
