@@ -143,6 +143,7 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
                   f"{att.skills.get(skill_name, 0)}% -> {skill}% ({t.GRADE_NAMES[grade]}"
                   f"{'; ' + '; '.join(why) if why else ''}), rolls {roll:02d}: {t.LEVEL_NAMES[level]} "
                   f"(critical on {t.critical_range(skill):02d} or less)", lbl)
+    roller.settle()  # whether a bystander die is rolled depends on the attack roll's face
     target = tgt.name
     redirected = False
     if crowd_grade and level < t.SUCCESS and roll:
