@@ -101,3 +101,25 @@ def test_end_combat_in_an_open_turn_names_only_the_rolls_due() -> None:
     with pytest.raises(IllegalCommand, match="survival rolls are due for ogre"):
         f.run(c.EndCombat(outcome="x"))
     assert pending(f)["gm"] == "end game turn 1 (survival rolls: ogre)"
+
+
+def test_no_wait_for_a_figure_barred_from_striking_back_by_charging_cavalry() -> None:
+    # Seed, Melee peculiarities (knight vs Troll): "No other character can strike a same enemy in the same
+    # game turn as charging cavalry". The knight's couched lance in a charge (1D6 1 +3 = 4 < 5, class 5
+    # armour 5: nothing) fights the Orcq first, so the spearman can never strike the Orcq this turn: the
+    # Orcq's sword at him does not wait for his spear. Without a knight, it waits.
+    figures = [{"name": "knight", "side": "men", "species": "human", "class": 5, "worn": 5, "mounted": True,
+                "weapon": "lance"},
+               {"name": "spear", "side": "men", "species": "human", "weapon": "spear"},
+               {"name": "orcq", "side": "orcqs", "species": "orcq", "class": 5, "worn": 5, "weapon": "short"}]
+    f = Fight(figures)
+    f.turn()
+    f.run(c.Move(figure="knight", charge=True))
+    f.strike("knight", "orcq", {"t1/melee/orcq/knight": 1})
+    assert f.last_strike().result == "none"
+    f.strike("orcq", "spear", {"t1/melee/spear/orcq": 1})
+    assert f.last_strike().attackers == ("orcq",)
+    g = Fight(figures[1:])
+    g.turn()
+    with pytest.raises(IllegalCommand, match="strike order: spear strikes first"):
+        g.strike("orcq", "spear", {"t1/melee/spear/orcq": 1})

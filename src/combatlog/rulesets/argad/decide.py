@@ -263,7 +263,19 @@ def still_to_strike(state: ArgadState, turn: Turn, fig: Figure) -> bool:
     return True
 
 
-def _check_order(state: ArgadState, turn: Turn, target: Figure, tier: int) -> None:
+def could_strike_back(state: ArgadState, turn: Turn, target: Figure, attackers: list[Figure]) -> bool:
+    """Whether the target may strike one of its attackers at all: not when charging cavalry fights
+    them and the target is not charging cavalry (Argad: Melee peculiarities, knight vs Troll)."""
+    for fig in attackers:
+        try:
+            _check_cavalry(state, turn, fig.name, ml.charging(state, target), [target])
+        except IllegalCommand:
+            continue
+        return True
+    return False
+
+
+def _check_order(state: ArgadState, turn: Turn, target: Figure, tier: int, attackers: list[Figure]) -> None:
     """Strike order between opponents: longer weapons strike first.
 
     Argad: Wounds: "If a creature is wounded in melee before it could strike its opponent(s) the
@@ -278,7 +290,7 @@ def _check_order(state: ArgadState, turn: Turn, target: Figure, tier: int) -> No
             f"strike order: {target.name} already struck at the {step_name(done)} step; a {step_name(tier)} "
             f"blow at it comes first and had to be recorded before {target.name}'s strike", rule=R_MELEE)
     own = ml.tier_of(state, target)[0]
-    if own < tier and still_to_strike(state, turn, target):
+    if own < tier and still_to_strike(state, turn, target) and could_strike_back(state, turn, target, attackers):
         raise IllegalCommand(
             f"strike order: {target.name} strikes first (the {step_name(own)} step comes before the "
             f"{step_name(tier)} step); record {target.name}'s strike, then this one", rule=R_MELEE)
@@ -339,7 +351,7 @@ def _strike(state: ArgadState, cmd: c.Strike, dice: DicePort) -> list[Event]:
         e = _effect(turn, target.name)
         if not target.active or (e.killed_at != -9 and e.killed_at < tier):
             raise IllegalCommand(f"{target.name} is already dead", rule=R_MELEE)
-        _check_order(state, turn, target, tier)
+        _check_order(state, turn, target, tier, attackers)
         _check_cavalry(state, turn, target.name, cavalry, attackers)
         _check_contact(state, turn, target, cmd.attackers, ranks)
     out: list[Event] = []
