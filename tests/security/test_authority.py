@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from combatlog.commands.handler import _rows, _seal_all
 from combatlog.events.envelope import encode_envelope
@@ -25,6 +26,8 @@ from combatlog.dice.port import with_drawn
 from combatlog.projections.fold import state_at
 from combatlog.projections.streams import resolve_stream
 from combatlog.rulesets.argad import commands as argad
+from combatlog.rulesets.argad.state import Effect
+from combatlog.rulesets.argad.tables import TIER_INDEX
 from combatlog.rulesets.magic_realm import commands as mr
 from combatlog.rulesets.osric import commands as osric
 from combatlog.store import open_store
@@ -193,8 +196,9 @@ def test_unpinned_combats_work_as_before(tmp_path: Path, ruleset: str) -> None:
 def test_a_strike_by_a_goblin_already_dead_fails_re_deciding(tmp_path: Path) -> None:
     # docs/examples/argad/warrior-vs-goblins.cmds, turn 2: the axe kills Gob A, then the spears strike.
     # Gob A may not strike with the swords (Argad, Melee peculiarities: a figure killed at an earlier step
-    # does not strike). A modified client decides the swords' strike on the state from before the kill
-    # (where the rules accepted it) and appends it now; every machine re-decides it on the real state.
+    # does not strike). A modified client decides the swords' strike on the state from before the kill,
+    # doctored so that the warrior's axe (half-long, struck before the swords) counts as struck without
+    # its kill, and appends it now; every machine re-decides it on the real state.
     lines = example_lines("argad/warrior-vs-goblins.cmds")
     upto = next(i for i, line in enumerate(lines) if line.startswith("argad strike goblins gob-b gob-c"))
     played = write_text(tmp_path / "played.cmds", "\n".join(lines[:upto]) + "\n")
@@ -205,10 +209,13 @@ def test_a_strike_by_a_goblin_already_dead_fails_re_deciding(tmp_path: Path) -> 
     head = state_at(store, meta)
     before_kill = next(r.seq for r in reversed(list(_records(store, meta))) if r.env.type == "argad.turn_started")
     old = state_at(store, meta, before_kill)
+    turn = old.state.turn
+    axe_struck = Effect(struck_at=TIER_INDEX["half_long"])
+    doctored = replace(old.state, turn=replace(turn, effects={**turn.effects, "warrior": axe_struck}))
     strike = argad.Strike(attackers=("gob-a", "gob-b", "gob-c"), targets=("warrior",))
     faces = {"t2/melee/warrior/gob-a": (4,), "t2/melee/warrior/gob-b": (4,), "t2/melee/warrior/gob-c": (2,)}
     port = dice_port(store, old, actor="gm", manual_faces=faces)
-    events = with_drawn(port.drawn, old.ruleset.decide(old.state, strike, port))
+    events = with_drawn(port.drawn, old.ruleset.decide(doctored, strike, port))
     envelopes = _seal_all(meta.id, events, start_seq=head.core.head_seq + 1, prev=head.core.head_hash, actor="gm",
                           command_id="modified-client", signer=None, head_time=head.core.head_time,
                           command=encode_record("argad", strike))

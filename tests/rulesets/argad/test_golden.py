@@ -83,12 +83,12 @@ def test_golden_replay(example: str, cli: Cli, play_example) -> None:  # type: i
 
 def test_cli_refuses_bad_input_and_appends_nothing(cli: Cli) -> None:
     # A strike out of the strike order is illegal (exit status 4, rule cited); nothing is appended.
+    # Seed 004 Goblin example: the axe (half-long) strikes before the swords, so gob-a waits for it.
     cli("new", "t", "--ruleset", "argad", "--setup", str(EXAMPLES / "warrior-vs-goblins.json"), "--dice", "manual")
     cli("argad", "turn", "t")
-    cli("argad", "strike", "t", "gob-a", "--at", "warrior", "--face", "t1/melee/warrior/gob-a=1")
     before = cli("show", "t", "--json").json()
-    bad = cli("argad", "strike", "t", "warrior", "--at", "gob-b", "--face", "t1/melee/gob-b/warrior=3", ok=False)
-    assert bad.code == 4 and "strike order" in bad.err and "Argad" in bad.err
+    bad = cli("argad", "strike", "t", "gob-a", "--at", "warrior", "--face", "t1/melee/warrior/gob-a=1", ok=False)
+    assert bad.code == 4 and "strike order: warrior strikes first" in bad.err and "Argad" in bad.err
     assert cli("show", "t", "--json").json() == before
     unknown = cli("argad", "strike", "t", "nobody", "--at", "gob-b", ok=False)
     assert unknown.code == 3

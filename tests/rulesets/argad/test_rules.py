@@ -134,13 +134,14 @@ def test_h2_splits_2d6_between_two_enemies_and_strikes_last() -> None:
     # last". Class 3 / armour 3 humans: 4 kills, 3 recoils.
     f = troll_fight()
     f.strike("b", "troll", {"t1/melee/troll/b": 1})
+    f.strike("c", "troll", {"t1/melee/troll/c": 1})  # swords (short) before the Troll (last)
     f.strike("troll", ("b", "c"), {"t1/melee/b/troll": 4, "t1/melee/c/troll": 3})
     b, cc = f.state.turn.strikes[-2:]
     assert (b.dice[0].sides, b.result, cc.result) == (6, "kill", "recoil")
     assert b.split and cc.split
-    # nothing strikes after the last step
-    with pytest.raises(IllegalCommand, match="strike order"):
-        f.strike("c", "troll", {"t1/melee/troll/c": 1})
+    # a blow at the Troll after it struck would have come first: a's spear (long) is out of order now
+    with pytest.raises(IllegalCommand, match="strike order: troll already struck at the last step"):
+        f.strike("a", "troll", {"t1/melee/troll/a": 1})
 
 
 def test_h2_ignores_weapon_modifiers_and_no_split_for_others() -> None:
@@ -148,6 +149,7 @@ def test_h2_ignores_weapon_modifiers_and_no_split_for_others() -> None:
     f = Fight([{"name": "troll", "side": "m", "species": "troll_large", "weapon": "two_handed_axe"},
                {"name": "a", "side": "men", "species": "human"}, {"name": "b", "side": "men", "species": "human"}])
     f.turn()
+    f.strike("a", "troll", {"t1/melee/troll/a": 1})  # a's sword (short) strikes before the H2 (last)
     f.strike("troll", "a", {"t1/melee/a/troll": 5})
     assert f.last_strike().mods["troll"] == () and f.last_strike().dice[0].sides == 12
     with pytest.raises(IllegalCommand, match="H2"):
@@ -180,6 +182,7 @@ def test_recoil_refused_by_much_larger_creature_still_stops_its_blow() -> None:
         f.strike("troll", "b", {"t1/melee/b/troll": 12})
     g = troll_fight(refused_recoil_blocks_strike="off")
     g.strike("a", "troll", {"t1/melee/troll/a": 6, "t1/melee/troll/reroll#1": 6, "t1/melee/troll/reroll#2": 1})
+    g.strike("b", "troll", {"t1/melee/troll/b": 1})  # b (short) strikes before the Troll (last)
     g.strike("troll", "b", {"t1/melee/b/troll": 12})
     assert g.last_strike().result == "kill"
 
@@ -222,6 +225,7 @@ def test_skeleton_and_zombie() -> None:
     f.run(c.Shoot(shooters=("man",), targets=("skel",), need=5), {"t1/shoot/skel/man": 4})
     shot = f.state.turn.shots[-1]
     assert shot.dice[0].total2 == 10 and shot.hits == ("skel",)
+    f.strike("man2", "zed", {"t1/melee/zed/man2": 1})  # man2 (short) strikes before the zombie (last)
     f.strike("zed", "man2", {"t1/melee/man2/zed": 3})
     assert f.last_strike().tier == 5 and f.last_strike().dice[0].sides == 6
     assert f.state.figures["skel"].melee_die == 4

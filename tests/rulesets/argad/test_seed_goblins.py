@@ -80,6 +80,9 @@ def test_short_weapon_fours_count_with_the_lancers_even_if_the_human_recoiled() 
              {"t1/melee/warrior/gob-d": 4, "t1/melee/warrior/gob-e": 1, "t1/melee/warrior/gob-f": 1,
               "t1/melee/warrior/reroll#1": 3}, ranks=(2, 2, 1), over="gob-a")
     assert f.last_strike().result == "recoil"
+    # "The Goblins spears and the human two-handed axe strike at the same time": recoiled at that same
+    # step the warrior still strikes (1 +1 = 2 < 3: nothing), and the swords come "Then".
+    f.strike("warrior", "gob-d", {"t1/melee/gob-d/warrior": 1})
     f.strike(("gob-a", "gob-b", "gob-c"), "warrior",
              {"t1/melee/warrior/gob-a": 4, "t1/melee/warrior/gob-b": 2, "t1/melee/warrior/gob-c": 1})
     s = f.last_strike()
@@ -116,12 +119,15 @@ def test_simultaneous_strikes_both_stand_for_a_pool() -> None:
 
 
 def test_strike_order_longer_weapons_first() -> None:
-    # Seed: lancers and axe strike "at the same time", "Then" the short weapons: once swords have struck,
-    # a half-long strike is out of order.
+    # Seed: lancers and axe strike "at the same time", "Then" the short weapons; seed 'Wounds': a
+    # creature wounded "before it could strike its opponent(s)" cannot strike. A sword at the warrior
+    # waits for the warrior's axe, and is accepted once the axe has struck (1 +1 = 2 < 3: nothing).
     f = fight()
+    with pytest.raises(IllegalCommand, match="strike order: warrior strikes first"):
+        f.strike("gob-a", "warrior", {"t1/melee/warrior/gob-a": 1})
+    f.strike("warrior", "gob-b", {"t1/melee/gob-b/warrior": 1})
     f.strike("gob-a", "warrior", {"t1/melee/warrior/gob-a": 1})
-    with pytest.raises(IllegalCommand, match="strike order"):
-        f.strike("warrior", "gob-b", {"t1/melee/gob-b/warrior": 3})
+    assert [s.attackers for s in f.state.turn.strikes] == [("warrior",), ("gob-a",)]
 
 
 def test_four_in_contact_spears_from_the_second_rank() -> None:
@@ -131,11 +137,13 @@ def test_four_in_contact_spears_from_the_second_rank() -> None:
     f.strike(("gob-d", "gob-e"), "warrior", {"t1/melee/warrior/gob-d": 1, "t1/melee/warrior/gob-e": 1},
              ranks=(2, 2), over="gob-a")
     f.strike("gob-f", "warrior", {"t1/melee/warrior/gob-f": 1})
+    f.strike("warrior", "gob-f", {"t1/melee/gob-f/warrior": 1})  # the axe before the swords
     f.strike(("gob-a", "gob-b", "gob-c"), "warrior",
              {"t1/melee/warrior/gob-a": 1, "t1/melee/warrior/gob-b": 2, "t1/melee/warrior/gob-c": 3})
     f2 = fight()
     f2.strike(("gob-d", "gob-e", "gob-f"), "warrior",
               {"t1/melee/warrior/gob-d": 1, "t1/melee/warrior/gob-e": 1, "t1/melee/warrior/gob-f": 1})
+    f2.strike("warrior", "gob-f", {"t1/melee/gob-f/warrior": 1})
     with pytest.raises(IllegalCommand, match="at most 4"):
         f2.strike(("gob-a", "gob-b"), "warrior", {"t1/melee/warrior/gob-a": 1, "t1/melee/warrior/gob-b": 1})
     with pytest.raises(IllegalCommand, match="staff weapon"):

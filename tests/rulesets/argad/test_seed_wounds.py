@@ -121,6 +121,7 @@ def test_wound_localisation_effects() -> None:
     beast = f.state.figures["beast"]
     assert (beast.strength_loss, beast.move_loss_cm, beast.dead) == (1, 4, False)
     f.turn()
+    f.strike("hero", "beast", {"t2/melee/beast/hero": 1})  # the axe (half-long) strikes before the H2 (last)
     f.strike("beast", "hero", {"t2/melee/hero/beast": 10})
     assert f.last_strike().dice[0].sides == 10  # 1D10 instead of 1D12
 

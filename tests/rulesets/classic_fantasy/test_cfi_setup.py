@@ -67,3 +67,28 @@ def test_every_key_the_set_up_records_is_taken_back() -> None:
 
     recorded = setup_mod.validate(json.loads((REPO / "docs/examples/classic_fantasy/skirmish.json").read_text()))
     assert setup_mod.validate(json.loads(json.dumps(recorded))) == recorded
+
+
+# docs/classic_fantasy.md "Every set-up key": armour given per location names the combatant's own Hit
+# Locations (humanoid table: reference/classic_fantasy.md, seed 002 Ch.8 "Hit Location") or "all". A
+# misspelt "chset" used to leave the chest at the "all" value (1 AP instead of 4) without a word.
+@pytest.mark.parametrize("armour", [{"worn": {"chset": 4, "all": 1}}, {"worn": {"tail": 2}},
+                                    {"natural": {"Chest": 1}}])
+def test_armour_on_an_unknown_location_is_refused(armour: dict[str, object]) -> None:
+    with pytest.raises(InvalidCommand, match=r"^combatant B\.armour\.(worn|natural): no location '.+' in this "
+                                             r"combatant's hit locations \(right leg, .*head, or all\)"):
+        setup_mod.validate({"combatants": [fighter("A", "a"), {**fighter("B", "b"), "armour": armour}]})
+
+
+def test_armour_names_the_locations_of_a_custom_table() -> None:
+    # A creature with its own locations list: its names are the valid armour keys ("tail" here), and
+    # the humanoid "chest" is refused. Ranges 1-10 and 11-20 cover the 1d20 exactly once.
+    locs = [{"name": "body", "lo": 1, "hi": 10, "hp": 9}, {"name": "tail", "lo": 11, "hi": 20, "hp": 5}]
+    ok = setup_mod.validate({"combatants": [fighter("A", "a"), fighter("B", "b", locations=locs,
+                                                                        armour={"natural": {"tail": 3}})]})
+    built = setup_mod.build(ok["combatants"][1])
+    assert [(loc.name, loc.natural) for loc in built.locations] == [("body", 0), ("tail", 3)]
+    with pytest.raises(InvalidCommand, match=r"no location 'chest' in this combatant's hit locations \(body, tail, "
+                                             r"or all\)"):
+        setup_mod.validate({"combatants": [fighter("A", "a"), fighter("B", "b", locations=locs,
+                                                                      armour={"natural": {"chest": 3}})]})

@@ -30,6 +30,11 @@ def _pairs(items: list[str], what: str) -> dict[str, str]:
     return out
 
 
+def _initiative_text(initiative: int | None) -> str:
+    """Initiative is rolled at the start of round 1 (CFI Ch.8 Initiative): none before it."""
+    return "not rolled yet" if initiative is None else str(initiative)
+
+
 def _names(items: list[str]) -> tuple[str, ...]:
     return tuple(n.strip() for item in items for n in item.split(",") if n.strip())
 
@@ -339,7 +344,7 @@ def sheet(
         return
     for c in people:
         s = make_sheet(c)
-        echo_view(f"{c.name} ({c.side})  AP {c.ap}/{c.ap_max}  Initiative {c.initiative}  Fatigue {s['fatigue']}  "
+        echo_view(f"{c.name} ({c.side})  AP {c.ap}/{c.ap_max}  Initiative {_initiative_text(c.initiative)}  Fatigue {s['fatigue']}  "
              f"Luck {c.luck}  DM {c.dm}  SIZ {c.siz}")
         for loc in c.locations:
             echo_view(f"  {loc.lo:>2}-{loc.hi:<2} {loc.name:<10} HP {loc.hp:>3}/{loc.max_hp:<3} AP {loc.natural + loc.worn}"

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from combatlog.dice.port import DicePort
-from combatlog.errors import IllegalCommand, InvalidCommand
+from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.rulesets.argad import commands as c
 from combatlog.rulesets.argad import derive as dv
@@ -67,8 +67,7 @@ def decide(state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
             return _end_turn(state, dice)
         case c.EndCombat(outcome=outcome):
             if state.turn is not None:
-                raise IllegalCommand(f"end game turn {state.turn.number} first (its survival rolls are due)",
-                                     rule=R_TURN)
+                raise IllegalCommand(_end_turn_first(state.turn), rule=R_TURN)
             return [CombatEnded(outcome=outcome)]
     raise InvalidCommand(f"argad does not know the command {type(command).__name__}")
 
@@ -251,6 +250,52 @@ def _can_strike(state: ArgadState, turn: Turn, fig: Figure, tier: int) -> None:
         raise IllegalCommand(f"{fig.name} recoiled before it could strike", rule=R_MELEE)
 
 
+def step_name(tier: int) -> str:
+    return t.TIERS[tier].replace("_", "-")
+
+
+def still_to_strike(state: ArgadState, turn: Turn, fig: Figure) -> bool:
+    """Whether a figure can still strike this turn at its own step of the strike order."""
+    try:
+        _can_strike(state, turn, fig, ml.tier_of(state, fig)[0])
+    except CombatlogError:
+        return False
+    return True
+
+
+def could_strike_back(state: ArgadState, turn: Turn, target: Figure, attackers: list[Figure]) -> bool:
+    """Whether the target may strike one of its attackers at all: not when charging cavalry fights
+    them and the target is not charging cavalry (Argad: Melee peculiarities, knight vs Troll)."""
+    for fig in attackers:
+        try:
+            _check_cavalry(state, turn, fig.name, ml.charging(state, target), [target])
+        except IllegalCommand:
+            continue
+        return True
+    return False
+
+
+def _check_order(state: ArgadState, turn: Turn, target: Figure, tier: int, attackers: list[Figure]) -> None:
+    """Strike order between opponents: longer weapons strike first.
+
+    Argad: Wounds: "If a creature is wounded in melee before it could strike its opponent(s) the
+    wound prevents it to strike" - the order binds a figure and the opponents it fights, so a blow
+    at the target waits for the target's own earlier strike (the Goblin example: spears and axe
+    "at the same time", "Then" the swords). A blow that would come before a strike already
+    resolved cannot be recorded after it.
+    """
+    done = _effect(turn, target.name).struck_at
+    if done != -9 and done > tier:
+        raise IllegalCommand(
+            f"strike order: {target.name} already struck at the {step_name(done)} step; a {step_name(tier)} "
+            f"blow at it comes first and had to be recorded before {target.name}'s strike", rule=R_MELEE)
+    own = ml.tier_of(state, target)[0]
+    if own < tier and still_to_strike(state, turn, target) and could_strike_back(state, turn, target, attackers):
+        raise IllegalCommand(
+            f"strike order: {target.name} strikes first (the {step_name(own)} step comes before the "
+            f"{step_name(tier)} step); record {target.name}'s strike, then this one", rule=R_MELEE)
+
+
 def _check_rank(state: ArgadState, fig: Figure, rank: int, over: str) -> None:
     """Argad: Bases of different sizes in melee: spears and staff weapons strike from the second
     rank above the first rank's shoulders (not above two-handed weapons); a third rank with spears
@@ -294,10 +339,6 @@ def _strike(state: ArgadState, cmd: c.Strike, dice: DicePort) -> list[Event]:
         raise IllegalCommand("attackers rolling together strike at the same time: split them by weapon length",
                              rule=R_MELEE)
     tier = tiers.pop()
-    if tier < turn.tier:
-        raise IllegalCommand(
-            f"strike order: {t.TIERS[turn.tier].replace('_', '-')} strikes have been made; "
-            f"{t.TIERS[tier].replace('_', '-')} weapons strike before them", rule=R_MELEE)
     for fig, rank in zip(attackers, ranks):
         if fig.side != side:
             raise InvalidCommand("attackers rolling together are on the same side")
@@ -310,6 +351,7 @@ def _strike(state: ArgadState, cmd: c.Strike, dice: DicePort) -> list[Event]:
         e = _effect(turn, target.name)
         if not target.active or (e.killed_at != -9 and e.killed_at < tier):
             raise IllegalCommand(f"{target.name} is already dead", rule=R_MELEE)
+        _check_order(state, turn, target, tier, attackers)
         _check_cavalry(state, turn, target.name, cavalry, attackers)
         _check_contact(state, turn, target, cmd.attackers, ranks)
     out: list[Event] = []
@@ -371,17 +413,26 @@ def _roll_strike(state: ArgadState, cmd: c.Strike, target: str, split: bool, dic
 # -- end of turn -----------------------------------------------------------------------
 
 
+def survival_due(turn: Turn) -> list[str]:
+    """Argad: Wounds: the wounded who survive the turn so far roll for survival at its end."""
+    return sorted(name for name, e in turn.effects.items() if e.wounds and e.killed_at == -9)
+
+
+def _end_turn_first(turn: Turn) -> str:
+    due = survival_due(turn)
+    why = f"survival rolls are due for {', '.join(due)}" if due else "it applies the turn's results"
+    return f"end game turn {turn.number} first with argad end-turn ({why})"
+
+
 def _end_turn(state: ArgadState, dice: DicePort) -> list[Event]:
     """Argad: Wounds: survival rolls at the end of the game turn; Argad: Wound localisation."""
     turn = _open_turn(state)
     n = turn.number
     survival: list[str] = []
     locations: list[str] = []
-    for name in sorted(turn.effects):
+    for name in survival_due(turn):
         e = turn.effects[name]
         fig = state.figures[name]
-        if not e.wounds or e.killed_at != -9:
-            continue
         total = fig.wounds + len(e.wounds)
         label = lb.survival(n, name)
         roll = dice.roll(label, dv.survival_notation(fig), purpose=f"survival of {name} with {total} wound(s)")

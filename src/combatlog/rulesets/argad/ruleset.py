@@ -9,12 +9,12 @@ from combatlog.commands.authority import Authority, side_players
 from combatlog.commands.record import commands_in
 from combatlog.dice.port import DicePort
 from combatlog.rulesets.argad import commands as argad_commands
-from combatlog.errors import CombatlogError, InvalidCommand
+from combatlog.errors import InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, TRUST_OPTIONS, CombatStarted
 from combatlog.rulesets.argad import tables as t
 from combatlog.rulesets.argad import views
-from combatlog.rulesets.argad.decide import _can_strike, decide
+from combatlog.rulesets.argad.decide import decide, step_name, still_to_strike, survival_due
 from combatlog.rulesets.argad.dice_uses import dice_uses
 from combatlog.rulesets.argad.events import (
     ARGAD_EVENTS, CombatEnded, FigureAdded, FigureRemoved, Moved, PhaseStarted, RecoilPolicySet, ShotFired,
@@ -24,10 +24,25 @@ from combatlog.rulesets.argad.evolve import evolve
 from combatlog.rulesets.argad.figures import build_figure
 from combatlog.rulesets.argad.melee import tier_of
 from combatlog.rulesets.argad.options import parse_options
-from combatlog.rulesets.argad.state import ArgadState
+from combatlog.rulesets.argad.state import ArgadState, Turn
 from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
 
 R_TURN = views.R_TURN
+
+
+def strikers_pending(state: ArgadState, turn: Turn) -> list[Pending]:
+    """Who may still strike, in strike order (Argad: Melee peculiarities; decide._check_order):
+    a figure with a shorter weapon waits for enemies with longer ones it fights."""
+    ready = sorted((tier_of(state, f)[0], f.name) for f in state.figures.values()
+                   if still_to_strike(state, turn, f))
+    out = []
+    for tier, name in ready:
+        side = state.figures[name].side
+        first = [n for k, n in ready if k < tier and state.figures[n].side != side]
+        after = f"; longer weapons first: after {', '.join(first)}, if they fight" if first else ""
+        out.append(Pending(who=name, what=f"may strike in melee ({step_name(tier)} step{after})",
+                           rule="Argad: Melee peculiarities"))
+    return out
 
 
 class Argad(Ruleset[ArgadState]):
@@ -118,17 +133,10 @@ class Argad(Ruleset[ArgadState]):
             return [Pending(who="gm", what=f"start game turn {state.turns_done + 1}", rule=R_TURN)]
         out: list[Pending] = []
         if turn.phase in ("movement", "shooting", "melee"):
-            for fig in state.figures.values():
-                tier = tier_of(state, fig)[0]
-                try:
-                    _can_strike(state, turn, fig, max(tier, turn.tier))
-                except CombatlogError:
-                    continue
-                if tier < turn.tier:
-                    continue
-                out.append(Pending(who=fig.name, what=f"may strike in melee ({t.TIERS[tier].replace('_', '-')} step)",
-                                   rule="Argad: Melee peculiarities"))
-        out.append(Pending(who="gm", what=f"end game turn {turn.number} (survival rolls)", rule=R_TURN))
+            out.extend(strikers_pending(state, turn))
+        due = survival_due(turn)
+        rolls = f" (survival rolls: {', '.join(due)})" if due else ""
+        out.append(Pending(who="gm", what=f"end game turn {turn.number}{rolls}", rule=R_TURN))
         return out
 
     def check(self, state: ArgadState) -> list[str]:
@@ -143,12 +151,12 @@ class Argad(Ruleset[ArgadState]):
             if turn.phase not in ("movement", "shooting", "melee"):
                 problems.append(f"open turn in phase {turn.phase}")
             seen: dict[str, int] = {}
-            last_tier = -1
+            struck_at: dict[str, int] = {}
             for s in turn.strikes:
-                if s.tier < last_tier:
-                    problems.append(f"strike {s.seq} is out of the strike order")
-                last_tier = max(last_tier, s.tier)
+                if struck_at.get(s.target, -9) > s.tier:
+                    problems.append(f"strike {s.seq} is out of the strike order ({s.target} struck before it)")
                 for a in s.attackers:
+                    struck_at.setdefault(a, s.tier)
                     if a in seen and not (s.split and seen[a] == s.seq - 1):
                         problems.append(f"{a} struck twice in turn {turn.number}")
                     seen[a] = s.seq

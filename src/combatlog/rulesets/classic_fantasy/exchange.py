@@ -41,6 +41,8 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
     """CFI Ch.8 Attack / Charge / Ranged Combat: step 1 of the exchange, the attack roll."""
     att = who(state, ev.attacker)
     tgt = who(state, ev.target)
+    if tgt.name == att.name:
+        raise InvalidCommand(f"{att.name} cannot attack himself: name another combatant as the target")
     can_act(state, att, "Attack")
     weapon = ev.weapon or ("unarmed" if ev.leap else default_weapon(att))
     problem = weapon_problem(att, weapon)
@@ -48,8 +50,8 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
         raise illegal(problem, "Combat Actions")
     w = att.weapons[weapon]
     ranged = w.ranged
-    if tgt.name == att.name or tgt.dead:
-        raise InvalidCommand(f"{tgt.name} cannot be attacked")
+    if tgt.dead:
+        raise InvalidCommand(f"{tgt.name} is dead and cannot be attacked")
     if att.surprised:
         raise illegal(f"{att.name} was surprised and may not take offensive Actions this Round", "Surprise")
     if att.has("no_attack"):
@@ -141,6 +143,7 @@ def apply_attack(state: CFIState, ev: AttackDeclared, roller: Roller, steps: Ste
                   f"{att.skills.get(skill_name, 0)}% -> {skill}% ({t.GRADE_NAMES[grade]}"
                   f"{'; ' + '; '.join(why) if why else ''}), rolls {roll:02d}: {t.LEVEL_NAMES[level]} "
                   f"(critical on {t.critical_range(skill):02d} or less)", lbl)
+    roller.settle()  # whether a bystander die is rolled depends on the attack roll's face
     target = tgt.name
     redirected = False
     if crowd_grade and level < t.SUCCESS and roll:

@@ -156,6 +156,9 @@ class Mixed:
             return faces, parse_dice(notation).total(faces)
         return self.inner.roll(label, notation, purpose, by)
 
+    def settle(self) -> None:
+        self.inner.settle()
+
 
 def after_blow(state: CFIState, c: Combatant, ev: LuckSpent, kind: str, roller: Roller, steps: Steps) -> CFIState:
     res = state.undo

@@ -43,6 +43,9 @@ class Recording:
         self.faces[label], self.by[label] = tuple(faces), by
         return faces, total
 
+    def settle(self) -> None:
+        self.inner.settle()
+
 
 def apply_resolved(state: CFIState, ev: ExchangeResolved, roller: Roller, steps: Steps,
                    rerolled: dict[str, int] | None = None) -> CFIState:

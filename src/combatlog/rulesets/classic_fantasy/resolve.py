@@ -121,6 +121,9 @@ def strike(state: CFIState, b: Blow, roller: Roller, steps: Steps, ex: Exchange)
               f"{' ' + dm_shown if dm_shown else ''} = {raw}",
               *([lb("damage")] if parse_dice(w.damage).count > maximize else []),
               *dm_labels)
+    # Knockback, wound rolls and injuring effects depend on the location and damage faces: a manual
+    # die missing so far is asked for alone, not with dice its placeholder face would call for.
+    roller.settle()
     if b.long_range:
         raw_half = t.half_up(raw)
         steps.add(cite("Ranged Combat"), f"Long Range: damage halved {raw} -> {raw_half}")

@@ -25,6 +25,9 @@ class Roller(Protocol):
 
     def roll(self, label: str, notation: str, purpose: str = "", by: str = "") -> tuple[tuple[int, ...], int]: ...
 
+    def settle(self) -> None:
+        """Called where the dice still to come depend on the faces drawn so far."""
+
 
 class Drawing:
     """Draws dice through the port (``decide``)."""
@@ -37,6 +40,12 @@ class Drawing:
         r = self.port.roll(label, notation, purpose=purpose, by=by or None)
         self.labels.append(label)
         return r.faces, r.total
+
+    def settle(self) -> None:
+        """Stop at a manual die given no face: past this point the port's placeholder face would
+        choose which dice to ask for, naming dice the real face may not call for."""
+        if self.port.missing:
+            raise self.port.missing_error()
 
 
 class Replaying:
@@ -53,6 +62,9 @@ class Replaying:
             raise InvalidCommand(f"the log lacks the roll {label} ({notation}) this event needs")
         self.labels.append(label)
         return faces, spec.total(faces)
+
+    def settle(self) -> None:
+        """Recorded faces are all real: nothing to wait for."""
 
 
 class Steps:

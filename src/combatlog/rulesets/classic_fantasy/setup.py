@@ -219,6 +219,7 @@ def _locations(spec: dict[str, Any], chars: dict[str, int], rank: int, where: st
         value = armour.get(key, None)
         if value is None:
             continue
+        _known_armour_locations(value, locs, f"{where}.armour.{key}")
         for loc in locs:
             ap = value.get(loc["name"], value.get("all", 0)) if isinstance(value, dict) else value
             loc[key] = _int(ap, f"{where}.armour.{key}", 0, 100)
@@ -226,6 +227,18 @@ def _locations(spec: dict[str, Any], chars: dict[str, int], rank: int, where: st
         loc.setdefault("worn", 0)
         loc.setdefault("natural", 0)
     return locs
+
+
+def _known_armour_locations(value: Any, locs: list[dict[str, Any]], where: str) -> None:
+    """Armour given per location names this combatant's own locations (or "all"): a misspelt
+    "chset" would otherwise leave the chest at the "all" value without a word."""
+    if not isinstance(value, dict):
+        return
+    names = [loc["name"] for loc in locs]
+    unknown = sorted(str(k) for k in value if k not in names and k != "all")
+    if unknown:
+        raise InvalidCommand(f"{where}: no location {', '.join(map(repr, unknown))} in this combatant's hit "
+                             f"locations ({', '.join(names)}, or all)")
 
 
 def _weapon(spec: Any, where: str, shield: bool = False) -> dict[str, Any]:

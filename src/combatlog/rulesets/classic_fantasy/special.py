@@ -60,7 +60,7 @@ def start_sweep(state: CFIState, ex: Exchange, ev: AttackDeclared, steps: Steps)
         if o.name in (ex.attacker, ex.target) or o.name in names:
             raise InvalidCommand("a sweep's further targets are others than the attacker, the first target and each other")
         if o.dead:
-            raise InvalidCommand(f"{o.name} cannot be attacked")
+            raise InvalidCommand(f"{o.name} is dead and cannot be attacked")
         if not (ev.moving or ev.charge) and o.name not in att.engaged:
             raise illegal(f"{att.name} is not Engaged with {o.name}", "Engagement")
         if att.name in o.blocked:
