@@ -27,6 +27,7 @@ class ExitStatus(IntEnum):
 class CombatlogError(Exception):
     code = "error"
     exit_status = ExitStatus.FAILURE
+    as_json = False  # shown as JSON whatever the command line says (a failing line of run FILE asked for it)
 
     def __init__(self, message: str, *, where: str | None = None) -> None:
         super().__init__(message)

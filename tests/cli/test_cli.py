@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import sys
 from pathlib import Path
 
@@ -101,6 +103,24 @@ def test_run_plays_a_file_and_resumes_after_a_fix(cli: Cli, tmp_path: Path) -> N
     assert [r["type"] for r in log] == ["core.combat_started", "ff.participant_joined", "ff.round_started",
                                          "ff.action_taken"]  # the join was not recorded twice
     cli("run", "--fresh", str(script), ok=False)  # --fresh records anew: `new f` now clashes
+
+
+def test_an_error_of_run_is_json_with_its_line_when_asked(cli: Cli, tmp_path: Path) -> None:
+    """guide.md, "JSON output": an error is JSON, with "where": "FILE:LINE" for a line of run FILE. run took no
+    --json, and a failing line's own --json was ignored (found by an exploratory test)."""
+    script = tmp_path / "e.cmds"
+    script.write_text("new e --ruleset freeform --dice manual\nfreeform damage e Nobody 3\n")
+    result = cli("run", "-q", str(script), "--json", ok=False)
+    assert result.code == ExitStatus.INVALID
+    error = json.loads(result.err)["error"]
+    assert error["where"] == f"{script}:2" and error["code"] == "invalid" and "Nobody" in error["message"]
+    assert cli("run", "-q", str(script), ok=False).err.startswith(f"error[invalid]: {script}:2: ")  # not asked
+    script.write_text("new e --ruleset freeform --dice manual\nfreeform damage e Nobody 3 --json\n"
+                      "freeform join e A --side a --json\n")
+    assert json.loads(cli("run", "-q", str(script), ok=False).err)["error"]["where"] == f"{script}:2"
+    script.write_text("new e --ruleset freeform --dice manual\nfreeform join e A --sid a --json\n")  # a usage error
+    error = json.loads(cli("run", "-q", str(script), ok=False).err)["error"]
+    assert error["where"] == f"{script}:2" and "--sid" in error["message"]
 
 
 def test_run_parses_each_line_anew_though_a_command_keeps_its_parser(cli: Cli, tmp_path: Path) -> None:

@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     except CombatlogError as exc:
         from combatlog.text import printable
 
-        if as_json:
+        if as_json or exc.as_json:
             _json_error(exc.to_json())
         else:
             sys.stderr.write(printable(f"error[{exc.code}]: {exc}") + "\n")

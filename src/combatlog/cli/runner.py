@@ -37,6 +37,8 @@ def run(
                                           "paths in it are read from its own folder (from here for -)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not echo each command before its output."),
     fresh: bool = typer.Option(False, "--fresh", help="Record every line anew instead of skipping lines already run."),
+    as_json: bool = typer.Option(False, "--json", help="An error is JSON on stderr, with \"where\": \"FILE:LINE\" "
+                                 "(as a failing line's own --json makes it); each line's output is as it asks."),
 ) -> None:
     """Apply a file of commands, stopping at the first error with its line number.
 
@@ -129,12 +131,19 @@ def _run_lines(ctx: typer.Context, lines: list[str], name: str, quiet: bool, cha
                 group.main(args=base + args, prog_name="combatlog", standalone_mode=False, obj=st)
         except CombatlogError as exc:
             exc.where = where if not exc.where else f"{where}: {exc.where}"
+            exc.as_json = exc.as_json or "--json" in args  # the line asked for JSON: so is its error (app.main)
             raise
         except click.exceptions.Exit as exc:
             if exc.exit_code:
-                raise InvalidCommand(f"the command exited with status {exc.exit_code}", where=where) from None
+                raise _line_error(f"the command exited with status {exc.exit_code}", where, args) from None
         except click.ClickException as exc:
-            raise InvalidCommand(exc.format_message(), where=where) from None
+            raise _line_error(exc.format_message(), where, args) from None
+
+
+def _line_error(message: str, where: str, args: list[str]) -> InvalidCommand:
+    error = InvalidCommand(message, where=where)
+    error.as_json = "--json" in args
+    return error
 
 
 def _invoke(group: click.Group, state: AppState, args: list[str]) -> None:
