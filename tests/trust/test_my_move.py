@@ -318,3 +318,46 @@ def test_status_mine_in_an_osric_round_with_sealed_declarations(tmp_path: Path) 
     mail(alice, bob, S, tmp_path)
     assert {m["command"] for m in bob.mine(S)["pending"]} == {"combatlog osric attack skirmish orc1 --as bob",
                                                                "combatlog osric attack skirmish orc2 --as bob"}
+
+
+def test_a_character_no_player_plays_is_offered_to_whoever_may_move_it(tmp_path: Path) -> None:
+    """trust.md ("Pieces no player plays"): such a piece is the referee's where the combat has one, any player's
+    where it has none. Found by an exploratory test: ``status --mine`` offered carl's deployment to nobody,
+    told bob he was "waiting for ... carl (carl)" (a player who does not exist), and called alice, who only
+    created the combat, "the referee" in a combat whose roles say "no referee"; yet ``mr deploy e carl`` was
+    accepted from either of them."""
+    setup = {"characters": [{"id": "bk", "character": "Black Knight", "player": "alice"},
+                            {"id": "carl", "character": "Amazon"}],
+             "denizens": [{"id": "gob", "monster": "Axe Goblin"}], "assigned": {"gob": "bk"}}
+    alice, bob = _pair(tmp_path, "e", "magic_realm", setup, "local")
+    status = alice("status", "e").out
+    assert "carl (no player): deploy" in status and "carl (carl)" not in status
+    for seat in (alice, bob):  # no referee: anyone's
+        mine = seat.mine("e")
+        assert f"combatlog mr deploy e carl --as {seat.name}" in [m["command"] for m in mine["pending"]]
+        assert not any("carl" in w for w in mine["waiting_for"]), mine["waiting_for"]
+    words = alice("status", "e", "--mine").out.splitlines()[0]
+    assert "(the referee)" not in words and "alice (runs the procedure's steps) must decide" in words
+    bob.paste("e", contains="carl")  # and the command given is accepted
+    assert "carl" in json.loads(bob("log", "e", "--json").out)[-1]["data"]["character"]
+
+
+def test_with_a_referee_a_character_no_player_plays_is_his_alone(tmp_path: Path) -> None:
+    setup = {"characters": [{"id": "bk", "character": "Black Knight", "player": "alice"},
+                            {"id": "carl", "character": "Amazon"}],
+             "denizens": [{"id": "gob", "monster": "Axe Goblin"}], "assigned": {"gob": "bk"}}
+    alice, bob = Seat(tmp_path, "alice"), Seat(tmp_path, "bob")
+    alice("keys", "new", "alice")
+    bob("keys", "new", "bob")
+    bob("keys", "export", "bob", "-o", str(tmp_path / "bob.pub"))
+    alice("keys", "import", str(tmp_path / "bob.pub"))
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    alice("new", "e", "--ruleset", "magic_realm", "--setup", str(tmp_path / "setup.json"), "--player", "alice",
+          "--player", "bob", "--referee", "bob")
+    mail(alice, bob, "e", tmp_path)
+    assert "combatlog mr deploy e carl --as bob" in [m["command"] for m in bob.mine("e")["pending"]]
+    assert "bob (the referee) must decide" in bob("status", "e", "--mine").out
+    theirs = alice.mine("e")
+    assert not any("carl" in m["command"] for m in theirs["pending"]) and "carl (no player)" in theirs["waiting_for"]
+    refused = alice("mr", "deploy", "e", "carl", ok=False)  # and the write path agrees
+    assert refused.code == 4 and "referee" in refused.err

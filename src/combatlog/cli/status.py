@@ -100,8 +100,12 @@ def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list
                     "out_of_the_fight": out, "owed": [owed_json(o) for o in mine]})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
+    # "the referee" only for one the combat has (named, or the ruleset's by default): in a combat without one,
+    # the player who runs the steps of the procedure (trust/mine.referee_of) is no referee
+    named = roles(folded).referee == st.actor
     echo(f"{meta.name}: {where}, seq {folded.core.head_seq}; {st.actor}"
-         + (" (the referee)" if referee and st.actor != "gm" else "") + " must decide:")
+         + (" (the referee)" if named and st.actor != "gm" else " (runs the procedure's steps)" if referee
+            and st.actor != "gm" else "") + " must decide:")
     for o in mine:
         echo(one_line(f"  {o.line(st.actor)}"))
     waiting = [f"{name} (a decision the merge could not place)" if name in owing else name for name in others]

@@ -23,8 +23,10 @@ Sealed orders
     (``--anyway`` on the CLI) seals those regardless, as a deliberate choice. It runs
     on the committing machine only (the log never sees the orders before the
     reveal), so ``evolve`` must still treat an illegal revealed order by the rules.
-    ``my_moves(state, player, stream, referee) -> list[MyMove]``: what ``player``
-    must decide now, each with a command line to paste (``status --mine``).
+    ``my_moves(state, player, stream, referee, unplayed=False) -> list[MyMove]``: what
+    ``player`` must decide now, each with a command line to paste (``status --mine``);
+    ``referee``: he takes the referee's steps; ``unplayed``: he may move the pieces no
+    player plays (the referee where there is one, anyone where there is none).
 
 Joint dice
     With the ``joint`` scheme, ``dice.roll(label, "2d6")`` derives faces from the

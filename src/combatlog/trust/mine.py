@@ -19,6 +19,7 @@ from combatlog.store.base import EventStore, StreamMeta
 from combatlog.trust.api import MyMove, command_line
 
 REFEREE = "gm"
+NO_PLAYER = " (no player)"  # ends ``Pending.who`` for a piece no player plays ("carl (no player)")
 
 
 def referee_of(store: EventStore, meta: StreamMeta) -> str:
@@ -49,13 +50,22 @@ def step_taker(who: str, referee: str) -> str:
     return f"{REFEREE} ({referee}: the referee's step)" if who == REFEREE and referee != REFEREE else who
 
 
+def moves_unplayed(folded: Folded, player: str) -> bool:
+    """Whether ``player`` may move the pieces no player plays: the referee's where the combat has one, any
+    player's where it has none (commands/authority.py)."""
+    from combatlog.commands.authority import roles_of
+
+    roles = roles_of(folded.ruleset, folded.core.genesis, folded.core.creator)
+    return roles.referee == player if roles.referee else True
+
+
 def my_moves(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -> tuple[bool, list[MyMove]]:
-    """(whether ``player`` is the referee, what ``player`` must decide now)."""
+    """(whether ``player`` takes the referee's steps, what ``player`` must decide now)."""
     referee = player == referee_of(store, meta)
     ruleset, state = folded.ruleset, folded.state
     hook = getattr(ruleset, "my_moves", None)
     if hook is not None:
-        moves = list(hook(state, player, meta.name, referee))
+        moves = list(hook(state, player, meta.name, referee, unplayed=moves_unplayed(folded, player)))
     else:
         moves = [MyMove(what=p.what, rule=p.rule, options=tuple(p.options))
                  for p in ruleset.pending(state) if p.who == player or (referee and p.who == REFEREE)]
@@ -118,6 +128,8 @@ def waiting_for(store: EventStore, meta: StreamMeta, folded: Folded, player: str
     """Who else the combat waits for (``pending``; the referee's steps under the referee's name)."""
     referee = referee_of(store, meta)
     names = [referee if p.who == REFEREE else p.who for p in folded.ruleset.pending(folded.state)]
+    if moves_unplayed(folded, player):  # pieces no player plays ("carl (no player)") are his to move too
+        names = [n for n in names if not n.endswith(NO_PLAYER)]
     return list(dict.fromkeys(n for n in names if n != player and not n.startswith(f"{player} (")))
 
 

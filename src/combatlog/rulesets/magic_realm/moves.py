@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from combatlog.rulesets.magic_realm import rules as q
+from combatlog.rulesets.magic_realm.authority import player_of
 from combatlog.rulesets.magic_realm.decide import STEP_RULES
 from combatlog.rulesets.magic_realm.fatigue import options, owed
 from combatlog.rulesets.magic_realm.rounds import deciders, unassigned_denizens
@@ -28,12 +29,14 @@ TABLE_STEPS = {"lure": ("assign", "random assignment", "MR 001 Random assignment
                "resolve": ("resolve", "reposition, change tactics and resolve the Melee Step", "MR 8.4.6", "")}
 
 
-def my_moves(state: MRState, player: str, stream: str, referee: bool) -> list[MyMove]:
+def my_moves(state: MRState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[MyMove]:
+    """``unplayed``: ``player`` moves the characters whose set-up names no player too (authority.py)."""
     if state.ended:
         return []
     cmd = lambda *words: command_line(*words, actor=player)  # noqa: E731
     rule = STEP_RULES.get(state.step, "MR 001")
-    mine = [cid for cid in deciders(state, state.step) if state.characters[cid].player == player]
+    mine = [cid for cid in deciders(state, state.step)
+            if player_of(state, cid) == player or (unplayed and not player_of(state, cid))]
     out: list[MyMove] = []
     if state.step == "plays":
         out += _plays(state, player, stream, mine, cmd)

@@ -118,7 +118,10 @@ class MagicRealm(Ruleset[MRState]):
             return []
         rule = STEP_RULES.get(state.step, "MR 001")
         who = deciders(state, state.step)
-        player = lambda cid: f"{state.characters[cid].player} ({cid})"  # noqa: E731
+        from combatlog.rulesets.magic_realm.authority import player_of
+
+        # a character whose set-up names no player is the referee's, or anyone's: never a player named like him
+        player = lambda cid: f"{player_of(state, cid)} ({cid})" if player_of(state, cid) else f"{cid} (no player)"  # noqa: E731
         from combatlog.rulesets.magic_realm.turns import STEP_ASKS as what
 
         if state.step == "fatigue":
@@ -162,11 +165,11 @@ class MagicRealm(Ruleset[MRState]):
             return [Pending(who="gm", what=text, rule=r), *seeds]
         return []
 
-    def my_moves(self, state: MRState, player: str, stream: str, referee: bool) -> list[Any]:
+    def my_moves(self, state: MRState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[Any]:
         """What ``player`` must decide now, each with its command line (``status --mine``)."""
         from combatlog.rulesets.magic_realm.moves import my_moves
 
-        return my_moves(state, player, stream, referee)
+        return my_moves(state, player, stream, referee, unplayed)
 
     def out_of_the_fight(self, state: MRState, player: str) -> str:
         """'' while one of ``player``'s characters fights on; else how they are out ("bk is dead")."""

@@ -124,7 +124,7 @@ class Osric(Ruleset[OsricState]):
     def check_orders(self, state: OsricState, step: str, player: str, orders: dict[str, Any]) -> None:
         dc.check_orders(state, step, player, orders)
 
-    def my_moves(self, state: OsricState, player: str, stream: str, referee: bool) -> list[Any]:
+    def my_moves(self, state: OsricState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[Any]:
         """What ``player`` must decide now, each with its command line (``status --mine``)."""
         from combatlog.rulesets.osric.moves import my_moves
 
