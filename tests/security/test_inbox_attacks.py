@@ -106,7 +106,7 @@ def test_a_duplicate_changes_nothing(game, tmp_path: Path) -> None:  # type: ign
     result = bob("import", str(message))
     assert "duel: appended 2 events" in result.out and "the same bundle as" in result.out and "skipped" in result.out
     again = bob("import", str(files["b1"]))
-    assert "already up to date (head seq 3)" in again.out and bob.head("duel") == 3
+    assert "already up to date (the bundle ends at #3, this log at #3)" in again.out and bob.head("duel") == 3
     both = bob("import", str(files["b2"]), str(files["b2"]))  # the same file given twice
     assert "appended 2 events" in both.out and "skipped" in both.out and bob.head("duel") == 5
 

@@ -182,6 +182,16 @@ def test_freeform_notes_cross(tmp_path: Path) -> None:
     out = table.exchange()
     assert "merged at" in out["gm<bob"] and "re-appl" not in "".join(out.values())
     table.one_head()
+    # the two crossing mails again at the referee's: nothing new, and said so with this log's head. A re-import
+    # of the merged one said "merged at ..." as if it merged anew, and the other gave the bundle's head as if
+    # it were the log's (found by an exploratory test)
+    before = table.log("gm")
+    head = before[-1]["seq"]
+    for path in sorted(tmp_path.glob("*-to-gm.txt"))[-2:]:
+        again = table["gm"]("import", str(path)).out
+        assert "already up to date" in again and "merged at" not in again, again
+        assert f"this log ends at #{head}" in again or f"this log at #{head})" in again, again
+    assert table.log("gm") == before
     for name in ("gm", "alice", "bob"):
         log = table.log(name)
         assert _types_by(log, "alice")[-1] == _types_by(log, "bob")[-1] == "core.noted"

@@ -157,6 +157,10 @@ def _import_text(outcomes: list[Any]) -> None:
         prefix = "" if single else f"{o.where}: "
         if o.status in ("applied", "up_to_date"):
             report = o.report
+            if report.merge is not None and report.up_to_date:  # a crossing merged here before: nothing new
+                echo(f"{prefix}{report.name}: already up to date: the bundle's events (to #{report.verify.head_seq}) "
+                     f"were merged here before; this log ends at #{report.head_seq}")
+                continue
             if report.merge is not None:
                 first, *rest = report.merge.lines()
                 echo(f"{prefix}{report.name}: {first}")
@@ -169,7 +173,8 @@ def _import_text(outcomes: list[Any]) -> None:
                 echo(f"{prefix}{report.name}: the bundle continues a branch superseded here: {report.superseded} "
                      "events kept as evidence (combatlog superseded " + report.name + ")")
             if report.up_to_date:
-                echo(f"{prefix}{report.name}: already up to date (head seq {report.verify.head_seq})")
+                echo(f"{prefix}{report.name}: already up to date (the bundle ends at #{report.verify.head_seq}, "
+                     f"this log at #{report.head_seq})")
                 continue
             for stream_name, count in report.appended.items():
                 made = " (new here)" if stream_name in report.created else ""

@@ -68,6 +68,7 @@ class ImportReport(msgspec.Struct, kw_only=True):
     verify: VerifyReport
     merge: MergeReport | None = None  # the bundle and this log continued the same event differently
     superseded: int = 0  # events of a branch this log had already superseded, kept as evidence
+    head_seq: int = 0  # this log's head (of the bundle's last segment) after the import
 
 
 def _header_check(header: Header | dict[str, object]) -> str:
@@ -405,7 +406,8 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
         _check_lost_branch(store, lost, header, lines, where)
         kept = keep_lost_branch(store, lost, [_new_row(line) for line in lines])
         return ImportReport(stream=lost.id, name=lost.name, appended={}, created=[], up_to_date=True,
-                            verify=_verify_here(store, lost, wiring), superseded=kept)
+                            verify=_verify_here(store, lost, wiring), superseded=kept,
+                            head_seq=store.head(lost.id).seq)
     before = _kept_at(kept, header, strict_rules, wiring) if kept is not None else None
     if before is not None:  # the base is where the last import here ended: no fold of the log
         base, base_meta = before.folded, base_stream(store, header, where)
@@ -460,7 +462,7 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
                         d.outcome in ("reapplied", "placed") for d in result.decisions)
                     return ImportReport(stream=local.id, name=local.name, appended={local.name: len(branch)}
                                         if result.kept == "theirs" else {}, created=[], up_to_date=not changed,
-                                        verify=report, merge=result)
+                                        verify=report, merge=result, head_seq=result.head_seq)
         tail = [r for r in rows if r[0] > local_head]
         if tail and merge_branches:
             check_against_superseded(store, local, [r[2] for r in tail])
@@ -477,7 +479,8 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
     last = header.segments[-1]
     final = store.get_stream(last.id)
     return ImportReport(stream=last.id, name=final.name if final else last.name, appended=appended,
-                        created=created, up_to_date=not batches, verify=report)
+                        created=created, up_to_date=not batches, verify=report,
+                        head_seq=store.head(last.id).seq if final else 0)
 
 
 # The server's verifiers kept between imports: stream id -> the verifier of its last import (at its head).
