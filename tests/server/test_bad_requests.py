@@ -239,3 +239,19 @@ def test_fuzz_signed_mutated_bundles_are_refused_and_change_nothing(tmp_path: Pa
 
     probe()
     assert b"Traceback" not in live.log_path.read_bytes()
+
+
+def test_a_push_larger_than_the_servers_body_limit_says_what_to_do(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    """Found by an exploratory test: a backlog bigger than --max-body can never be pushed, and the client only
+    relayed the 413. It now says that nothing was sent and what to do (the server's operator, smaller pushes,
+    or the file); the server's head is unchanged."""
+    server = start_server("--open", "--max-body", "20000")
+    alice, _bob = table(tmp_path, server.url, ("alice", "bob"))
+    cid = combat_id(alice)
+    before = server.head(cid)
+    for i in range(30):
+        alice("note", "duel", f"note {i} " + "x" * 900)
+    refused = alice("push", "duel", ok=False)
+    assert refused.code != 0 and "HTTP 413" in refused.err, refused.err
+    assert "nothing was sent" in refused.err and "--max-body" in refused.err and "export / import" in refused.err
+    assert server.head(cid) == before

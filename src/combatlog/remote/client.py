@@ -191,6 +191,10 @@ class Client:
 
         body = _body(resp)
         message = printable(str(body.get("message") or resp.body[:200].decode("utf-8", "replace")))[:500]
+        if resp.status == 413:  # the events to send are more than one request of this server may hold
+            message += (f"; nothing was sent. A push sends every event the server lacks in one request: ask "
+                        f"{self.remote.name}'s operator to raise its --max-body, or push after fewer moves (the "
+                        "combat can also travel by file: combatlog export / import)")
         return RemoteError(f"{self.remote.name} refused {what} (HTTP {resp.status}): {message}", status=resp.status,
                            body=body)
 
