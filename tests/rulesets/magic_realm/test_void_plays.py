@@ -1,10 +1,14 @@
-"""Sealed plays that the rules void at the reveal.
+"""Sealed plays that the rules void at the reveal, and the hit on a character who made no maneuver.
 
 Seed 000 (MR 8.4.5, line 124): "Illegal plays are cancelled and have no effect, and the chits that were
 played are put in their owner's Used This Round box. They cannot be played again that round and their
 effort asterisks do count towards their owner's effort limit and fatigue." A sealed play the reveal voids
 (a client that skipped the check, or ``--anyway``) must therefore count its chits as the plain ``mr play``
 path counts a cancelled chit.
+
+Seed 000 (MR 8.4.8, line 190): "Special: If a character does not play a maneuver, all of the denizen
+counters on his sheet intercept and hit him": the hit is an intercept, and the explanation gives that
+reason in both the 8.4.8 and the 8.4.9 lines.
 """
 
 from __future__ import annotations
@@ -116,6 +120,30 @@ def test_a_void_sealed_play_still_counts_its_chits_for_effort_and_fatigue(sealed
     assert not any(a.attacker == "bk" for a in st.melee.attacks)  # void: his attack never happened
     texts = [s.text for s in out.steps]
     assert any(t.startswith("Black Knight owes 1 asterisk(s) of fatigue") for t in texts)
+
+
+def test_the_hit_on_a_character_with_no_maneuver_is_an_intercept_with_its_reason(sealed: Sealed) -> None:
+    # Seed 000 line 190 (MR 8.4.8): "If a character does not play a maneuver, all of the denizen counters on
+    # his sheet intercept and hit him". The Black Knight's void play leaves him without a maneuver, so g1
+    # intercepts and hits him; the 8.4.9 line gives the same reason as the 8.4.8 line (tester's report).
+    from combatlog.rulesets.magic_realm.hits import NO_MANEUVER
+    from combatlog.trust.commands import CommitOrders, RevealOrders
+
+    g = sealed
+    g.to_plays()
+    g.do("alice", CommitOrders(step="r1/plays", orders={"plays": {"bk": BK_VOID}}, anyway=True))
+    g.do("bob", CommitOrders(step="r1/plays", orders={"plays": {"amazon": AMAZON}}))
+    g.do("alice", RevealOrders(step="r1/plays"))
+    g.do("bob", RevealOrders(step="r1/plays"))
+    out = g.do("bob", c.Resolve(), {"r1/reposition/bk": (4,), "r1/reposition/amazon": (4,),
+                                    "r1/tactics/bk/box1": (1, 1), "r1/tactics/amazon/box1": (1, 1)})
+    attacks = next(r.attacks for r in g.state.resolved if r.round == 1)
+    hit = next(a for a in attacks if a.attacker == "g1")
+    assert (hit.hit, hit.why) == ("intercept", NO_MANEUVER)
+    said = [(s.rule, s.text) for s in out.steps]
+    assert ("MR 8.4.8", f"g1 (Axe Goblin) thrust at time 4 on Black Knight (bk): intercepts and hits, {NO_MANEUVER}") \
+        in said
+    assert ("MR 8.4.9", f"g1 (Axe Goblin) hits Black Knight (bk) (intercept: {NO_MANEUVER})") in said
 
 
 def test_the_check_before_sealing_says_the_void_chits_would_still_count(sealed: Sealed) -> None:
