@@ -12,7 +12,7 @@ from itertools import groupby
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import DIRS, RED, letter
 from combatlog.rulesets.magic_realm.demons import demon_attack
-from combatlog.rulesets.magic_realm.hits import Attack, Effects
+from combatlog.rulesets.magic_realm.hits import NO_MANEUVER, Attack, Effects
 from combatlog.rulesets.magic_realm.melee import order_key
 from combatlog.rulesets.magic_realm.state import Armor, Character
 from combatlog.rulesets.magic_realm.tables import MISSILE_RULE, Harm, high_die, missile_change
@@ -210,7 +210,8 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
                 if a.attacker in w.chars:
                     flip_weapon(w, a.attacker, True, "cancelled attack")
                 continue
-            w.step("MR 8.4.9", f"{q.name(w.view(), a.attacker)} hits {q.name(w.view(), a.target)} ({a.hit})")
+            how = f"{a.hit}: {a.why}" if a.why == NO_MANEUVER else a.hit  # the reason MR 8.4.8 gave
+            w.step("MR 8.4.9", f"{q.name(w.view(), a.attacker)} hits {q.name(w.view(), a.target)} ({how})")
             known = len(fx.kills), len(fx.horse_kills)
             if a.kind == "demon":
                 results[i] = demon_attack(w, a, fx)

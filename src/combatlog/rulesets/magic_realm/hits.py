@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Why an attack on a target that made no maneuver hits: it intercepts him (seed 000, MR 8.4.8: "Special: If a
+# character does not play a maneuver, all of the denizen counters on his sheet intercept and hit him").
+NO_MANEUVER = "the target made no maneuver"
+
 
 @dataclass
 class Attack:

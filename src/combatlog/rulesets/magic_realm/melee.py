@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import BOXES, DIRS, MANEUVERS, letter
-from combatlog.rulesets.magic_realm.hits import Attack
+from combatlog.rulesets.magic_realm.hits import NO_MANEUVER, Attack
 from combatlog.rulesets.magic_realm.magic import peaceful, protected
 from combatlog.rulesets.magic_realm.state import AttackRec, Melee
 from combatlog.rulesets.magic_realm.tables import REPOSITION_RULE, TACTICS_RULE, reposition, tactics_flip
@@ -271,8 +271,8 @@ def decide_hits(w: Work, attacks: list[Attack], pos: dict[str, tuple[str, str, i
         what = f"{q.name(st, a.attacker)} {DIRS[a.direction]} at time {a.time} on {tname}"
         if m is None:
             a.hit = "intercept"
-            a.why = "the target made no maneuver"
-            w.step("MR 8.4.8", f"{what}: hits, {a.why}")
+            a.why = NO_MANEUVER
+            w.step("MR 8.4.8", f"{what}: intercepts and hits, {a.why}")
             continue
         mdir, mtime, horse = m
         a.vs_horse = horse if a.target in w.dens else ""

@@ -322,6 +322,31 @@ def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
     return fight, move
 
 
+def void_chits(state: MRState, cmd: c.Play) -> tuple[str, ...]:
+    """The chits a revealed play that the rules void puts in Used This Round (MR 8.4.5: "Illegal plays are
+    cancelled and have no effect, and the chits that were played are put in their owner's Used This Round
+    box. They cannot be played again that round and their effort asterisks do count towards their owner's
+    effort limit and fatigue").
+
+    *Decision:* the chits played are those named as his Fight and Move chits that he could put on his
+    Melee Section: his own, active, not played already this round and not committed to a spell in effect
+    (whatever slot they were put in). A reference to anything else (no such chit, a fatigued or wounded
+    chit, one already in Used This Round), or any chit while he is out of the clearing or transmorphized
+    (he plays no chits then, MR 8.4.7), played nothing and counts for nothing."""
+    char = state.characters[cmd.character]
+    if not char.present or char.form is not None:
+        return ()
+    used = state.used.get(cmd.character, ())
+    bound = committed(state, cmd.character)
+    out: list[str] = []
+    for ref in (cmd.fight, cmd.move):
+        chit = char.chit(ref) if ref else None
+        if chit is not None and chit.status == "active" and chit.id not in used and chit.id not in bound \
+                and chit.id not in out:
+            out.append(chit.id)
+    return tuple(out)
+
+
 def _check_form_play(state: MRState, cmd: c.Play, char: Character) -> None:
     """A character transmorphized into a Tremendous monster plays the monster's attack and maneuver
     values (MR 8.4.7: "Characters transmorphized into Tremendous monsters follow many of the same rules in

@@ -196,7 +196,13 @@ def reveal(w: Work) -> None:
                                                            f"{p.move} {c.chit(p.move).label}"))  # type: ignore[union-attr]
         if p.shield:
             parts.append(f"shield in box {p.shield}")
+        if p.void:
+            parts.append("void plays with " + ", ".join(f"{i} {c.chit(i).label}" for i in p.void))  # type: ignore[union-attr]
         w.step("MR 8.4.5", f"{c.name} reveals: " + ("; ".join(parts) or "no attack, no maneuver"))
+        for chit_id in p.void:  # MR 8.4.5: illegal plays are cancelled, their chits still count (sealed.apply_revealed)
+            used[cid] = used.get(cid, ()) + (chit_id,)
+            w.step("MR 8.4.5", f"{c.name}'s void play with {c.chit(chit_id).label} is cancelled; the chit still "  # type: ignore[union-attr]
+                   "counts toward his effort limit and fatigue")
         for kind, chit_id, why, _rule in q.cancellations(st, c, p.fight, p.move):
             used[cid] = used.get(cid, ()) + (chit_id,)
             if why:

@@ -33,7 +33,7 @@ from combatlog.events.core import ChainCommitted, ChainReleased, DecisionMarked,
 from combatlog.rulesets.magic_realm import commands as c
 from combatlog.rulesets.base import Pending
 from combatlog.rulesets.magic_realm import rules as q
-from combatlog.rulesets.magic_realm.plays import check_play
+from combatlog.rulesets.magic_realm.plays import check_play, void_chits
 from combatlog.rulesets.magic_realm.state import MRState, Plays
 from combatlog.rulesets.magic_realm.turns import deciders, need_step
 from combatlog.rulesets.magic_realm.work import Work
@@ -124,8 +124,6 @@ def check_orders(state: MRState, step: str, player: str, orders: dict[str, Any])
     reveal would void (``apply_revealed``: wrong chit type, a counter not on his sheet...) or cancel
     (``rules.cancellations``: strength, effort limit) is refused as ``RefusedAtReveal``, every problem
     named with its rule; the player may seal it anyway (``--anyway``)."""
-    from combatlog.rulesets.magic_realm.plays import check_play
-
     parsed = parse_step(step)
     if parsed is None:
         return
@@ -158,7 +156,10 @@ def check_orders(state: MRState, step: str, player: str, orders: dict[str, Any])
         try:
             fight, move = check_play(state, cmd)
         except IllegalCommand as exc:
-            problems.append((f"{cid}'s plays would be void at the reveal, so he would play nothing: "
+            void = void_chits(state, cmd)
+            still = (f" (his chits {_labels(state, cid, void)} would still count toward his effort limit and "
+                     "fatigue, MR 8.4.5)" if void else "")
+            problems.append((f"{cid}'s plays would be void at the reveal, so he would play nothing{still}: "
                              f"{exc.message.removesuffix(f' ({exc.rule})')}", exc.rule))
             continue
         char = state.characters[cid]
@@ -235,6 +236,7 @@ def apply_revealed(w: Work, player: str, orders: Any) -> None:
     for cid in mine:
         cmd = plays.get(cid)
         fight = move = ""
+        void: tuple[str, ...] = ()
         if cmd is None:
             w.step(RULE, f"{player} sealed no plays for {cid}: he plays nothing")
             cmd = c.Play(character=cid)
@@ -242,18 +244,27 @@ def apply_revealed(w: Work, player: str, orders: Any) -> None:
             try:
                 fight, move = check_play(st, cmd)
             except (IllegalCommand, InvalidCommand) as exc:
+                void = void_chits(st, cmd)
                 w.step(getattr(exc, "rule", "") or RULE,
-                       f"{cid}'s revealed plays are illegal ({exc}): void, he plays nothing this round")
+                       f"{cid}'s revealed plays are illegal ({exc}): void, he plays nothing this round"
+                       + (f"; the chits he played ({_labels(st, cid, void)}) are cancelled but still count toward "
+                          "his effort limit and fatigue" if void else ""))
                 cmd, fight, move = c.Play(character=cid), "", ""
-        record_plays(w, cid, cmd, fight, move)
+        record_plays(w, cid, cmd, fight, move, void)
 
 
-def record_plays(w: Work, cid: str, cmd: Any, fight: str, move: str) -> None:
+def _labels(state: MRState, cid: str, chits: tuple[str, ...]) -> str:
+    char = state.characters[cid]
+    return ", ".join(f"{i} {char.chit(i).label}" for i in chits)  # type: ignore[union-attr]
+
+
+def record_plays(w: Work, cid: str, cmd: Any, fight: str, move: str, void: tuple[str, ...] = ()) -> None:
     """One side's plays enter the state (from ``mr.plays_made`` or a reveal); secret until every
-    side has played (MR 8.4.5)."""
+    side has played (MR 8.4.5). ``void``: the chits of a revealed play the rules void (``void_chits``),
+    put in Used This Round when the plays are revealed (``rounds.reveal``)."""
     plays = Plays(attack=cmd.attack, fight=fight, alert_only=cmd.alert_only, maneuver=cmd.maneuver, move=move,
                   horse=cmd.horse, shield=cmd.shield, place=dict(cmd.place), hirelings=dict(cmd.hirelings),
-                  part_attack=getattr(cmd, "part_attack", 0), part_side=getattr(cmd, "part_side", ""))
+                  part_attack=getattr(cmd, "part_attack", 0), part_side=getattr(cmd, "part_side", ""), void=void)
     flips = dict(w.get("weapon_flip"))
     if fight and not cmd.attack:
         flips[cid] = cmd.alert_only or "alert"

@@ -162,6 +162,9 @@ class Plays(msgspec.Struct, frozen=True, kw_only=True):
     hirelings: dict[str, int] = {}  # hireling (or "hireling/horse") defending its own sheet -> red box
     part_attack: int = 0  # transmorphized: the circle of his head's or club's attack (0: the body's circle)
     part_side: str = ""  # transmorphized: the side his head or club is played ("" = light)
+    # Chits of a revealed sealed play the rules void (sealed.apply_revealed): cancelled at the reveal, they
+    # go to Used This Round and count toward his effort limit and fatigue (MR 8.4.5 "Illegal plays").
+    void: tuple[str, ...] = ()
 
 
 class Action(msgspec.Struct, frozen=True, kw_only=True):
