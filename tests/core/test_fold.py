@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
+
+from combatlog import ENGINE_VERSION
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +62,27 @@ def test_a_snapshot_of_another_engine_is_ignored(tmp_path: Path) -> None:
     good = state_at(store, meta)
     store.save_snapshot(meta.id, good.core.head_seq, "0.0.0-old/freeform/1", b"garbage")
     assert state_at(store, meta).state == good.state
+
+
+def test_a_snapshot_folded_by_other_rules_code_is_ignored(tmp_path: Path) -> None:
+    """Both versions stay "0.2.0" and "1" across rules fixes (a void sealed play now counts its chits, MR
+    8.4.5), so a snapshot keyed by them alone kept the state an earlier build folded, hiding the fix on every
+    machine that had one. The key now holds a digest of the code that folds: a snapshot of the previous key's
+    form (or another digest) is not used; one under this build's key is (else this test could not tell)."""
+    store = SQLiteStore(tmp_path / "s.db")
+    duel(store)
+    meta = resolve_stream(store, "duel")
+    good = state_at(store, meta)
+    ruleset = good.ruleset
+    key = fold_mod.snapshot_key(ruleset)
+    assert key.startswith(f"{ENGINE_VERSION}/freeform/1/") and len(key.rsplit("/", 1)[1]) == 16
+    doctored = fold_mod.Folded(ruleset, msgspec.structs.replace(good.state, round=99), good.core)
+    blob = fold_mod._encode_snapshot(doctored)
+    for stale in (f"{ENGINE_VERSION}/freeform/1", f"{ENGINE_VERSION}/freeform/1/0123456789abcdef"):  # old, other
+        store.save_snapshot(meta.id, good.core.head_seq, stale, blob)
+        assert state_at(store, meta).state == good.state
+    store.save_snapshot(meta.id, good.core.head_seq, key, blob)
+    assert state_at(store, meta).state.round == 99
 
 
 @given(st.lists(st.tuples(st.sampled_from(["Aldo", "Bo"]), st.integers(1, 8), st.booleans()), max_size=25),
