@@ -204,7 +204,7 @@ def test_closing_bars_attacks_between_the_two_until_next_round() -> None:
     f.dice(c.StartRound(), {})
     f.dice(c.Declare(side="party", declarations=(P("Brom=melee"),)), {})
     f.dice(c.Declare(side="orcs", declarations=(), rest="melee"), {})
-    f.dice(c.RollInitiative(), {"r2/initiative/party": 4, "r2/initiative/orcs": 3})
+    f.dice(c.RollInitiative(), {"r2/initiative/party": 3, "r2/initiative/orcs": 4})  # orcs first, segment 3
     f.dice(c.Attack(who="orc1"), {"r2/orc1/atk1": 1})  # allowed in the next round
 
 
@@ -255,8 +255,9 @@ def test_invisible_cannot_be_attacked_from_rear_or_flank() -> None:
 def test_small_shield_counts_against_one_attacker_a_round() -> None:
     # reference 2.2 / OSRIC armour notes: a small shield counts against 1 attacker per round.
     # Brom with a small shield: AC 4. orc1 (first attacker) needs 15; orc2 meets AC 5: needs 14.
+    # Party 3, orcs 4: the orcs act first, in segment 3 (seed "Determine Initiative").
     f = Fight([{**FIGHTER, "shield": "small"}, orc(1), orc(2)], engaged=[["Brom", "orc1"], ["Brom", "orc2"]])
-    _round(f, 4, 3)
+    _round(f, 3, 4)
     f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 1})
     f.dice(c.Attack(who="orc2"), {"r1/orc2/atk1": 1})
     assert [t for t in f.texts() if "needs 1" in t and "against AC" in t] == [

@@ -132,8 +132,26 @@ def action_tick(s: OsricState, name: str, routine: int, segment: int = 0, *, lat
         if at < s.cursor:
             raise IllegalCommand(f"{name}'s action falls in segment {segment_of(at, s.round)}, but the timeline has "
                                  f"reached segment {segment_of(s.cursor, s.round)}", rule=r.INITIATIVE)
+        earlier_first(s, name, at)
     can_act_at(s, name, at)
     return at
+
+
+def earlier_first(s: OsricState, name: str, at: int) -> None:
+    """OSRIC Combat: First Party Acts, then Second Party Acts: refused, and the timeline left alone,
+    while an earlier segment's declared actions are still due; logging this one would move the
+    timeline past them and they could then no longer be taken."""
+    seg, waiting = r.due_before(s, at, but=name)
+    if not waiting:
+        return
+    mine = s.roster[name].side
+    sides = sorted({s.roster[n].side for n in waiting})
+    late = "+" if at % 4 == LATE else ""
+    raise IllegalCommand(
+        f"{name}'s action falls in segment {segment_of(at, s.round)}{late}, but {', '.join(waiting)} "
+        f"({', '.join(sides)}) must act first, in segment {seg} (record their actions first; if they take none, "
+        f"move the timeline on: osric segment STREAM {seg} --end)",
+        rule=r.INITIATIVE if sides == [mine] else r.FIRST_ACTS)
 
 
 def opponent(s: OsricState, who: str, target: str) -> str:
@@ -162,6 +180,34 @@ def routines_allowed(s: OsricState, who: str, kind: str, form: str, target: str)
     else:
         n = 1
     return n + (1 if "hasted" in live.conditions else 0)
+
+
+def last_attack(s: OsricState, who: str) -> dict[str, object] | None:
+    """The data of ``who``'s latest attack roll in a routine this round (or surprise segment)."""
+    for entry in reversed(s.log):
+        if entry.round != s.round:
+            return None
+        if entry.data.get("type") == "attack_roll" and entry.data["attacker"] == who and entry.data["routine"]:
+            return entry.data
+    return None
+
+
+def routines_left(s: OsricState, who: str) -> int:
+    """How many more routines ``who`` may use this round (or surprise segment), after a first one.
+
+    Judged by the kind and weapon of its latest routine and, for melee, the best case among the
+    opponents it stands engaged with (a fighter's attacks equal his level only against creatures
+    below 1 HD: OSRIC Combat: Attacks per Round). 0 before any routine: that one is its declared action.
+    """
+    used = s.live[who].routines
+    last = last_attack(s, who) if used else None
+    if last is None:
+        return 0
+    kind, form = ("missile" if last["kind"] == "missile" else "melee"), str(last["weapon"])
+    if kind == "missile":
+        return max(0, routines_allowed(s, who, kind, form, str(last["target"])) - used)
+    best = max((routines_allowed(s, who, kind, form, o) for o in s.opponents_engaged(who)), default=0)
+    return max(0, best - used)
 
 
 def forms_for(s: OsricState, who: str, weapon: str, kind: str) -> list[str]:
