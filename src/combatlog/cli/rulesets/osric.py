@@ -188,7 +188,9 @@ def initiative(ctx: typer.Context, stream: str = stream_argument(), dice: Option
 def attack(
     ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
     target: str = typer.Option("", "--target", autocompletion=_combatants,
-                               help="Only with one opponent engaged (else it is random)."),
+                               help="The opponent attacked. Option melee_target=random (default): only with one "
+                                    "opponent engaged, else the target is random. melee_target=declared: default "
+                                    "the declared target (WHO=melee@TARGET); another engaged opponent may be named."),
     weapon: str = typer.Option("", "--weapon", help="Weapon, monster attack form, or 'unarmed'."),
     offhand: str = typer.Option("", "--offhand", help="Two-weapon fighting: the off-hand dagger or hand axe."),
     rear: bool = REAR, flank: bool = FLANK, higher: bool = HIGHER, sees: bool = SEES, cover: int = COVER,

@@ -271,20 +271,33 @@ def choose_target(s: OsricState, who: str, target: str, dice: DicePort, label: s
                                  rule="OSRIC Combat: Closing into Combat")
         raise IllegalCommand(f"{who} is not engaged in melee (within 10 ft): close, charge, or record the positions "
                              "with osric engage", rule=r.MELEE)
+    chosen = s.options["melee_target"] == "declared"
+    if not target and chosen:
+        target = declared_target(s, who, opps)
     if target:
         opponent(s, who, target)
         if target not in opps:
             raise IllegalCommand(f"{who} is not engaged with {target} (engaged: {', '.join(opps)})", rule=r.MELEE)
-        if len(opps) > 1 and s.options["melee_target"] == "random":
+        if len(opps) > 1 and not chosen:
             raise IllegalCommand(f"{who} faces {len(opps)} opponents ({', '.join(opps)}): the target is random; "
                                  "leave out --target", rule=r.MELEE)
         return target, (), 0
     if len(opps) == 1:
         return opps[0], (), 0
-    if s.options["melee_target"] == "declared":
-        raise InvalidCommand(f"{who} faces {', '.join(opps)}: name the target (option melee_target=declared)")
+    if chosen:
+        d = s.declaration(who) if s.round else None
+        why = f" (the declared {d.target} is not among them)" if d is not None and d.target else ""
+        raise InvalidCommand(f"{who} faces {', '.join(opps)}{why}: name the target with --target "
+                             "(option melee_target=declared)")
     roll = dice.roll(label + "/target", f"1d{len(opps)}", purpose=f"{who}'s target").total
     return opps[roll - 1], tuple(opps), roll
+
+
+def declared_target(s: OsricState, who: str, opps: list[str]) -> str:
+    """Option melee_target=declared: the target named in the round's declaration (``WHO=melee@orc1``),
+    if it is still an opponent to attack; else none."""
+    d = s.declaration(who) if s.round else None
+    return d.target if d is not None and d.target in opps else ""
 
 
 def routine(s: OsricState, dice: DicePort, *, who: str, target: str, forms: list[tuple[str, bool]], kind: str,
