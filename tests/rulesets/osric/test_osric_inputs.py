@@ -8,8 +8,10 @@ Sources: docs/osric.md "Every set-up key" (hp -10 up to max_hp, max_hp 1-9999, H
 import pytest
 
 from combatlog.errors import InvalidCommand
+from combatlog.rulesets.osric import commands as c
 from combatlog.rulesets.osric.setup import validate_setup
-from tests.rulesets.osric.osric_helpers import FIGHTER, orc
+from tests.rulesets.osric.osric_helpers import FIGHTER, Fight, orc
+from tests.rulesets.osric.test_osric_timing import _round
 
 
 def _with(**fields: object) -> dict[str, object]:
@@ -53,3 +55,45 @@ def test_hit_points_accepted_at_the_bounds() -> None:
 def test_hit_dice_refused_name_the_monster(hd: object, message: str) -> None:
     with pytest.raises(InvalidCommand, match=message):
         validate_setup({"combatants": [FIGHTER, orc(1, hd=hd)]})
+
+
+def _fight() -> Fight:
+    f = Fight([FIGHTER, orc(1)], engaged=[["Brom", "orc1"]])
+    _round(f, 4, 3)
+    return f
+
+
+@pytest.mark.parametrize("amount", ["99999999999999999999", "100000", "0", "9" * 5000])
+def test_a_typed_damage_or_healing_amount_is_bounded(amount: str) -> None:
+    # Hit points run from -10 to 9999, so 1-99999 covers every amount; a larger one (beyond 2**53 it
+    # could not even be verified) is refused naming the bound, and nothing is logged.
+    f = _fight()
+    before = len(f.state.log)
+    for cmd in (c.Damage(who="orc1", amount=amount), c.Heal(who="Brom", amount=amount)):
+        with pytest.raises(InvalidCommand, match="a whole number from 1 to 99999") as refused:
+            f.dice(cmd, {})
+        assert len(refused.value.message) < 200
+    assert len(f.state.log) == before
+
+
+def test_a_typed_amount_at_the_bound_is_accepted() -> None:
+    # orc1 (5 hp) takes 99999: slain (a monster dies at 0 hp, option monster_death=zero).
+    f = _fight()
+    f.dice(c.Damage(who="orc1", amount="+099999"), {})
+    assert f.hp("orc1") == 5 - 99999 and f.state.live["orc1"].dead
+
+
+@pytest.mark.parametrize("cmd, message", [
+    (c.Attack(who="Brom", mod=101), r"--mod 101: the referee's adjustment runs from -100 to 100"),
+    (c.Attack(who="Brom", mod=-2**60), r"--mod -\d+: the referee's adjustment runs from -100 to 100"),
+    (c.Shoot(who="Brom", target="orc1", range=10_000), r"--range 10000: a distance in feet from 0 to 9999"),
+    (c.Shoot(who="Brom", target="orc1", range=-1), r"--range -1: a distance in feet from 0 to 9999"),
+    (c.Morale(who=("orc1",), modifier=101), r"--modifier 101: a percent from -100 to 100"),
+])
+def test_command_numbers_out_of_bounds_are_refused_up_front(cmd: object, message: str) -> None:
+    # Refused before any die is asked for (no faces are given) and before anything is logged.
+    f = _fight()
+    before = len(f.state.log)
+    with pytest.raises(InvalidCommand, match=message):
+        f.dice(cmd, {})
+    assert len(f.state.log) == before

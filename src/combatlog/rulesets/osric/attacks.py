@@ -324,7 +324,24 @@ def routine(s: OsricState, dice: DicePort, *, who: str, target: str, forms: list
     return out, s
 
 
+# The referee's adjustment to a d20 attack roll: beyond +-100 nothing changes (the number needed runs
+# from below 1 to 26), and the bound keeps the logged number sane.
+MAX_MOD = 100
+MAX_RANGE = 9_999  # feet: far beyond any missile's reach
+
+
+def check_numbers(cmd: object) -> None:
+    """Refuse a roll adjustment or a range outside its bound up front, naming the bound."""
+    mod = getattr(cmd, "mod", 0)
+    if not -MAX_MOD <= mod <= MAX_MOD:
+        raise InvalidCommand(f"--mod {mod}: the referee's adjustment runs from -{MAX_MOD} to {MAX_MOD}")
+    feet = getattr(cmd, "range", 0)
+    if not 0 <= feet <= MAX_RANGE:
+        raise InvalidCommand(f"--range {feet}: a distance in feet from 0 to {MAX_RANGE}")
+
+
 def decide_attack(s: OsricState, cmd: object, dice: DicePort) -> list[Event]:
+    check_numbers(cmd)
     match cmd:
         case c.Attack() | c.Grapple():
             grapple = isinstance(cmd, c.Grapple)
@@ -397,8 +414,6 @@ def _shoot(s: OsricState, cmd: c.Shoot, dice: DicePort) -> list[Event]:
         raise IllegalCommand(f"{who} has fired its {allowed} shot(s) with the {forms[0]} this "
                              f"{'segment' if s.round == 0 else 'round'}", rule=r.MISSILES)
     at = action_tick(s, who, number, cmd.segment)
-    if cmd.range < 0:
-        raise InvalidCommand("range is a distance in feet")
     flags = check_flags(s, who, cmd.target, cmd.flags) + ((f"range:{cmd.range}",) if cmd.range else ())
     label = f"r{s.round}/{who}/atk{s.live[who].rolls + 1}"
     target, cands, troll = cmd.target, (), 0
