@@ -377,3 +377,34 @@ def test_status_lists_a_7th_level_fighters_second_attack() -> None:
     assert _pending(f)[:-1] == ["orc1: melee in segment 5 (next attack die r1/orc1/atk1)"]
     f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 2})
     assert _pending(f)[:-1] == ["Wulf: may attack again from segment 5+: routine 2 of 2 (next attack die r1/Wulf/atk2)"]
+
+
+def test_status_lists_a_held_action_once_the_other_sides_segment_is_resolved() -> None:
+    # Seed "Hold Initiative" (same fight as _holding: the party acts in segment 2, the orcs in 5; Brom
+    # holds, Cade has attacked): status leaves Brom out while orc1 and orc2 are due in segment 5, then
+    # offers his held action after them (5+); once segment 5 is ended, it falls in segment 6.
+    f = _holding()
+    assert _pending(f)[:-1] == ["orc1: melee in segment 5 (next attack die r1/orc1/atk1)",
+                                "orc2: melee in segment 5 (next attack die r1/orc2/atk1)"]
+    f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 2})
+    f.dice(c.Attack(who="orc2"), {"r1/orc2/atk1": 2})
+    assert _pending(f)[:-1] == ["Brom: hold: may act from segment 5+ (next attack die r1/Brom/atk1)"]
+    f.dice(c.ReachSegment(segment=5, end=True), {})
+    assert _pending(f)[:-1] == ["Brom: hold: may act from segment 6 (next attack die r1/Brom/atk1)"]
+
+
+def test_status_offers_no_second_routine_to_a_set_spear() -> None:
+    # Seed "Set Weapon Against Charge": a set weapon "may not initiate an attack"; its strike at the
+    # charger is its only one, so a 7th-level fighter's 3/2 second routine (reference 2.4) is not offered.
+    # Tie 3-3. Tam (B 14) vs the charging ogre AC 5 + 1 (it has no Dex bonus) needs 8: 2 misses; the ogre
+    # (4+1 HD = level 6, B 15) vs Tam AC 4 needs 11: 2 + 2 charging misses.
+    tam = {**FIGHTER, "name": "Tam", "level": 7, "hp": 40, "weapons": ["spear"]}
+    ogre = {**OGRE, "hp": 20}
+    f = Fight([tam, ogre])
+    f.dice(c.StartRound(), {})
+    f.dice(c.Declare(side="party", declarations=(P("Tam=set"),)), {})
+    f.dice(c.Declare(side="orcs", declarations=(P("ogre=charge@Tam"),)), {})
+    f.dice(c.RollInitiative(), {"r1/initiative/party": 3, "r1/initiative/orcs": 3})
+    f.dice(c.Charge(who="ogre", target="Tam"), {"r1/Tam/atk1": 2, "r1/ogre/atk1": 2})
+    assert f.state.live["Tam"].routines == 1
+    assert _pending(f) == ["gm: end round 1 (osric end-round) when every action is resolved"]

@@ -203,6 +203,10 @@ def routines_left(s: OsricState, who: str) -> int:
     last = last_attack(s, who) if used else None
     if last is None:
         return 0
+    try:
+        acting(s, who, "attack")  # e.g. a set spear that struck a charger may not attack on its own
+    except IllegalCommand:
+        return 0
     kind, form = ("missile" if last["kind"] == "missile" else "melee"), str(last["weapon"])
     if kind == "missile":
         return max(0, routines_allowed(s, who, kind, form, str(last["target"])) - used)

@@ -13,7 +13,7 @@ from combatlog.rulesets.osric import attacks as atk
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric.declare import SEALED, caller, hidden, must_declare, sealed_required, step_name, step_round
 from combatlog.rulesets.osric.evolve import DECLARE, ROUND, SURPRISE, describe_declaration
-from combatlog.rulesets.osric.state import LATE, OsricState, segment_of, tick
+from combatlog.rulesets.osric.state import LATE, NORMAL, OsricState, segment_of, tick
 
 
 def status_of(s: OsricState, name: str) -> str:
@@ -247,8 +247,12 @@ def _declared_pending(s: OsricState, row: dict[str, Any], now: int) -> Pending |
 
 
 def _when_late(s: OsricState, earliest: int) -> tuple[int, str]:
-    """Where an action with no fixed moment falls: its earliest tick, or the timeline's present."""
-    at = max(earliest, s.cursor)
+    """Where an action with no fixed moment falls (attacks.action_tick): its earliest tick, or the
+    timeline's present (the next segment after an end of segment); (0, "") past the round's end."""
+    at = earliest if earliest >= s.cursor else s.cursor if s.cursor % 4 in (NORMAL, LATE) else \
+        tick(s.round, segment_of(s.cursor, s.round) + 1)
+    if segment_of(at, s.round) > 10:
+        return 0, ""
     return at, f"segment {segment_of(at, s.round)}" + ("+" if at % 4 == LATE else "")
 
 
@@ -257,7 +261,7 @@ def _held_pending(s: OsricState, n: str, action: str, die: str, now: int) -> Pen
     if not s.standing(n) or r.unresolved_segment(s, n)[1]:
         return None
     at, where = _when_late(s, r.earliest_tick(s, n, 1))
-    if at > now:
+    if not at or at > now:
         return None
     return Pending(who=n, what=f"{action}: may act from {where}{die}", rule=r.HOLD)
 
@@ -271,7 +275,7 @@ def _extra_pending(s: OsricState, n: str, now: int) -> Pending | None:
         return None
     live = s.live[n]
     at, where = _when_late(s, r.earliest_tick(s, n, live.routines + 1))
-    if at > now:
+    if not at or at > now:
         return None
     number = live.routines + 1
     return Pending(who=n, what=f"may attack again from {where}: routine {number} of {live.routines + left} "
