@@ -288,6 +288,9 @@ def joint(tmp_path: Path) -> dict[str, Any]:
         do("bob", RevealOrders(step="r1/declare"))
         do("alice", RevealOrders(step="r1/declare"))
         tail = do("alice", c.RollInitiative()).first_seq
+        orcs_act, brom_acts = state().initiative["party"], state().initiative["orcs"]
+        if orcs_act < brom_acts:  # the orcs act first (OSRIC First Party Acts): here they take no action
+            do("alice", c.ReachSegment(segment=orcs_act, end=True))
         do("alice", c.Attack(who="Brom"))
         do("alice", c.Damage(who="Brom", amount="1d6", source="burning oil"))  # Brom: surely alive
         store.close()

@@ -311,13 +311,25 @@ def test_status_mine_in_an_osric_round_with_sealed_declarations(tmp_path: Path) 
     alice.paste(S)
     assert _commands(alice, S) == ["combatlog osric initiative skirmish --as alice"]
     alice.paste(S)
-    moves = alice.mine(S)["pending"]
-    assert "combatlog osric attack skirmish Brom --as alice" in [m["command"] for m in moves]
-    assert "combatlog osric cast skirmish Halvaine --as alice" in [m["command"] for m in moves]
-    assert all("orc" not in m["command"] for m in moves)
     mail(alice, bob, S, tmp_path)
-    assert {m["command"] for m in bob.mine(S)["pending"]} == {"combatlog osric attack skirmish orc1 --as bob",
-                                                               "combatlog osric attack skirmish orc2 --as bob"}
+    # The joint initiative dice come from the seed: either side may act first. Each roll is the segment the
+    # other side acts in, and a side's actions are offered once no earlier segment's are due (OSRIC Combat:
+    # First Party Acts, then Second Party Acts); on a tie both sides' are.
+    rolls = json.loads(alice("show", S, "--json").out)["state"]["initiative"]
+    party_segment, orcs_segment = rolls["orcs"], rolls["party"]
+    party = {"combatlog osric attack skirmish Brom --as alice", "combatlog osric cast skirmish Halvaine --as alice"}
+    orcs = {"combatlog osric attack skirmish orc1 --as bob", "combatlog osric attack skirmish orc2 --as bob"}
+    assert all("orc" not in m for m in _commands(alice, S))
+    assert (party <= set(_commands(alice, S))) == (party_segment <= orcs_segment)
+    assert set(_commands(bob, S)) == (orcs if orcs_segment <= party_segment else set())
+    if party_segment != orcs_segment:  # the first side takes no action: the second side's actions are offered
+        first, later = (alice, bob) if party_segment < orcs_segment else (bob, alice)
+        first("osric", "segment", S, str(min(party_segment, orcs_segment)), "--end")
+        mail(first, later, S, tmp_path)
+        if later is alice:
+            assert party <= set(_commands(alice, S))
+        else:
+            assert set(_commands(bob, S)) == orcs
 
 
 def test_a_character_no_player_plays_is_offered_to_whoever_may_move_it(tmp_path: Path) -> None:

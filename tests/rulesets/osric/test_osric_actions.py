@@ -158,6 +158,49 @@ def test_melee_target_random_among_several_opponents() -> None:
     assert out.events[-1].event.target == "orc2"
 
 
+def _declared_target_fight() -> Fight:
+    # Option melee_target=declared (docs/osric.md "Options": the table lets the attacker choose) with
+    # Brom engaged by orc1 and orc2; Brom declares melee at orc1. Party 5, orcs 2: Brom acts in segment 2.
+    f = Fight([FIGHTER, orc(1, hp=6), orc(2, hp=6)], options={"melee_target": "declared"},
+              engaged=[["Brom", "orc1"], ["Brom", "orc2"]])
+    _round(f, 5, 2, party_decl=("Brom=melee@orc1",))
+    return f
+
+
+def test_melee_target_declared_strikes_the_declared_target() -> None:
+    # Without --target the declared orc1 is struck, with no target die. Brom (B 20) vs AC 6 needs 14:
+    # 15 hits, long sword 1d8 -> 4: orc1 6 -> 2.
+    f = _declared_target_fight()
+    out = f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 15, "r1/Brom/atk1/dmg": 4})
+    assert out.events[-1].event.target == "orc1" and f.hp("orc1") == 2 and f.hp("orc2") == 6
+    assert "r1/Brom/atk1/target" not in [r.event.label for r in out.events if hasattr(r.event, "notation")]
+
+
+def test_melee_target_declared_may_be_changed_by_a_non_caster() -> None:
+    # Seed "Declare Spells and General Actions": only casters "cannot substitute the declared action"
+    # ("the mental preparations for casting a spell are too taxing"); a non-caster outlines his action
+    # "in general terms", so --target may name the other engaged opponent. 15 hits, 1d8 -> 4: orc2 6 -> 2.
+    f = _declared_target_fight()
+    out = f.dice(c.Attack(who="Brom", target="orc2"), {"r1/Brom/atk1": 15, "r1/Brom/atk1/dmg": 4})
+    assert out.events[-1].event.target == "orc2" and f.hp("orc2") == 2 and f.hp("orc1") == 6
+
+
+def test_melee_target_declared_asks_for_a_target_once_the_declared_one_is_down() -> None:
+    # orc1 is slain before Brom acts (the referee's 6 damage: a monster dies at 0 hp); Brom still faces
+    # orc2 alone, who is then the target (as with one opponent engaged). With orc1 down and a third orc
+    # engaged, Brom must name one.
+    f = _declared_target_fight()
+    f.dice(c.Damage(who="orc1", amount="6", source="falling rock"), {})
+    out = f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 1})
+    assert out.events[-1].event.target == "orc2"
+    f = Fight([FIGHTER, orc(1, hp=6), orc(2, hp=6), orc(3, hp=6)], options={"melee_target": "declared"},
+              engaged=[["Brom", "orc1"], ["Brom", "orc2"], ["Brom", "orc3"]])
+    _round(f, 5, 2, party_decl=("Brom=melee@orc1",))
+    f.dice(c.Damage(who="orc1", amount="6", source="falling rock"), {})
+    with pytest.raises(InvalidCommand, match=r"\(the declared orc1 is not among them\): name the target"):
+        f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 1})
+
+
 def test_two_weapon_fighting_penalties_never_a_bonus() -> None:
     # Seed "Two-Weapon Fighting": main -2, off hand -4, Dex missile adjustment on both, never a bonus.
     # Dex 16 (+1): main -1, off -3. Brom (B 20) vs AC 6 needs 14: main 15 - 1 = 14 hits, off 16 - 3 = 13 misses.
@@ -204,7 +247,7 @@ def test_closing_bars_attacks_between_the_two_until_next_round() -> None:
     f.dice(c.StartRound(), {})
     f.dice(c.Declare(side="party", declarations=(P("Brom=melee"),)), {})
     f.dice(c.Declare(side="orcs", declarations=(), rest="melee"), {})
-    f.dice(c.RollInitiative(), {"r2/initiative/party": 4, "r2/initiative/orcs": 3})
+    f.dice(c.RollInitiative(), {"r2/initiative/party": 3, "r2/initiative/orcs": 4})  # orcs first, segment 3
     f.dice(c.Attack(who="orc1"), {"r2/orc1/atk1": 1})  # allowed in the next round
 
 
@@ -255,8 +298,9 @@ def test_invisible_cannot_be_attacked_from_rear_or_flank() -> None:
 def test_small_shield_counts_against_one_attacker_a_round() -> None:
     # reference 2.2 / OSRIC armour notes: a small shield counts against 1 attacker per round.
     # Brom with a small shield: AC 4. orc1 (first attacker) needs 15; orc2 meets AC 5: needs 14.
+    # Party 3, orcs 4: the orcs act first, in segment 3 (seed "Determine Initiative").
     f = Fight([{**FIGHTER, "shield": "small"}, orc(1), orc(2)], engaged=[["Brom", "orc1"], ["Brom", "orc2"]])
-    _round(f, 4, 3)
+    _round(f, 3, 4)
     f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 1})
     f.dice(c.Attack(who="orc2"), {"r1/orc2/atk1": 1})
     assert [t for t in f.texts() if "needs 1" in t and "against AC" in t] == [

@@ -88,7 +88,13 @@ def test_initiative_seed_example_party_6_monsters_1() -> None:
     sched = {x["who"]: x["segment"] for x in __import__("combatlog.rulesets.osric.views", fromlist=["x"]).schedule(
         f.state)}
     assert sched == {"Brom": 1, "orc1": 6}
-    # Recording the monsters' segment-6 blow first closes segment 1: Brom's action is then in the past.
+    # Seed steps 4-5 ("First Party Acts", then "Second Party Acts"): the monsters' segment-6 blow is
+    # refused while Brom's segment-1 action is due, naming him; the timeline does not move.
+    with pytest.raises(IllegalCommand, match=r"Brom \(party\) must act first, in segment 1") as refused:
+        f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 2})
+    assert refused.value.rule == "OSRIC Combat: First Party Acts" and f.state.cursor < tick(1, 1, LATE)
+    # If Brom takes no action, the referee moves the timeline past segment 1; his action is then past.
+    f.dice(c.ReachSegment(segment=1, end=True), {})
     f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 2})
     with pytest.raises(IllegalCommand, match="timeline has reached segment 6"):
         f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 2})
@@ -283,3 +289,122 @@ def test_a_holder_acts_at_the_present_once_the_orcs_segment_is_ended() -> None:
     out = f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 2})
     ev = out.events[-1].event
     assert (ev.segment, ev.late) == (6, False)
+
+
+def _ogre_fight() -> Fight:
+    # Party 5, orcs 2: each roll is the segment the OTHER side acts in (seed "Determine Initiative"),
+    # so the party acts in segment 2 and the orcs in segment 5.
+    brom = {k: v for k, v in FIGHTER.items() if k != "shield"}  # mail alone: AC 5
+    ogre = {**OGRE, "hp": 20, "size": "M", "attacks": [{"name": "club", "damage": "1d10"}]}
+    f = Fight([brom, ogre], engaged=[["Brom", "ogre"]])
+    _round(f, 5, 2)
+    return f
+
+
+def _pending(f: Fight) -> list[str]:
+    from combatlog.rulesets.osric.views import pending
+
+    return [f"{p.who}: {p.what}" for p in pending(f.state)]
+
+
+def test_the_winners_act_before_the_losers() -> None:
+    # Seed steps 4 "First Party Acts" and 5 "Second Party Acts" (reference 2.1 "side that won acts ->
+    # side that lost acts"): the ogre's segment-5 blow is refused while Brom's segment-2 action is due,
+    # naming Brom, and the timeline stays where it is. status lists Brom as the next actor, not the ogre.
+    f = _ogre_fight()
+    assert _pending(f)[:-1] == ["Brom: melee in segment 2 (next attack die r1/Brom/atk1)"]
+    with pytest.raises(IllegalCommand, match=r"ogre's action falls in segment 5, but Brom \(party\) must act "
+                                             r"first, in segment 2") as refused:
+        f.dice(c.Attack(who="ogre"), {"r1/ogre/atk1": 17, "r1/ogre/atk1/dmg": 10})
+    assert refused.value.rule == "OSRIC Combat: First Party Acts"
+    assert f.state.cursor < tick(1, 2) and f.hp("Brom") == 10
+    # Brom (fighter 1, B 20) vs AC 5 needs 15: 15 hits, 1d8 -> 5: ogre 20 -> 15.
+    f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 15, "r1/Brom/atk1/dmg": 5})
+    assert f.hp("ogre") == 15
+    assert _pending(f)[:-1] == ["ogre: melee in segment 5 (next attack die r1/ogre/atk1)"]
+    # The ogre (4+1 HD = level 6, B 15) vs Brom AC 5 needs 10: 17 hits, 1d10 -> 10: Brom 10 -> 0.
+    out = f.dice(c.Attack(who="ogre"), {"r1/ogre/atk1": 17, "r1/ogre/atk1/dmg": 10})
+    assert out.events[-1].event.segment == 5 and f.hp("Brom") == 0
+    assert _pending(f) == ["gm: end round 1 (osric end-round) when every action is resolved"]
+
+
+def test_an_earlier_member_of_ones_own_side_acts_first() -> None:
+    # Seed "missileBonus": party 3, orcs 4; Ael (Dex 17, +2) with a bow acts in 4 - 2 = 2, orc1 in 3,
+    # Brom in 4. Brom's segment-4 blow waits for Ael (his own side: the rule cited is Determine
+    # Initiative) and for orc1; ending segment 2 without Ael's shot lets orc1, then Brom, act.
+    # orc1 (B 19) vs Brom AC 4 needs 15 and Brom (B 20) vs AC 6 needs 14: rolls of 2 miss.
+    f = Fight([FIGHTER, ELF, orc(1)], engaged=[["Brom", "orc1"]])
+    _round(f, 3, 4, party_decl=("Brom=melee", "Ael=missile"))
+    with pytest.raises(IllegalCommand, match=r"but Ael \(party\) must act first, in segment 2") as refused:
+        f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 2})
+    assert refused.value.rule == "OSRIC Combat: Determine Initiative"
+    f.dice(c.ReachSegment(segment=2, end=True), {})
+    with pytest.raises(IllegalCommand, match=r"but orc1 \(orcs\) must act first, in segment 3"):
+        f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 2})
+    f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 2})
+    assert f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1": 2}).events[-1].event.segment == 4
+
+
+def test_status_lists_the_attack_routines_still_due() -> None:
+    # reference 2.4 "Against creatures below 1 HD: attacks = level": a 3rd-level fighter has 3 routines
+    # against a 1/2 HD kobold; seed "multipleAttackRoutines": the 2nd and 3rd only after the kobold's
+    # segment. Tie 4-4: both act in segment 4. F (B 18) vs AC 7 needs 11 and k (B 21, level 0) vs AC 10
+    # needs 11: rolls of 2 miss, no damage dice.
+    fighter = {"name": "F", "side": "party", "class": "fighter", "level": 3, "hp": 20, "weapons": ["long sword"]}
+    kobold = {"name": "k", "side": "orcs", "hd": "1/2", "hp": 50, "ac": 7, "weapons": ["club"]}
+    f = Fight([fighter, kobold], engaged=[["F", "k"]])
+    f.dice(c.StartRound(), {})
+    f.dice(c.Declare(side="party", declarations=(), rest="melee"), {})
+    f.dice(c.Declare(side="orcs", declarations=(), rest="melee"), {})
+    f.dice(c.RollInitiative(), {"r1/initiative/party": 4, "r1/initiative/orcs": 4})
+    f.dice(c.Attack(who="F"), {"r1/F/atk1": 2})
+    assert [x for x in _pending(f) if x.startswith("F")] == []  # k's segment is not resolved yet
+    f.dice(c.Attack(who="k"), {"r1/k/atk1": 2})
+    assert _pending(f)[:-1] == ["F: may attack again from segment 4+: routine 2 of 3 (next attack die r1/F/atk2)"]
+    f.dice(c.Attack(who="F"), {"r1/F/atk2": 2})
+    assert _pending(f)[:-1] == ["F: may attack again from segment 4+: routine 3 of 3 (next attack die r1/F/atk3)"]
+    f.dice(c.Attack(who="F"), {"r1/F/atk3": 2})
+    assert _pending(f)[:-1] == []
+
+
+def test_status_lists_a_7th_level_fighters_second_attack() -> None:
+    # reference 2.4: fighters of level 7-12 attack 3/2, the half attack in odd rounds: 2 routines in
+    # round 1. Same fight as test_extra_routine_only_after_the_other_sides_segment (rolls of 2 miss).
+    wulf = {**FIGHTER, "name": "Wulf", "level": 7, "hp": 40}
+    f = Fight([wulf, orc(1, hp=30)], engaged=[["Wulf", "orc1"]])
+    _round(f, 5, 2, party_decl=("Wulf=melee",))
+    f.dice(c.Attack(who="Wulf"), {"r1/Wulf/atk1": 2})
+    assert _pending(f)[:-1] == ["orc1: melee in segment 5 (next attack die r1/orc1/atk1)"]
+    f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 2})
+    assert _pending(f)[:-1] == ["Wulf: may attack again from segment 5+: routine 2 of 2 (next attack die r1/Wulf/atk2)"]
+
+
+def test_status_lists_a_held_action_once_the_other_sides_segment_is_resolved() -> None:
+    # Seed "Hold Initiative" (same fight as _holding: the party acts in segment 2, the orcs in 5; Brom
+    # holds, Cade has attacked): status leaves Brom out while orc1 and orc2 are due in segment 5, then
+    # offers his held action after them (5+); once segment 5 is ended, it falls in segment 6.
+    f = _holding()
+    assert _pending(f)[:-1] == ["orc1: melee in segment 5 (next attack die r1/orc1/atk1)",
+                                "orc2: melee in segment 5 (next attack die r1/orc2/atk1)"]
+    f.dice(c.Attack(who="orc1"), {"r1/orc1/atk1": 2})
+    f.dice(c.Attack(who="orc2"), {"r1/orc2/atk1": 2})
+    assert _pending(f)[:-1] == ["Brom: hold: may act from segment 5+ (next attack die r1/Brom/atk1)"]
+    f.dice(c.ReachSegment(segment=5, end=True), {})
+    assert _pending(f)[:-1] == ["Brom: hold: may act from segment 6 (next attack die r1/Brom/atk1)"]
+
+
+def test_status_offers_no_second_routine_to_a_set_spear() -> None:
+    # Seed "Set Weapon Against Charge": a set weapon "may not initiate an attack"; its strike at the
+    # charger is its only one, so a 7th-level fighter's 3/2 second routine (reference 2.4) is not offered.
+    # Tie 3-3. Tam (B 14) vs the charging ogre AC 5 + 1 (it has no Dex bonus) needs 8: 2 misses; the ogre
+    # (4+1 HD = level 6, B 15) vs Tam AC 4 needs 11: 2 + 2 charging misses.
+    tam = {**FIGHTER, "name": "Tam", "level": 7, "hp": 40, "weapons": ["spear"]}
+    ogre = {**OGRE, "hp": 20}
+    f = Fight([tam, ogre])
+    f.dice(c.StartRound(), {})
+    f.dice(c.Declare(side="party", declarations=(P("Tam=set"),)), {})
+    f.dice(c.Declare(side="orcs", declarations=(P("ogre=charge@Tam"),)), {})
+    f.dice(c.RollInitiative(), {"r1/initiative/party": 3, "r1/initiative/orcs": 3})
+    f.dice(c.Charge(who="ogre", target="Tam"), {"r1/Tam/atk1": 2, "r1/ogre/atk1": 2})
+    assert f.state.live["Tam"].routines == 1
+    assert _pending(f) == ["gm: end round 1 (osric end-round) when every action is resolved"]

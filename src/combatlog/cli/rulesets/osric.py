@@ -40,7 +40,7 @@ HIGHER = typer.Option(False, "--higher", help="Monster with a height advantage: 
 SEES = typer.Option(False, "--sees-invisible", help="The attacker perceives an invisible target (no -4).")
 COVER = typer.Option(0, "--cover", help="Target's cover in percent: 25, 50, 75 or 90.")
 CONCEAL = typer.Option("", "--concealment", help="quarter, half, three-quarters or nine-tenths.")
-MOD = typer.Option(0, "--mod", help="Referee's adjustment to the roll (say why with --reason).")
+MOD = typer.Option(0, "--mod", help="Referee's adjustment to the roll, -100 to 100 (say why with --reason).")
 REASON = typer.Option("", "--reason")
 SEGMENT = typer.Option(0, "--segment", help="Act in this segment (default: the earliest allowed).")
 WHO = typer.Argument(..., autocompletion=_combatants, help="The combatant (a name in the combat).")
@@ -188,7 +188,9 @@ def initiative(ctx: typer.Context, stream: str = stream_argument(), dice: Option
 def attack(
     ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
     target: str = typer.Option("", "--target", autocompletion=_combatants,
-                               help="Only with one opponent engaged (else it is random)."),
+                               help="The opponent attacked. Option melee_target=random (default): only with one "
+                                    "opponent engaged, else the target is random. melee_target=declared: default "
+                                    "the declared target (WHO=melee@TARGET); another engaged opponent may be named."),
     weapon: str = typer.Option("", "--weapon", help="Weapon, monster attack form, or 'unarmed'."),
     offhand: str = typer.Option("", "--offhand", help="Two-weapon fighting: the off-hand dagger or hand axe."),
     rear: bool = REAR, flank: bool = FLANK, higher: bool = HIGHER, sees: bool = SEES, cover: int = COVER,
@@ -211,7 +213,7 @@ def shoot(
     ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
     target: str = typer.Argument(..., autocompletion=_combatants,
                                  help="The intended target; into a melee the target is random."),
-    weapon: str = typer.Option("", "--weapon"), range_ft: int = typer.Option(0, "--range", help="Distance in feet."),
+    weapon: str = typer.Option("", "--weapon"), range_ft: int = typer.Option(0, "--range", help="Distance in feet (0-9999)."),
     rear: bool = REAR, flank: bool = FLANK, sees: bool = SEES, cover: int = COVER, concealment: str = CONCEAL,
     mod: int = MOD, reason: str = REASON, segment: int = SEGMENT,
     dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(), as_json: bool = json_option(),
@@ -362,7 +364,7 @@ def _hp(ctx: typer.Context, stream: str, who: str, amount: str, source: str, lab
 @app.command()
 def damage(
     ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
-    amount: str = typer.Argument(..., help="A number or dice, e.g. 1d4+1."),
+    amount: str = typer.Argument(..., help="A number (1-99999) or dice, e.g. 1d4+1."),
     source: str = typer.Option("", "--source", help="What did it, e.g. 'magic missile (Halvaine)'."),
     label: str = typer.Option("", "--label", help="Dice label (default rN/damage/WHO; refused with joint dice)."),
     dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(), as_json: bool = json_option(),
@@ -377,7 +379,7 @@ def damage(
 @app.command()
 def heal(
     ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
-    amount: str = typer.Argument(..., help="A number or dice, e.g. 1d8."), source: str = typer.Option("", "--source"),
+    amount: str = typer.Argument(..., help="A number (1-99999) or dice, e.g. 1d8."), source: str = typer.Option("", "--source"),
     label: str = typer.Option("", "--label", help="Dice label (default rN/heal/WHO; refused with joint dice)."),
     dice: Optional[str] = dice_scheme_option(),
     face: list[str] = faces_option(), as_json: bool = json_option(),
@@ -418,7 +420,7 @@ def aid(ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
 def morale(
     ctx: typer.Context, stream: str = stream_argument(),
     who: list[str] = typer.Argument(..., autocompletion=_combatants, help="The combatants who check morale."),
-    modifier: int = typer.Option(0, "--modifier", help="Percent from the morale modifier table."),
+    modifier: int = typer.Option(0, "--modifier", help="Percent from the morale modifier table (-100 to 100)."),
     reason: str = REASON, dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(),
     as_json: bool = json_option(),
 ) -> None:

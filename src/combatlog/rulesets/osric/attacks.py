@@ -132,8 +132,26 @@ def action_tick(s: OsricState, name: str, routine: int, segment: int = 0, *, lat
         if at < s.cursor:
             raise IllegalCommand(f"{name}'s action falls in segment {segment_of(at, s.round)}, but the timeline has "
                                  f"reached segment {segment_of(s.cursor, s.round)}", rule=r.INITIATIVE)
+        earlier_first(s, name, at)
     can_act_at(s, name, at)
     return at
+
+
+def earlier_first(s: OsricState, name: str, at: int) -> None:
+    """OSRIC Combat: First Party Acts, then Second Party Acts: refused, and the timeline left alone,
+    while an earlier segment's declared actions are still due; logging this one would move the
+    timeline past them and they could then no longer be taken."""
+    seg, waiting = r.due_before(s, at, but=name)
+    if not waiting:
+        return
+    mine = s.roster[name].side
+    sides = sorted({s.roster[n].side for n in waiting})
+    late = "+" if at % 4 == LATE else ""
+    raise IllegalCommand(
+        f"{name}'s action falls in segment {segment_of(at, s.round)}{late}, but {', '.join(waiting)} "
+        f"({', '.join(sides)}) must act first, in segment {seg} (record their actions first; if they take none, "
+        f"move the timeline on: osric segment STREAM {seg} --end)",
+        rule=r.INITIATIVE if sides == [mine] else r.FIRST_ACTS)
 
 
 def opponent(s: OsricState, who: str, target: str) -> str:
@@ -162,6 +180,38 @@ def routines_allowed(s: OsricState, who: str, kind: str, form: str, target: str)
     else:
         n = 1
     return n + (1 if "hasted" in live.conditions else 0)
+
+
+def last_attack(s: OsricState, who: str) -> dict[str, object] | None:
+    """The data of ``who``'s latest attack roll in a routine this round (or surprise segment)."""
+    for entry in reversed(s.log):
+        if entry.round != s.round:
+            return None
+        if entry.data.get("type") == "attack_roll" and entry.data["attacker"] == who and entry.data["routine"]:
+            return entry.data
+    return None
+
+
+def routines_left(s: OsricState, who: str) -> int:
+    """How many more routines ``who`` may use this round (or surprise segment), after a first one.
+
+    Judged by the kind and weapon of its latest routine and, for melee, the best case among the
+    opponents it stands engaged with (a fighter's attacks equal his level only against creatures
+    below 1 HD: OSRIC Combat: Attacks per Round). 0 before any routine: that one is its declared action.
+    """
+    used = s.live[who].routines
+    last = last_attack(s, who) if used else None
+    if last is None:
+        return 0
+    try:
+        acting(s, who, "attack")  # e.g. a set spear that struck a charger may not attack on its own
+    except IllegalCommand:
+        return 0
+    kind, form = ("missile" if last["kind"] == "missile" else "melee"), str(last["weapon"])
+    if kind == "missile":
+        return max(0, routines_allowed(s, who, kind, form, str(last["target"])) - used)
+    best = max((routines_allowed(s, who, kind, form, o) for o in s.opponents_engaged(who)), default=0)
+    return max(0, best - used)
 
 
 def forms_for(s: OsricState, who: str, weapon: str, kind: str) -> list[str]:
@@ -225,20 +275,33 @@ def choose_target(s: OsricState, who: str, target: str, dice: DicePort, label: s
                                  rule="OSRIC Combat: Closing into Combat")
         raise IllegalCommand(f"{who} is not engaged in melee (within 10 ft): close, charge, or record the positions "
                              "with osric engage", rule=r.MELEE)
+    chosen = s.options["melee_target"] == "declared"
+    if not target and chosen:
+        target = declared_target(s, who, opps)
     if target:
         opponent(s, who, target)
         if target not in opps:
             raise IllegalCommand(f"{who} is not engaged with {target} (engaged: {', '.join(opps)})", rule=r.MELEE)
-        if len(opps) > 1 and s.options["melee_target"] == "random":
+        if len(opps) > 1 and not chosen:
             raise IllegalCommand(f"{who} faces {len(opps)} opponents ({', '.join(opps)}): the target is random; "
                                  "leave out --target", rule=r.MELEE)
         return target, (), 0
     if len(opps) == 1:
         return opps[0], (), 0
-    if s.options["melee_target"] == "declared":
-        raise InvalidCommand(f"{who} faces {', '.join(opps)}: name the target (option melee_target=declared)")
+    if chosen:
+        d = s.declaration(who) if s.round else None
+        why = f" (the declared {d.target} is not among them)" if d is not None and d.target else ""
+        raise InvalidCommand(f"{who} faces {', '.join(opps)}{why}: name the target with --target "
+                             "(option melee_target=declared)")
     roll = dice.roll(label + "/target", f"1d{len(opps)}", purpose=f"{who}'s target").total
     return opps[roll - 1], tuple(opps), roll
+
+
+def declared_target(s: OsricState, who: str, opps: list[str]) -> str:
+    """Option melee_target=declared: the target named in the round's declaration (``WHO=melee@orc1``),
+    if it is still an opponent to attack; else none."""
+    d = s.declaration(who) if s.round else None
+    return d.target if d is not None and d.target in opps else ""
 
 
 def routine(s: OsricState, dice: DicePort, *, who: str, target: str, forms: list[tuple[str, bool]], kind: str,
@@ -265,7 +328,24 @@ def routine(s: OsricState, dice: DicePort, *, who: str, target: str, forms: list
     return out, s
 
 
+# The referee's adjustment to a d20 attack roll: beyond +-100 nothing changes (the number needed runs
+# from below 1 to 26), and the bound keeps the logged number sane.
+MAX_MOD = 100
+MAX_RANGE = 9_999  # feet: far beyond any missile's reach
+
+
+def check_numbers(cmd: object) -> None:
+    """Refuse a roll adjustment or a range outside its bound up front, naming the bound."""
+    mod = getattr(cmd, "mod", 0)
+    if not -MAX_MOD <= mod <= MAX_MOD:
+        raise InvalidCommand(f"--mod {mod}: the referee's adjustment runs from -{MAX_MOD} to {MAX_MOD}")
+    feet = getattr(cmd, "range", 0)
+    if not 0 <= feet <= MAX_RANGE:
+        raise InvalidCommand(f"--range {feet}: a distance in feet from 0 to {MAX_RANGE}")
+
+
 def decide_attack(s: OsricState, cmd: object, dice: DicePort) -> list[Event]:
+    check_numbers(cmd)
     match cmd:
         case c.Attack() | c.Grapple():
             grapple = isinstance(cmd, c.Grapple)
@@ -338,8 +418,6 @@ def _shoot(s: OsricState, cmd: c.Shoot, dice: DicePort) -> list[Event]:
         raise IllegalCommand(f"{who} has fired its {allowed} shot(s) with the {forms[0]} this "
                              f"{'segment' if s.round == 0 else 'round'}", rule=r.MISSILES)
     at = action_tick(s, who, number, cmd.segment)
-    if cmd.range < 0:
-        raise InvalidCommand("range is a distance in feet")
     flags = check_flags(s, who, cmd.target, cmd.flags) + ((f"range:{cmd.range}",) if cmd.range else ())
     label = f"r{s.round}/{who}/atk{s.live[who].rolls + 1}"
     target, cands, troll = cmd.target, (), 0

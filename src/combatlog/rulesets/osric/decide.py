@@ -6,6 +6,8 @@ Every refusal names its rule; nothing is appended on error.
 
 from __future__ import annotations
 
+import re
+
 from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
@@ -18,6 +20,10 @@ from combatlog.rulesets.osric.evolve import DECLARE, MORALE, ROUND, SURPRISE, TA
 from combatlog.rulesets.osric.state import END, OsricState, segment_of, tick
 
 _NO_ROUND = "OSRIC Combat: Determine Initiative"
+# A typed amount of damage or healing: hit points run from -10 to 9999 (setup.MAX_HP), so no more is ever
+# needed; the bound keeps every number in the log within what verify accepts (+-2**53).
+MAX_AMOUNT = 99_999
+_PLAIN = re.compile(r"^\+?[0-9]+$")
 
 
 def decide(s: OsricState, cmd: object, dice: DicePort) -> list[Event]:  # noqa: C901 - one dispatch
@@ -211,8 +217,8 @@ def _hp(s: OsricState, cmd: c.Damage | c.Heal, dice: DicePort) -> Event:
     heal = isinstance(cmd, c.Heal)
     text = cmd.amount.strip()
     label = ""
-    if text.lstrip("+").isdigit():
-        amount = int(text)
+    if _PLAIN.match(text):
+        amount = plain_amount(text)
     else:
         kind = "heal" if heal else "damage"
         label = dice.rule_label(f"r{s.round}/{kind}/{cmd.who}", cmd.label)
@@ -226,12 +232,24 @@ def _hp(s: OsricState, cmd: c.Damage | c.Heal, dice: DicePort) -> Event:
     return e.DamageApplied(who=cmd.who, amount=amount, source=cmd.source, label=label)
 
 
+def plain_amount(text: str) -> int:
+    """A typed number of hit points, 1 to MAX_AMOUNT (refused up front: a larger one would be logged)."""
+    digits = text.lstrip("+").lstrip("0") or "0"
+    if len(digits) > len(str(MAX_AMOUNT)) or not 1 <= int(digits) <= MAX_AMOUNT:
+        shown = text if len(text) <= 24 else text[:21] + "..."
+        raise InvalidCommand(f"amount {shown}: give a whole number from 1 to {MAX_AMOUNT} (hit points run from -10 "
+                             "to 9999), or dice such as 2d6")
+    return int(digits)
+
+
 def _morale(s: OsricState, cmd: c.Morale, dice: DicePort) -> list[Event]:
     """OSRIC Combat: Morale: monsters (never player characters), at most two checks a battle."""
     if not cmd.who:
         raise InvalidCommand("name who checks morale")
     if len(set(cmd.who)) != len(cmd.who):
         raise InvalidCommand("name each combatant once (one morale check each)")
+    if not -100 <= cmd.modifier <= 100:
+        raise InvalidCommand(f"--modifier {cmd.modifier}: a percent from -100 to 100 (the morale chance is a d100)")
     out: list[Event] = []
     for who in cmd.who:
         atk.known(s, who)

@@ -19,6 +19,7 @@ INITIATIVE = "OSRIC Combat: Determine Initiative"
 MISSILE_INIT = "OSRIC Combat: Determine Initiative (missile bonus)"
 ROUTINES = "OSRIC Combat: Determine Initiative (multiple attack routines)"
 HOLD = "OSRIC Combat: Hold Initiative"
+FIRST_ACTS = "OSRIC Combat: First Party Acts"
 SPELLS = "OSRIC Combat: Spells"
 MELEE = "OSRIC Combat: Melee Attack"
 MISSILES = "OSRIC Combat: Missile Attacks"
@@ -114,33 +115,71 @@ SEGMENT_ACTIONS = ("melee", "missile", "charge", "close", "retreat", "flee", "un
                    "spell", "other")
 
 
+def still_due(state: OsricState, name: str) -> bool:
+    """Has ``name`` still to take its declared action in its own initiative segment this round?
+
+    Due: a declared action that takes place in the segment (SEGMENT_ACTIONS), not yet taken (an
+    attack, a move, a spell begun or declined), by a member who can still act there: on its feet,
+    not restrained, asleep or held, not making a morale withdrawal, or struck down in that very
+    segment (a tie: its simultaneous blow still lands). Decision: members who hold, parry, set a
+    weapon, negotiate, continue a spell or do nothing are not waited for.
+    """
+    d = state.declaration(name)
+    if d is None or d.action not in SEGMENT_ACTIONS:
+        return False
+    live = state.live[name]
+    own = tick(state.round, own_segment(state, name))
+    able = (state.standing(name) and not live.restrained_by and live.morale != "withdraw"
+            and not any(x in live.conditions for x in ("sleeping", "held")))
+    # Struck down in its own segment, it still acts then; but a flight cut down (OSRIC Combat: Fleeing
+    # from Combat, the free attacks strike as it turns to run) has been tried, and ends there.
+    simultaneous = not live.out and live.disabled_at == own and d.action != "flee"
+    cast = live.casting
+    done = (live.acted_tick >= tick(state.round, 1) or live.routines > 0
+            or (cast is not None and cast.round == state.round))  # begun or declined this round
+    return (able or simultaneous) and not done
+
+
 def unresolved_segment(state: OsricState, name: str) -> tuple[int, list[str]]:
     """OSRIC Combat: Determine Initiative: an extra attack routine "cannot be used until after the
     opposing side's initiative segment has been resolved". Returns that segment and the members of
     the opposing side still due to act in it (empty once it is resolved).
 
     The segment is resolved when the timeline has moved past its simultaneous actions, or when
-    every opposing member whose declared action falls in it has acted (or can no longer act, or
-    failed morale into a fighting withdrawal). Decision: members who hold, parry, set a weapon,
-    negotiate, continue a spell or do nothing are not waited for.
+    every opposing member whose declared action falls in it has acted (or can no longer act:
+    ``still_due``).
     """
     if state.round == 0 or state.phase != "round" or not state.initiative:
         return 0, []
     seg = other_segment(state, name)
-    start = tick(state.round, seg)
     if state.cursor >= tick(state.round, seg, LATE):
         return seg, []
-    due = []
-    for d in state.declared.get(state.other_side(state.roster[name].side), ()):
-        live = state.live[d.who]
-        able = (state.standing(d.who) and not live.restrained_by
-                and not any(x in live.conditions for x in ("sleeping", "held")) and live.morale != "withdraw")
-        cast = live.casting
-        done = (live.acted_tick >= start or live.routines > 0
-                or (cast is not None and cast.round == state.round))  # begun or declined this round
-        if able and not done and d.action in SEGMENT_ACTIONS and own_segment(state, d.who) == seg:
-            due.append(d.who)
+    other = state.other_side(state.roster[name].side)
+    due = [d.who for d in state.declared.get(other, ())
+           if own_segment(state, d.who) == seg and still_due(state, d.who)]
     return seg, sorted(due)
+
+
+def due_before(state: OsricState, at: int, but: str = "") -> tuple[int, list[str]]:
+    """OSRIC Combat: First Party Acts / Second Party Acts: the earliest segment before tick ``at``
+    whose declared actions are still due (those members), or (0, []) when none is.
+
+    The side that won initiative acts first, then the other: an action in a later segment waits
+    until every earlier segment's actions are taken, or the timeline is moved past them. Only
+    actions the timeline has not passed count (a passed one can no longer be taken).
+    """
+    if state.round == 0 or state.phase != "round" or not state.initiative:
+        return 0, []
+    waiting: dict[int, list[str]] = {}
+    for side in state.sides:
+        for d in state.declared.get(side, ()):
+            when = tick(state.round, own_segment(state, d.who))
+            if d.who != but and state.cursor <= when < at and still_due(state, d.who):
+                waiting.setdefault(own_segment(state, d.who), []).append(d.who)
+    if not waiting:
+        return 0, []
+    first = min(waiting)
+    return first, sorted(waiting[first])
 
 
 def spell_ticks(state: OsricState, start: int, casting: int) -> int:

@@ -18,6 +18,8 @@ from combatlog.errors import InvalidCommand
 from combatlog.rulesets.osric import tables as t
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}$")
+MAX_HP = 9999  # the most hit points a combatant may have (docs/osric.md, "Every set-up key")
+MAX_HD = 99  # beyond any monster's Hit Dice; keeps the numbers derived from them (morale: +5% per HD) sane
 
 # option -> allowed values, the first being the default. Every one is a Decision
 # documented in docs/osric.md.
@@ -94,11 +96,64 @@ class Combatant(msgspec.Struct, frozen=True, kw_only=True):
         return self.kind == "character" and self.cls in t.FIGHTER_CLASSES
 
 
-def _int(d: dict[str, Any], key: str, default: int, lo: int, hi: int, who: str) -> int:
+def _int(d: dict[str, Any], key: str, default: int, lo: int, hi: int, who: str, why: str = "") -> int:
+    """``d[key]`` (or ``default``), a whole number from ``lo`` to ``hi``; the message names the field
+    as written and shows the value in JSON (true, not True): a JSON boolean is not a number."""
     value = d.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise InvalidCommand(f"{who}: {key} must be a whole number from {lo} to {hi} (got {value!r})")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidCommand(f"{who}: {key} must be a whole number from {lo} to {hi}{why} (got {_json(value)}, "
+                             "not a number)")
+    if not lo <= value <= hi:
+        raise InvalidCommand(f"{who}: {key} must be a whole number from {lo} to {hi}{why} (got {_json(value)})")
     return value
+
+
+def _json(value: Any) -> str:
+    """A value as the set-up file spells it (short: a long one is cut)."""
+    text = msgspec.json.encode(value).decode() if _encodable(value) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _encodable(value: Any) -> bool:
+    try:
+        msgspec.json.encode(value)
+    except (TypeError, OverflowError, msgspec.EncodeError):
+        return False
+    return True
+
+
+def _flag(d: dict[str, Any], key: str, default: bool, who: str) -> bool:
+    """A yes/no field: JSON true or false (a string such as "no" would otherwise count as yes)."""
+    value = d.get(key, default)
+    if not isinstance(value, bool):
+        raise InvalidCommand(f"{who}: {key} must be true or false (got {_json(value)})")
+    return value
+
+
+def _hit_points(raw: dict[str, Any], name: str) -> tuple[int, int]:
+    """(max_hp, hp). ``hp`` alone is full hit points (1-9999); with ``max_hp`` it may be lower, down
+    to -10 (OSRIC Combat: Damage and Death: dead at -10)."""
+    if "max_hp" in raw:
+        max_hp = _int(raw, "max_hp", 0, 1, MAX_HP, name)
+        return max_hp, _int(raw, "hp", max_hp, -10, max_hp, name, f" (its max_hp {max_hp})")
+    if "hp" not in raw:
+        raise InvalidCommand(f"{name}: give hp (its hit points), and max_hp if it is wounded")
+    hp = _int(raw, "hp", 0, 1, MAX_HP, name, "; a wounded combatant's hp below 1 needs max_hp too")
+    return hp, hp
+
+
+def _hit_dice(raw: dict[str, Any], name: str) -> str:
+    """A monster's Hit Dice, checked here so that the message names the combatant."""
+    hd = raw["hd"]
+    if isinstance(hd, bool) or not isinstance(hd, (str, int)):
+        raise InvalidCommand(f"{name}: hd is Hit Dice such as \"4+1\" (got {_json(hd)})")
+    try:
+        dice, plus = t.parse_hd(str(hd))
+    except InvalidCommand:
+        raise InvalidCommand(f"{name}: hd {_json(hd)}: write Hit Dice as N, N+k, N-k, 1/2 or 1d4hp") from None
+    if dice > MAX_HD or abs(plus) > MAX_HD:
+        raise InvalidCommand(f"{name}: hd {_json(hd)}: Hit Dice up to {MAX_HD}, and a plus or minus up to {MAX_HD}")
+    return str(hd)
 
 
 def _weapons(raw: Any, who: str) -> list[dict[str, Any]]:
@@ -168,9 +223,7 @@ def _combatant(raw: Any) -> dict[str, Any]:
         raise InvalidCommand(f"{name}: kind {raw['kind']!r}, but a combatant {'with' if monster else 'without'} hd "
                              f"is a {kind}")
     out: dict[str, Any] = {"name": name, "side": raw["side"], "kind": kind}
-    max_hp = _int(raw, "max_hp", raw.get("hp", 0) if isinstance(raw.get("hp"), int) else 0, 1, 9999, name)
-    out["max_hp"] = max_hp
-    out["hp"] = _int(raw, "hp", max_hp, -10, max_hp, name)
+    out["max_hp"], out["hp"] = _hit_points(raw, name)
     size = raw.get("size", "M")
     if size not in ("S", "M", "L"):
         raise InvalidCommand(f"{name}: size is S, M or L")
@@ -186,8 +239,7 @@ def _combatant(raw: Any) -> dict[str, Any]:
         out["str"] = str(raw["str"])
         score, pct = t.parse_strength(out["str"])
     if monster:
-        t.monster_level(str(raw["hd"]))
-        out["hd"] = str(raw["hd"])
+        out["hd"] = _hit_dice(raw, name)
         out["ac"] = _int(raw, "ac", 10, -10, 10, name)
         if "attack_level" in raw:
             out["attack_level"] = _int(raw, "attack_level", 0, 0, 21, name)
@@ -198,7 +250,7 @@ def _combatant(raw: Any) -> dict[str, Any]:
         if "attacks" not in raw and "weapons" not in raw:
             raise InvalidCommand(f"{name}: a monster needs attacks (name, damage) or weapons")
         out["surprises_on"] = _int(raw, "surprises_on", 2, 0, 6, name)
-        out["never_surprised"] = bool(raw.get("never_surprised", False))
+        out["never_surprised"] = _flag(raw, "never_surprised", False, name)
         out["morale"] = _int(raw, "morale", 0, -100, 100, name)
         if "str" in raw and pct:
             raise InvalidCommand(f"{name}: percentile strength is for fighters, paladins and rangers")
@@ -231,7 +283,7 @@ def _combatant(raw: Any) -> dict[str, Any]:
         if spec not in [w["name"] for w in out["weapons"]]:
             raise InvalidCommand(f"{name}: specialised in {spec}, which is not among the weapons")
         out["specialised"] = spec
-    out["pc"] = bool(raw.get("pc", True))
+    out["pc"] = _flag(raw, "pc", True, name)
     if "surprises_on" in raw:
         out["surprises_on"] = _int(raw, "surprises_on", 2, 0, 6, name)
     return out

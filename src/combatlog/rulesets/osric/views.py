@@ -9,10 +9,11 @@ from combatlog.events.base import Event
 from combatlog.events.core import OrdersRevealed
 from combatlog.rulesets.base import Pending
 from combatlog.rulesets.osric import events as e
+from combatlog.rulesets.osric import attacks as atk
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric.declare import SEALED, caller, hidden, must_declare, sealed_required, step_name, step_round
 from combatlog.rulesets.osric.evolve import DECLARE, ROUND, SURPRISE, describe_declaration
-from combatlog.rulesets.osric.state import OsricState, segment_of, tick
+from combatlog.rulesets.osric.state import LATE, NORMAL, OsricState, segment_of, tick
 
 
 def status_of(s: OsricState, name: str) -> str:
@@ -187,7 +188,8 @@ def pending(s: OsricState) -> list[Pending]:
         who = [Pending(who=n, what=f"may act in surprise segment {seg} (next attack die "
                                    f"r0/{n}/atk{s.live[n].rolls + 1})" + SIMULTANEOUS * (not s.standing(n)),
                        rule=SURPRISE)
-               for n in s.roster if s.surprised.get(n, 0) < seg and s.live[n].routines == 0
+               for n in s.roster if s.surprised.get(n, 0) < seg
+               and (s.live[n].routines == 0 or (s.standing(n) and atk.routines_left(s, n)))
                and (s.standing(n) or struck_down_at(s, n, s.cursor))]
         nxt = f"move to segment {seg + 1} (osric segment)" if seg < s.surprise_len else "start round 1 (osric round)"
         return who + [Pending(who="gm", what=nxt, rule=SURPRISE)]
@@ -203,23 +205,81 @@ def pending(s: OsricState) -> list[Pending]:
         return [Pending(who="gm", what=f"roll initiative for round {s.round} (osric initiative; dice "
                                        + ", ".join(f"r{s.round}/initiative/{x}" for x in s.sides) + ")",
                         rule=r.INITIATIVE)]
+    return round_pending(s) + [Pending(who="gm", what=f"end round {s.round} (osric end-round) when every action "
+                                                      "is resolved", rule=ROUND)]
+
+
+_PASSIVE = ("parry", "set", "none", "continue")  # declared actions nobody is asked to record
+_NO_DIE = ("spell", "close", "retreat", "flee", "other", "negotiate")  # declared actions without an attack die
+
+
+def round_pending(s: OsricState) -> list[Pending]:
+    """Who acts next in a round: the declared actions of the earliest segment still due (OSRIC Combat:
+    First Party Acts, then Second Party Acts), held actions and extra routines once they may come,
+    and negotiations (outside the timeline). A later segment's actions are left out until then."""
+    first, _ = r.due_before(s, tick(s.round, 11))
+    now = tick(s.round, first) if first else tick(s.round, 11)
     out = []
     for row in schedule(s):
-        n = row["who"]
-        live = s.live[n]
-        # Struck down in its own segment by a simultaneous action (a tie): its blow still lands.
-        simultaneous = not s.standing(n) and struck_down_at(s, n, r.earliest_tick(s, n, 1))
-        if live.acted_tick >= tick(s.round, 1) or not (s.standing(n) or simultaneous) or \
-                row["action"].split(" ")[1] in ("parry", "set", "none", "continue"):
-            continue
-        out.append(Pending(who=n, what=f"{row['action'].split(' ', 1)[1]} in segment {row['segment']}"
-                                       + (f" (next attack die r{s.round}/{n}/atk{live.rolls + 1})" if
-                                          row["action"].split(" ")[1] not in ("spell", "close", "retreat", "flee",
-                                                                              "other", "negotiate") else "")
-                                       + SIMULTANEOUS * simultaneous,
-                           rule=r.INITIATIVE))
-    return out + [Pending(who="gm", what=f"end round {s.round} (osric end-round) when every action is resolved",
-                          rule=ROUND)]
+        item = _declared_pending(s, row, now)
+        if item is not None:
+            out.append(item)
+    return out + [x for n in s.roster if (x := _extra_pending(s, n, now)) is not None]
+
+
+def _declared_pending(s: OsricState, row: dict[str, Any], now: int) -> Pending | None:
+    n, action = row["who"], row["action"].split(" ", 1)[1]
+    word = action.split(" ")[0]
+    live = s.live[n]
+    if word in _PASSIVE or live.acted_tick >= tick(s.round, 1):
+        return None
+    die = "" if word in _NO_DIE else f" (next attack die r{s.round}/{n}/atk{live.rolls + 1})"
+    if word == "negotiate":
+        return Pending(who=n, what=f"{action} in segment {row['segment']}", rule=r.INITIATIVE)
+    if word == "hold":
+        return _held_pending(s, n, action, die, now)
+    own = tick(s.round, row["segment"])
+    if own != now or not r.still_due(s, n):
+        return None  # a later segment's action (its side acts second), or one it can no longer take
+    simultaneous = not s.standing(n)  # struck down in its own segment: its blow still lands
+    return Pending(who=n, what=f"{action} in segment {row['segment']}{die}" + SIMULTANEOUS * simultaneous,
+                   rule=r.INITIATIVE)
+
+
+def _when_late(s: OsricState, earliest: int) -> tuple[int, str]:
+    """Where an action with no fixed moment falls (attacks.action_tick): its earliest tick, or the
+    timeline's present (the next segment after an end of segment); (0, "") past the round's end."""
+    at = earliest if earliest >= s.cursor else s.cursor if s.cursor % 4 in (NORMAL, LATE) else \
+        tick(s.round, segment_of(s.cursor, s.round) + 1)
+    if segment_of(at, s.round) > 10:
+        return 0, ""
+    return at, f"segment {segment_of(at, s.round)}" + ("+" if at % 4 == LATE else "")
+
+
+def _held_pending(s: OsricState, n: str, action: str, die: str, now: int) -> Pending | None:
+    """OSRIC Combat: Hold Initiative: listed once the other side's segment is resolved."""
+    if not s.standing(n) or r.unresolved_segment(s, n)[1]:
+        return None
+    at, where = _when_late(s, r.earliest_tick(s, n, 1))
+    if not at or at > now:
+        return None
+    return Pending(who=n, what=f"{action}: may act from {where}{die}", rule=r.HOLD)
+
+
+def _extra_pending(s: OsricState, n: str, now: int) -> Pending | None:
+    """OSRIC Combat: Determine Initiative (multiple attack routines): the routines a combatant still has
+    this round (a fighter's 3/2 or his level against creatures below 1 HD, extra shots, haste), listed
+    once the other side's segment is resolved."""
+    left = atk.routines_left(s, n) if s.standing(n) else 0
+    if not left or r.unresolved_segment(s, n)[1]:
+        return None
+    live = s.live[n]
+    at, where = _when_late(s, r.earliest_tick(s, n, live.routines + 1))
+    if not at or at > now:
+        return None
+    number = live.routines + 1
+    return Pending(who=n, what=f"may attack again from {where}: routine {number} of {live.routines + left} "
+                               f"(next attack die r{s.round}/{n}/atk{live.rolls + 1})", rule=r.ROUTINES)
 
 
 def sealed_pending(s: OsricState) -> list[Pending]:
