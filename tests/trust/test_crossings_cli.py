@@ -211,3 +211,31 @@ def test_freeform_notes_cross(tmp_path: Path) -> None:
     table["bob"]("report", G, "-o", str(report))
     assert f"recorded by {loser}, signed by {loser} (placed by a merge)" in report.read_text()
 
+
+
+def test_a_placed_batch_is_decided_on_the_head_before_its_first_event(tmp_path: Path) -> None:
+    """Found by an exploratory test: after a crossing, ``log`` marked the second event of a placed batch (bob's
+    act, after his own die) "[decided on #7, ...]", #7 being his die where he made it but now another player's
+    event. Every event of a placed batch is decided on the head before the batch's first event."""
+    table = Table(tmp_path)
+    table["gm"]("new", G, "--ruleset", "freeform", "--dice", "local", "--player", "gm", "--player", "alice",
+                "--player", "bob", "--referee", "gm")
+    table["gm"]("freeform", "join", G, "Aldo", "--side", "red", "--hp", "10", "--player", "alice")
+    table["gm"]("freeform", "join", G, "Bo", "--side", "blue", "--hp", "10", "--player", "bob")
+    table["gm"]("freeform", "round", G)
+    table.mail("gm", "alice")
+    table.mail("gm", "bob")
+    table["alice"]("freeform", "act", G, "Aldo", "swings", "--roll", "1d20")
+    table["bob"]("freeform", "act", G, "Bo", "parries", "--roll", "1d20")
+    out = table.exchange()
+    assert "merged at" in out["gm<bob"], out
+    table.one_head()
+    log = table.log("gm")
+    placed = [e for e in log if "placed_from" in e]
+    assert len(placed) == 2 and placed[0]["command_id"] == placed[1]["command_id"], placed  # a die, then the act
+    first = placed[0]["placed_from"]
+    assert [e["decided_on"] for e in placed] == [first - 1, first - 1]  # type: ignore[operator]
+    lines = table["gm"]("log", G).out.splitlines()
+    for e in placed:
+        line = next(li for li in lines if li.startswith(f"#{e['seq']} "))
+        assert f"[decided on #{first - 1}, placed here by a merge]" in line, line  # type: ignore[operator]

@@ -75,7 +75,7 @@ def log_line(r: dict[str, Any]) -> str:
     """One row of ``log`` (also what ``follow`` prints for each new event)."""
     sig = f"  [signed by {', '.join(r['signed_by'])}]" if r["signed_by"] else ""
     if "placed_from" in r:
-        sig += f" [decided on #{r['placed_from'] - 1}, placed here by a merge]"
+        sig += f" [decided on #{r.get('decided_on', r['placed_from'] - 1)}, placed here by a merge]"
     return one_line(f"#{r['seq']:<5} {r['actor']:<10} {r['summary']}{sig}")
 
 

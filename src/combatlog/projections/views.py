@@ -116,6 +116,7 @@ def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None,
     head = state_at(store, meta)
     ruleset = head.ruleset
     rows = []
+    placed_batch: tuple[str, int] = ("", 0)  # (command id, where its first event was decided) of a placed batch
     for rec in history(store, meta):
         concealed = ruleset.conceals(rec.event, head.state, viewer)
         rows.append({
@@ -127,6 +128,11 @@ def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None,
         })
         if rec.env.is_placed:  # a decision a merge placed here: where its author made (and signed) it
             rows[-1]["placed_from"] = rec.env.placed.seq  # type: ignore[union-attr]
+            # the head its author decided on: the one before his batch's first event (a later event of the
+            # batch, his die then his act, followed his own die there, not what now stands before it)
+            if placed_batch[0] != rec.env.command_id:
+                placed_batch = (rec.env.command_id, rec.env.placed.seq - 1)  # type: ignore[union-attr]
+            rows[-1]["decided_on"] = placed_batch[1]
         if with_events:
             rows[-1]["event"] = rec.event
     return rows
