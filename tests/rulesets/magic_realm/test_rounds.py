@@ -293,7 +293,8 @@ def test_001_a_character_who_runs_away_pays_his_fatigue() -> None:
     st = g.state
     assert st.step == "fatigue" and st.owed == {"bk": 1, "wk": 0}
     (pending,) = g.folded.ruleset.pending(st)
-    assert pending.who == "bk (bk)" and set(pending.options) == {"fatigue M2 MOVE H5*", "fatigue M4 MOVE M4*"}
+    # (the set-up names no player for bk: the referee's or anyone's piece, "no player", not a player "bk")
+    assert pending.who == "bk (no player)" and set(pending.options) == {"fatigue M2 MOVE H5*", "fatigue M4 MOVE M4*"}
     g.do(c.Fatigue(character="bk", fatigue=("M2",)))
     st = g.state
     assert st.round == 2 and next(ch for ch in st.characters["bk"].chits if ch.id == "M2").status == "fatigued"
