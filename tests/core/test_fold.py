@@ -55,6 +55,33 @@ def test_snapshot_resume_equals_full_fold(tmp_path: Path, monkeypatch) -> None: 
         assert with_snap.core.labels == full.core.labels and with_snap.core.head_hash == full.core.head_hash
 
 
+def test_a_command_that_folds_a_whole_log_for_want_of_a_snapshot_saves_one(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """After an upgrade every snapshot is another build's (their key holds the code's digest): unsaved, each
+    command and view would fold the whole log until the log next crossed a multiple of SNAPSHOT_EVERY. A
+    command that folded that many events without a snapshot saves one at its head."""
+    monkeypatch.setattr(fold_mod, "SNAPSHOT_EVERY", 5)
+    from combatlog.commands import handler
+
+    monkeypatch.setattr(handler, "SNAPSHOT_EVERY", 5)
+    store = SQLiteStore(tmp_path / "s.db")
+    duel(store)
+    for i in range(8):
+        hit(store, "duel", "Bo", 1, f"h{i}")
+    meta = resolve_stream(store, "duel")
+    key = fold_mod.snapshot_key(state_at(store, meta).ruleset)
+    with store.conn:
+        store.conn.execute("UPDATE snapshots SET engine = 'another-build'")  # as an earlier build left them
+    mine = "SELECT seq FROM snapshots WHERE engine = ? ORDER BY seq"
+    assert store.conn.execute(mine, (key,)).fetchall() == []
+    hit(store, "duel", "Bo", 1, "h8")  # folds every event (none of the snapshots is this build's), then saves one
+    head = state_at(store, meta).core.head_seq
+    assert head % 5 != 0  # (not the snapshot every 5 events: the one this command saved)
+    assert store.conn.execute(mine, (key,)).fetchall() == [(head,)]
+    hit(store, "duel", "Aldo", 1, "h9")  # from that snapshot: a few events folded, no snapshot more
+    after = state_at(store, meta).core.head_seq
+    assert store.conn.execute(mine, (key,)).fetchall() == [(head,)] + ([(after,)] if after // 5 > head // 5 else [])
+
+
 def test_a_snapshot_of_another_engine_is_ignored(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "s.db")
     duel(store)

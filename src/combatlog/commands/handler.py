@@ -235,8 +235,11 @@ def execute(
     if result.duplicate:  # the same command id landed meanwhile
         _same_author(store, meta, result.first_seq, cid, actor)
         return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, duplicate=True)
-    if result.last_seq // SNAPSHOT_EVERY > head_seq // SNAPSHOT_EVERY:
+    # a snapshot every SNAPSHOT_EVERY events, and one whenever this command had to fold as many without one (a
+    # log whose snapshots another build saved: they are not used, and every command would fold it all)
+    if result.last_seq // SNAPSHOT_EVERY > head_seq // SNAPSHOT_EVERY or folded.replayed >= SNAPSHOT_EVERY:
         save_snapshot(store, meta, folded)
+        folded.replayed = 0
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq,
                    events=recorded, steps=steps, folded=folded)
 

@@ -64,10 +64,11 @@ class CoreTrack(msgspec.Struct, kw_only=True):
 class Folded:
     """A ruleset state with the core track, after folding up to ``core.head_seq``."""
 
-    __slots__ = ("ruleset", "state", "core")
+    __slots__ = ("ruleset", "state", "core", "replayed")
 
     def __init__(self, ruleset: Ruleset[Any], state: Any, core: CoreTrack) -> None:
         self.ruleset, self.state, self.core = ruleset, state, core
+        self.replayed = 0  # events ``state_at`` folded past its snapshot (the write path saves one when many)
 
     def apply(self, rec: Recorded) -> None:
         event, seq, core = rec.event, rec.env.seq, self.core
@@ -227,6 +228,7 @@ def state_at(store: EventStore, meta: StreamMeta, seq: int | None = None, *, use
                 from_seq = found[0] + 1
                 break
     folded = fold(ruleset, history(store, meta, from_seq, seq), start)
+    folded.replayed = folded.core.head_seq - from_seq + 1
     if folded.core.genesis is None:
         raise InvalidCommand(f"stream {meta.name} has no genesis event")
     if seq is not None and folded.core.head_seq < seq:
