@@ -163,6 +163,34 @@ def test_osric_rulings_are_the_referees(tmp_path: Path) -> None:
     refused_by(alice, path, "bob's osric Damage is refused by the rules on re-deciding", "only the referee, alice")
 
 
+def test_a_player_cannot_move_the_osric_timeline_past_the_other_sides_open_actions(tmp_path: Path) -> None:
+    """The attack (an exploratory test by mail): the timeline's steps are anyone's, so bob, who plays the orcs,
+    ended the round (or moved past a segment) while the party's declared actions were still due: they were
+    lost, and every machine's import and verify accepted it. Passing a combatant's open action forgoes it:
+    its side's players', or the referee's (OSRIC Combat: First Party Acts / Second Party Acts)."""
+    alice, bob = osric_pair(tmp_path)  # alice created the skirmish: she plays the party and referees
+    alice("osric", "declare", "skirmish", "party", "Brom=melee", "Halvaine=spell:sleep:1", "--seal")
+    mail(alice, bob, "skirmish", tmp_path)
+    bob("osric", "declare", "skirmish", "orcs", "--rest", "melee", "--seal")
+    bob("osric", "reveal", "skirmish")
+    mail(bob, alice, "skirmish", tmp_path)
+    alice("osric", "reveal", "skirmish")
+    alice("osric", "initiative", "skirmish")  # joint dice: either side may act first
+    mail(alice, bob, "skirmish", tmp_path)
+    for args in (("end-round", "skirmish"), ("round", "skirmish"), ("segment", "skirmish", "10", "--end")):
+        out = bob("osric", *args, ok=False)
+        assert out.code == 4 and "belongs to alice; bob may not move the timeline past the open action of it" \
+            in out.err, out.err
+    # a modified client does it anyway: alice's machine refuses it on re-deciding, her log unchanged
+    modified_client(bob, "skirmish", osric.EndRound())
+    path = write_lines(tmp_path / "skip.jsonl", export(open_store(str(bob.cli.db)), tmp_path / "z.jsonl",
+                                                       "skirmish", since=alice.head("skirmish")))
+    refused_by(alice, path, "bob's osric EndRound is refused by the rules on re-deciding",
+               "belongs to alice; bob may not move the timeline past the open action of it")
+    # the party's player (here also the referee) may forgo them
+    alice("osric", "end-round", "skirmish")
+
+
 def test_a_named_referee_must_be_pinned_and_rules_freeform(tmp_path: Path) -> None:
     alice, bob = pair(tmp_path, "duel", dice="local")
     bad = alice("new", "other", "--ruleset", "freeform", "--player", "alice", "--player", "bob",

@@ -408,3 +408,36 @@ def test_status_offers_no_second_routine_to_a_set_spear() -> None:
     f.dice(c.Charge(who="ogre", target="Tam"), {"r1/Tam/atk1": 2, "r1/ogre/atk1": 2})
     assert f.state.live["Tam"].routines == 1
     assert _pending(f) == ["gm: end round 1 (osric end-round) when every action is resolved"]
+
+
+def test_moving_past_a_surprise_segment_passes_the_unsurprised_who_have_not_acted() -> None:
+    # Seed "Determine Surprise": the party rolls 2 (surprised 2 segments), the orcs 5: in each surprise
+    # segment the unsurprised orc may act. A step that moves on before it has (osric segment 2, or
+    # osric round) forgoes that: commands/authority asks its side's players or the referee (found by an
+    # exploratory test: the surprised side's player ran `osric round` and wiped out the orcs' free segments).
+    from combatlog.rulesets.osric.authority import authority
+
+    f = Fight([FIGHTER, orc(1)], engaged=[["Brom", "orc1"]])
+    f.dice(c.CheckSurprise(), {"surprise/party": 2, "surprise/orcs": 5})
+    st = f.state
+    for step in (c.StartRound(), c.ReachSegment(segment=2)):
+        need = authority(st, step)
+        assert need.kind == "pieces" and need.referee_too and [p for p, _ in need.owners] == ["orc1"], need
+    f.do(c.Attack(who="orc1"), r0__orc1__atk1=1)  # the orc takes its free segment (a miss: face 1)
+    assert authority(f.state, c.ReachSegment(segment=2)).kind == "anyone"
+
+
+def test_moving_past_a_due_declared_action_passes_it_but_not_past_one_taken() -> None:
+    # Seed "First Party Acts": the party rolled 5, the orcs 2, so the party acts in segment 2, the orcs in 5.
+    from combatlog.rulesets.osric.authority import authority
+
+    f = Fight([FIGHTER, orc(1)], engaged=[["Brom", "orc1"]])
+    f.do(c.StartRound())
+    f.do(c.Declare(side="party", declarations=(P("Brom=melee"),)))
+    f.do(c.Declare(side="orcs", declarations=(P("orc1=melee"),)))
+    f.dice(c.RollInitiative(), {"r1/initiative/party": 5, "r1/initiative/orcs": 2})
+    assert [p for p, _ in authority(f.state, c.ReachSegment(segment=2, end=True)).owners] == ["Brom"]
+    assert [p for p, _ in authority(f.state, c.EndRound()).owners] == ["Brom", "orc1"]
+    assert authority(f.state, c.ReachSegment(segment=2)).kind == "anyone"  # to its start: nothing passed
+    f.do(c.Attack(who="Brom"), r1__Brom__atk1=1)
+    assert [p for p, _ in authority(f.state, c.EndRound()).owners] == ["orc1"]

@@ -149,8 +149,8 @@ def earlier_first(s: OsricState, name: str, at: int) -> None:
     late = "+" if at % 4 == LATE else ""
     raise IllegalCommand(
         f"{name}'s action falls in segment {segment_of(at, s.round)}{late}, but {', '.join(waiting)} "
-        f"({', '.join(sides)}) must act first, in segment {seg} (record their actions first; if they take none, "
-        f"move the timeline on: osric segment STREAM {seg} --end)",
+        f"({', '.join(sides)}) must act first, in segment {seg} (their actions are recorded first; if they take "
+        f"none, their players or the referee move the timeline on: osric segment STREAM {seg} --end)",
         rule=r.INITIATIVE if sides == [mine] else r.FIRST_ACTS)
 
 

@@ -4,7 +4,9 @@ OSRIC is refereed by nature: with roles enforced (players pinned, or ``--referee
 named, the combat's creator referees. A combatant's actions are its side's players' (the set-up's
 ``players``, side -> players); a side no player plays is the referee's. Damage and healing that no
 attack rolled, conditions, engagement, morale, aid, negotiation and the end are the referee's rulings.
-The timeline's steps (surprise, initiative, segments, rounds) are decided by the rules: anyone's.
+The timeline's steps (surprise, initiative, segments, rounds) are decided by the rules: anyone's, except
+that moving the timeline past an action still open to a combatant (its declared action due in an earlier
+segment, its turn in a surprise segment) forgoes that action: its side's players', or the referee's, to do.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from typing import Any
 
 from combatlog.commands.authority import ANYONE, Authority, pieces, ruling
 from combatlog.rulesets.osric import commands as c
-from combatlog.rulesets.osric.state import OsricState
+from combatlog.rulesets.osric.rules import passed_by
+from combatlog.rulesets.osric.state import END, NORMAL, OsricState, tick
 
 RULE = "OSRIC: each side's combatants act for its players; rulings are the referee's"
+PASSED = ("OSRIC Combat: First Party Acts / Second Party Acts: moving the timeline past a combatant's due action "
+          "forgoes it: its side's players', or the referee's, to do")
 
 _ACTIONS = (c.Attack, c.Shoot, c.Cast, c.Decline, c.Charge, c.Close, c.Retreat, c.Flee, c.Grapple,
             c.NoteAction, c.BreakGrapple, c.Assassinate)
@@ -37,4 +42,18 @@ def authority(state: OsricState, command: Any) -> Authority:
     what = _RULINGS.get(type(command))
     if what is not None:
         return ruling(what, RULE)
+    passed = _passed(state, command)
+    if passed:
+        return pieces({who: _players(state, who) for who in passed}, what="move the timeline past the open action "
+                      "of", rule=PASSED, referee_too=True)
     return ANYONE
+
+
+def _passed(state: OsricState, command: Any) -> list[str]:
+    """The combatants whose open action a step of the timeline would pass (``rules.passed_by``)."""
+    if isinstance(command, c.ReachSegment):
+        round_no = 0 if state.phase == "surprise" else state.round
+        return passed_by(state, tick(round_no, command.segment, END if command.end else NORMAL))
+    if isinstance(command, (c.StartRound, c.EndRound)):
+        return passed_by(state, None)
+    return []

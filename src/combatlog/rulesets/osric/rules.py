@@ -13,7 +13,7 @@ from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.osric import tables as t
 from combatlog.rulesets.osric.events import AttackRolled
 from combatlog.rulesets.osric.setup import Combatant
-from combatlog.rulesets.osric.state import END, LATE, NORMAL, OsricState, tick
+from combatlog.rulesets.osric.state import END, LATE, NORMAL, OsricState, segment_of, tick
 
 INITIATIVE = "OSRIC Combat: Determine Initiative"
 MISSILE_INIT = "OSRIC Combat: Determine Initiative (missile bonus)"
@@ -180,6 +180,22 @@ def due_before(state: OsricState, at: int, but: str = "") -> tuple[int, list[str
         return 0, []
     first = min(waiting)
     return first, sorted(waiting[first])
+
+
+def passed_by(state: OsricState, until: int | None) -> list[str]:
+    """Who would lose an action still open to them if the timeline moved to tick ``until`` (None: the end of the
+    round): in a round, those whose declared action is due before it (``still_due``); in a surprise segment,
+    the unsurprised who have not acted in it yet ("every unsurprised combatant acts in the current segment").
+    commands/authority: only their players, or the referee, may move the timeline past them."""
+    if state.phase == "surprise":
+        seg = segment_of(state.cursor, 0)
+        return sorted(n for n in state.roster if state.surprised.get(n, 0) < seg and state.standing(n)
+                      and state.live[n].routines == 0)
+    if state.phase != "round" or not state.initiative:
+        return []
+    return sorted(d.who for side in state.sides for d in state.declared.get(side, ())
+                  if state.cursor <= tick(state.round, own_segment(state, d.who)) < (until or 2**62)
+                  and still_due(state, d.who))
 
 
 def spell_ticks(state: OsricState, start: int, casting: int) -> int:
