@@ -114,11 +114,24 @@ def _migrate(conn: sqlite3.Connection) -> None:
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
+def _create_owner_only(path: Path) -> None:
+    """A new log file is created readable by its owner only (SQLite gives its WAL the same mode): it will hold
+    the secrets of its player (seeds before their reveal, sealed orders' nonces)."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        return
+    except OSError:  # a folder that does not exist, or a name SQLite reads otherwise: sqlite3 says why
+        return
+
+
 class SQLiteStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.url = str(self.path)
+        self._private = False  # the files are known to be owner-only (``_owner_only``)
         try:
+            _create_owner_only(self.path)
             self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=FULL")
@@ -229,6 +242,7 @@ class SQLiteStore:
                 raise ConcurrencyConflict(stream_id, expected_version, actual)
             result = self._insert_locked(stream_id, rows, command_id)
             if secrets:
+                self._owner_only()
                 c.executemany("INSERT OR REPLACE INTO secrets (name, value) VALUES (?, ?)", list(secrets.items()))
             self._commit()
             return result
@@ -351,7 +365,23 @@ class SQLiteStore:
         return (row[0], row[1]) if row else None
 
     def put_secret(self, name: str, value: bytes) -> None:
+        self._owner_only()
         self.conn.execute("INSERT OR REPLACE INTO secrets (name, value) VALUES (?, ?)", (name, value))
+
+    def _owner_only(self) -> None:
+        """Before a secret (an unrevealed seed, a sealed order's nonce, a kept command) enters the log: the file
+        and its WAL readable by its owner only. A log made here is created so (``_create_owner_only``); an older
+        one, or one copied in, may be readable by every local user, who could then read the seed."""
+        if self._private:
+            return
+        for path in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+            try:
+                mode = path.stat().st_mode & 0o777
+                if mode & 0o077:
+                    path.chmod(mode & 0o700)
+            except OSError:  # a file of another owner (or none yet): the log is still usable
+                continue
+        self._private = True
 
     def get_secret(self, name: str) -> bytes | None:
         row = self.conn.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()
