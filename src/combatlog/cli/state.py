@@ -68,9 +68,9 @@ class RunMemo:
             raise InvalidCommand(
                 f"{meta.name} has this file's lines recorded up to #{after}, and #{after + 1} ({env.type}) was "
                 f"recorded by another line of a command file run by {actor}, not by this one: was this line, or "
-                "one before it, changed after it ran? Nothing was recorded (running on would record the rest of "
-                "the file twice). Restore the line as it ran, or put new commands in a file of their own "
-                "(--fresh records every line anew)")
+                "one before it, changed after it ran (or is another run of this file recording it now)? Nothing was "
+                "recorded (running on would record the rest of the file twice). Restore the line as it ran, or put "
+                "new commands in a file of their own (--fresh records every line anew)")
 
 
 class AppState:

@@ -117,7 +117,8 @@ def joint_key(store: EventStore, core: CoreTrack) -> tuple[int, bytes]:
         hint = (f"step {open_step.name} is waiting for "
                 + (f"commits from {', '.join(open_step.missing_commits())}" if open_step.missing_commits()
                    else f"reveals from {', '.join(open_step.missing_reveals())}")) if open_step else \
-            "every player runs: combatlog seal commit STREAM --step r1, then: combatlog seal reveal STREAM"
+            (f"every player runs: combatlog seal commit {core.name or 'STREAM'} --step r1, then: combatlog seal reveal "
+             f"{core.name or 'STREAM'}")
         raise IllegalCommand(f"no joint dice seed yet ({hint})", rule=RULE_JOINT)
     decisions = checker.decisions.get(step.name)
     if decisions and checker.mode == "strict":
