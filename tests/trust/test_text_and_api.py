@@ -108,3 +108,13 @@ def test_commitment_is_the_documented_hash() -> None:
     jcs = b'{"nonce":"' + nonce.encode() + b'","orders":{"attack":"thrust","box":2}}'
     expected = hashlib.sha256(b"combatlog-orders/v1\n" + jcs).hexdigest()
     assert commitment({"box": 2, "attack": "thrust"}, nonce) == expected
+
+
+def test_a_roll_before_any_joint_seed_names_the_commands_to_paste() -> None:
+    # the hint said "combatlog seal commit STREAM --step r1": a placeholder where the combat's name belongs
+    store = open_store("memory:")
+    create_combat(store, "duel", "freeform", actor="gm", dice="joint")
+    execute(store, "duel", ff.Join(name="Aldo", side="red"), actor="gm")
+    execute(store, "duel", ff.StartRound(), actor="gm")
+    with pytest.raises(IllegalCommand, match="combatlog seal commit duel --step r1, then: combatlog seal reveal duel"):
+        execute(store, "duel", ff.Act(who="Aldo", action="swings", roll="2d6"), actor="gm")
