@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from combatlog.rulesets import available
-from tests.conftest import CliResult
+from tests.conftest import REPO, CliResult
 from tests.security.dice_forgery import cli
 
 needs_mr = pytest.mark.skipif("magic_realm" not in available(), reason="the Magic Realm ruleset is not installed")
@@ -373,3 +373,30 @@ def test_with_a_referee_a_character_no_player_plays_is_his_alone(tmp_path: Path)
     assert not any("carl" in m["command"] for m in theirs["pending"]) and "carl (no player)" in theirs["waiting_for"]
     refused = alice("mr", "deploy", "e", "carl", ok=False)  # and the write path agrees
     assert refused.code == 4 and "referee" in refused.err
+
+
+def test_a_classic_fantasy_combatants_turn_is_offered_to_its_sides_player(tmp_path: Path) -> None:
+    """Found by an exploratory test by mail: in Classic Fantasy (and Argad) ``pending`` names the combatant
+    whose turn it is, and ``status --mine`` matched it against player names: bob, who plays Grak, was told
+    "nothing now (waiting for Grak)", and the mail listed Grak's turn for every player alike. The ruleset now
+    says who plays each piece (``Ruleset.players_of``)."""
+    from tests.trust import pbem
+
+    duel = json.loads((REPO / "docs" / "examples" / "classic_fantasy" / "duel.json").read_text())
+    duel["players"] = {"party": ["alice"], "orcs": ["bob"]}
+    (tmp_path / "duel.json").write_text(json.dumps(duel))
+    alice, bob = pbem.pair(tmp_path, "c", ruleset="classic_fantasy", dice="manual", setup=str(tmp_path / "duel.json"))
+    # Initiative (CFI Ch.8): Brom 6 +12 -3 = 15, Grak 8 +10 -2 = 16: Grak takes the first Turn
+    alice("cfi", "round", "c", "--face", "r1/init/Brom=6", "--face", "r1/init/Grak=8")
+    pbem.mail(alice, bob, "c", tmp_path)
+
+    def mine(seat: Any) -> dict[str, Any]:
+        return json.loads(seat("status", "c", "--mine", "--json").out)  # type: ignore[no-any-return]
+
+    assert [m["what"] for m in mine(bob)["pending"]] == ["Grak: take a Turn (2 AP left)"]
+    assert "Grak" not in " ".join(mine(bob)["waiting_for"])
+    assert mine(alice)["waiting_for"] == ["bob (Grak)"]
+    for_bob = alice("mail", "c", "--for", "bob").out
+    yours, _, others = for_bob.partition("The combat also waits for")
+    assert "Grak: take a Turn" in yours and "Grak" not in others.split("The bundle")[0]
+    assert "- bob (Grak): take a Turn" in alice("mail", "c", "--for", "alice").out

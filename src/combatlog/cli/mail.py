@@ -69,12 +69,14 @@ def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, lis
     Last, why he has nothing more to decide in this fight, as ``status --mine`` says it ("" unless so)."""
     from combatlog.exchange.mail import Todo
     from combatlog.projections.fold import state_at
+    from combatlog.rulesets.base import Ruleset
     from combatlog.trust.players import genesis_of
 
     genesis = genesis_of(store, meta)
     todos = _trust_todos(store, meta, player)
     folded = state_at(store, meta)
-    if genesis is None or not genesis.players or getattr(folded.ruleset, "my_moves", None) is None:
+    knows = getattr(folded.ruleset, "my_moves", None) is not None or type(folded.ruleset).players_of is not Ruleset.players_of
+    if genesis is None or not genesis.players or not knows:
         return None, todos, ""  # the ruleset does not know who plays what: its own pending entries say it
     from combatlog.trust.mine import my_moves, out_of_the_fight
 

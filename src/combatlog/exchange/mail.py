@@ -248,9 +248,14 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     # ``status`` does (with pinned players but no gm: the creator; trust/mine.py)
     pending = ruleset.pending(state)
     referee = referee_of(store, meta) if any(p.who == REFEREE for p in pending) else REFEREE
-    todos = [Todo(step_taker(p.who, referee), p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),
-                  is_yours(referee if p.who == REFEREE else p.who, player), referees=p.who == REFEREE)
-             for p in pending]
+    todos = []
+    for p in pending:
+        # a piece's decision under its players' names, as status --mine has it (``Ruleset.players_of``)
+        owners = ruleset.players_of(state, p.who) if p.who != REFEREE else None
+        who = f"{' or '.join(owners)} ({p.who})" if owners else step_taker(p.who, referee)
+        yours = is_yours(referee if p.who == REFEREE else p.who, player) or bool(owners and player in owners)
+        todos.append(Todo(who, p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),
+                          yours, referees=p.who == REFEREE))
     if mine is not None:
         todos = list(mine) + [t for t in todos if not t.yours]
     todos += list(extra)

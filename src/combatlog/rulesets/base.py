@@ -148,6 +148,13 @@ class Ruleset(Generic[S]):
         by ``verify`` for every recorded command."""
         return ANYONE
 
+    def players_of(self, state: S, piece: str) -> tuple[str, ...] | None:
+        """The players ``piece`` (a name ``pending`` may give as who decides) belongs to: () when no player plays
+        it (the referee's, or anyone's without one); None when ``piece`` names no piece. ``status --mine`` and the
+        mail offer a piece's pending decisions to its players with it (trust/mine.py); a ruleset with its own
+        ``my_moves`` need not give it."""
+        return None
+
     def dice_uses(self, state: S, event: Event) -> Sequence[DiceUse]:
         """The dice ``event`` depends on, given the state before it (see ``DiceUse``).
 

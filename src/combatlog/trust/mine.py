@@ -67,13 +67,23 @@ def my_moves(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -
     if hook is not None:
         moves = list(hook(state, player, meta.name, referee, unplayed=moves_unplayed(folded, player)))
     else:
-        moves = [MyMove(what=p.what, rule=p.rule, options=tuple(p.options))
-                 for p in ruleset.pending(state) if p.who == player or (referee and p.who == REFEREE)]
+        unplayed = moves_unplayed(folded, player)
+        moves = [MyMove(what=p.what if p.who in (player, REFEREE) else f"{p.who}: {p.what}", rule=p.rule,
+                        options=tuple(p.options))
+                 for p in ruleset.pending(state) if p.who == player or (referee and p.who == REFEREE)
+                 or _plays(ruleset, state, p.who, player, unplayed)]
     named = {m.step for m in moves}
     # A ruleset that gives the moves knows which contribution each player owes to a step seeded by chain
     # links (sealed orders, or a bare link): the log alone cannot tell, so it offers none of its own there.
     extra = [m for m in _sealed_steps(store, folded, meta.name, player, links=hook is None) if m.step not in named]
     return referee, moves + extra
+
+
+def _plays(ruleset: Any, state: Any, piece: str, player: str, unplayed: bool) -> bool:
+    """Whether ``player`` makes the decisions of ``piece`` (``Ruleset.players_of``: its players, or, for a piece no
+    player plays, whoever may move such pieces)."""
+    players = ruleset.players_of(state, piece)
+    return players is not None and (player in players if players else unplayed)
 
 
 def _sealed_steps(store: EventStore, folded: Folded, stream: str, player: str, links: bool = True) -> list[MyMove]:
@@ -127,8 +137,15 @@ def out_of_the_fight_all(store: EventStore, meta: StreamMeta, folded: Folded) ->
 def waiting_for(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -> list[str]:
     """Who else the combat waits for (``pending``; the referee's steps under the referee's name)."""
     referee = referee_of(store, meta)
-    names = [referee if p.who == REFEREE else p.who for p in folded.ruleset.pending(folded.state)]
-    if moves_unplayed(folded, player):  # pieces no player plays ("carl (no player)") are his to move too
+    ruleset, state = folded.ruleset, folded.state
+    unplayed = moves_unplayed(folded, player)
+    names = []
+    for p in ruleset.pending(state):
+        if p.who != REFEREE and _plays(ruleset, state, p.who, player, unplayed):
+            continue  # his own piece's decision: his move (my_moves), not someone to wait for
+        players = ruleset.players_of(state, p.who) if p.who != REFEREE else None
+        names.append(referee if p.who == REFEREE else f"{' or '.join(players)} ({p.who})" if players else p.who)
+    if unplayed:  # pieces no player plays ("carl (no player)") are his to move too
         names = [n for n in names if not n.endswith(NO_PLAYER)]
     return list(dict.fromkeys(n for n in names if n != player and not n.startswith(f"{player} (")))
 

@@ -123,6 +123,10 @@ class Argad(Ruleset[ArgadState]):
         sides = {f.side for f in state.figures.values() if f.active}
         return state.turn is None and state.turns_done > 0 and len(sides) <= 1
 
+    def players_of(self, state: ArgadState, piece: str) -> tuple[str, ...] | None:
+        fig = state.figures.get(piece)
+        return None if fig is None else tuple(state.players.get(fig.side, ()))
+
     def pending(self, state: ArgadState) -> list[Pending]:
         if state.ended:
             return []

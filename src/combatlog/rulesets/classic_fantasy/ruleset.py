@@ -176,6 +176,10 @@ class ClassicFantasy(Ruleset[CFIState]):
     def pending(self, state: CFIState) -> list[Pending]:
         return views.pending(state)
 
+    def players_of(self, state: CFIState, piece: str) -> tuple[str, ...] | None:
+        member = state.combatants.get(piece)
+        return None if member is None else tuple(state.players.get(member.side, ()))
+
     def check(self, state: CFIState) -> list[str]:
         return views.check(state)
 
