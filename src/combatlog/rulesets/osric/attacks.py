@@ -52,6 +52,9 @@ def acting(s: OsricState, name: str, kind: str) -> str:
         seg = segment_of(s.cursor, 0)
         if s.surprised.get(name, 0) >= seg:
             raise IllegalCommand(f"{name} is surprised in segment {seg}", rule=SURPRISED)
+    elif s.phase == "between":
+        raise IllegalCommand(f"round {s.round} has ended: actions wait for the next round (osric round)",
+                             rule=r.INITIATIVE)
     elif s.phase != "round" or not s.initiative:
         raise IllegalCommand("actions are taken once initiative is rolled (or in surprise segments)",
                              rule=r.INITIATIVE)
