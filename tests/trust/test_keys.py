@@ -183,3 +183,15 @@ def test_one_key_imported_under_a_second_name_is_warned_about(cli: Cli, tmp_path
     assert again.code == 0 and "warning: this key (ed25519:" in again.err and "already known as bob:" in again.err
     as_json = cli("keys", "import", str(tmp_path / "bob.pub"), "--name", "b4", "--json")
     assert as_json.json()["also_known_as"] == ["bob", "bob2"]  # type: ignore[index]
+
+
+@pytest.mark.skipif(not Path("/dev/stdout").exists(), reason="no /dev/stdout")
+def test_export_to_dev_stdout_redirected_to_a_file_is_not_an_existing_file(cli: Cli, tmp_path: Path) -> None:
+    # the no-overwrite refusal must not catch -o /dev/stdout when the shell redirected stdout to a file
+    cli("keys", "new", "alice")
+    out = tmp_path / "out.txt"
+    with out.open("w") as handle:
+        done = subprocess.run([sys.executable, "-m", "combatlog", "keys", "export", "alice", "-o", "/dev/stdout"],
+                              env=cli.env, stdout=handle, stderr=subprocess.PIPE, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "combatlog-key v1 alice ed25519 " in out.read_text()

@@ -96,7 +96,8 @@ def _write_export(output: Path, text: str, force: bool) -> None:
 
     _refuse_key_home(output)
     check_target(output, "alice.pub")
-    if output.exists() and not output.is_file():  # a device (-o /dev/stdout): nothing to lose
+    if output.exists() and (not output.is_file() or output.parent == Path("/dev")):
+        # a device: nothing to lose (-o /dev/stdout is a regular file when stdout is redirected to one)
         write_whole(output, lambda path: path.write_text(text, encoding="ascii"))
         return
     if output.exists() or output.is_symlink():
