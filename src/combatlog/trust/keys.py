@@ -12,6 +12,9 @@ directory (``$XDG_CONFIG_HOME/combatlog``, ``~/.config/combatlog``, or
 
       combatlog-key v1 NAME ed25519 BASE64-RAW-PUBLIC-KEY
 
+  ``keys import`` finds that line in any text (a mail, quoted with "> ", with other text and a
+  signature around it): exactly one such line, or the import is refused.
+
 A fingerprint is ``ed25519:`` and the first 16 hex digits of SHA-256 over the
 raw 32-byte public key; it is for people comparing keys out of band (the full
 public key is what a genesis pins and what signatures are checked against).
@@ -34,7 +37,7 @@ from typing import Any
 
 import msgspec
 
-from combatlog.errors import InvalidCommand, NotFound
+from combatlog.errors import CombatlogError, InvalidCommand, NotFound
 
 KEY_LINE_PREFIX = "combatlog-key v1"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -42,9 +45,10 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 class KeyInfo(msgspec.Struct, frozen=True, kw_only=True):
     name: str
-    public_key: str  # base64 of the raw 32 bytes
-    fingerprint: str
-    secret: bool  # True when the secret key is in this key home
+    public_key: str  # base64 of the raw 32 bytes; "" when no file of the key can be read
+    fingerprint: str  # "" likewise
+    secret: bool  # True when the secret key is in this key home and can sign
+    damaged: str = ""  # why a file of this key cannot be used ("" when both are fine)
 
 
 # -- where ------------------------------------------------------------------------
@@ -108,18 +112,43 @@ def key_line(name: str, public_raw: bytes) -> str:
     return f"{KEY_LINE_PREFIX} {name} ed25519 {b64(public_raw)}"
 
 
-def parse_key_line(text: str) -> tuple[str, bytes]:
-    """(name, raw public key) from an exported key line (comments and blank lines ignored)."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
-    if len(lines) != 1:
-        raise InvalidCommand("a public key file holds one line: combatlog-key v1 NAME ed25519 BASE64")
-    parts = lines[0].split()
+KEY_FORMAT = "combatlog-key v1 NAME ed25519 BASE64"
+_MAIL_QUOTING = re.compile(r"^(?:\s*>)+")  # "> ", ">> ", "> > ": a key quoted in a reply
+
+
+def parse_key_line(line: str) -> tuple[str, bytes]:
+    """(name, raw public key) from one key line as ``keys export`` writes it."""
+    parts = line.split()
     if len(parts) != 5 or " ".join(parts[:2]) != KEY_LINE_PREFIX or parts[3] != "ed25519":
-        raise InvalidCommand("not a combatlog public key (expected: combatlog-key v1 NAME ed25519 BASE64)")
+        raise InvalidCommand(f"not a combatlog public key (expected: {KEY_FORMAT})")
     raw = strict_b64(parts[4], 32)
     if raw is None:
         raise InvalidCommand("the public key is not 32 bytes of base64")
     return check_name(parts[2]), raw
+
+
+def _unquoted(line: str) -> str:
+    return _MAIL_QUOTING.sub("", line).strip()
+
+
+def find_key_line(text: str, where: str = "the text") -> tuple[str, bytes]:
+    """(name, raw public key) from the one key line in ``text``: a file ``keys export`` wrote (a ``#``
+    comment and the key line) or a mail holding it, quoted or not, among other lines. Several key lines
+    are refused rather than one picked: which one the sender meant is for the user to say."""
+    found = [(number, _unquoted(line)) for number, line in enumerate(text.splitlines(), start=1)
+             if _unquoted(line).startswith(KEY_LINE_PREFIX.split()[0])]
+    if not found:
+        raise InvalidCommand(f"no public key in {where}: expected a line {KEY_FORMAT} (as keys export "
+                             f"writes it; other lines and mail quoting '> ' around it are fine)")
+    if len(found) > 1:
+        lines = ", ".join(str(number) for number, _ in found)
+        raise InvalidCommand(f"{where} holds {len(found)} key lines (lines {lines}): keep only the one to "
+                             f"import (one key per import)")
+    number, line = found[0]
+    try:
+        return parse_key_line(line)
+    except InvalidCommand as exc:
+        raise InvalidCommand(f"{where}, line {number}: {exc.message}") from None
 
 
 # -- the key home -----------------------------------------------------------------------
@@ -160,9 +189,10 @@ def new_key(name: str) -> KeyInfo:
     return KeyInfo(name=name, public_key=b64(raw), fingerprint=fingerprint(raw), secret=True)
 
 
-def import_public(text: str, name: str | None = None) -> KeyInfo:
-    """Keep another player's public key (from ``keys export``) under ``name``."""
-    their_name, raw = parse_key_line(text)
+def import_public(text: str, name: str | None = None, where: str = "the text") -> KeyInfo:
+    """Keep another player's public key (the key line of ``keys export``, found in ``text``) under
+    ``name``; ``where`` names the text in refusals."""
+    their_name, raw = find_key_line(text, where)
     name = check_name(name or their_name)
     keys_dir(create=True)
     public = _public_path(name)
@@ -184,7 +214,21 @@ def load_public(name: str) -> bytes:
             return _public_of_secret(name)
         raise NotFound(f"no key for {name!r} in {keys_dir()}: make yours with `combatlog keys new {name}`, or "
                        f"import the other player's with `combatlog keys import {name}.pub`")
-    return parse_key_line(path.read_text(encoding="ascii"))[1]
+    try:
+        text = path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidCommand(f"the public key file {path} cannot be read: {_reason(exc)}") from None
+    return find_key_line(text, str(path))[1]
+
+
+def _reason(exc: Exception) -> str:
+    return getattr(exc, "strerror", None) or str(exc)
+
+
+def other_names_of(key: KeyInfo) -> list[str]:
+    """The names other than ``key.name`` this key home keeps the same key under: one player known under
+    two names would pass for two players (a combat could pin him twice)."""
+    return [k.name for k in list_keys() if k.name != key.name and k.public_key == key.public_key]
 
 
 def has_secret(name: str) -> bool:
@@ -192,17 +236,45 @@ def has_secret(name: str) -> bool:
 
 
 def _load_private(name: str) -> Any:
-    from cryptography.hazmat.primitives import serialization
-
     path = _secret_path(name)
     if not path.exists():
         raise NotFound(f"the secret key of {name!r} is not in {keys_dir()}")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidCommand(f"the secret key file {path} cannot be read: {_reason(exc)}") from None
+    key = _secret_key_from(path, data)  # a damaged file is said to be damaged before any chmod advice
     if os.name == "posix":
         mode = stat.S_IMODE(path.stat().st_mode)
         if mode & 0o077:
             raise InvalidCommand(f"{path} is readable by other users (mode {mode:o}); "
                                  f"refusing to use it: run chmod 600 {path}")
-    return serialization.load_pem_private_key(path.read_bytes(), password=None)
+    return key
+
+
+def _secret_key_from(path: Path, data: bytes) -> Any:
+    """The Ed25519 key a secret key file holds, or a refusal that names the file and says what is wrong
+    with it (it used to escape as the PEM loader's ValueError, an "internal" error)."""
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except TypeError:
+        raise _damaged(path, "it is protected by a password (combatlog keys have none)") from None
+    except (ValueError, UnsupportedAlgorithm):
+        what = ("it holds a public key line, not a secret key" if KEY_LINE_PREFIX.encode() in data
+                else "it is not a PEM private key")
+        raise _damaged(path, what) from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise _damaged(path, f"it holds a {type(key).__name__.lstrip('_')} key, not an Ed25519 one")
+    return key
+
+
+def _damaged(path: Path, what: str) -> InvalidCommand:
+    return InvalidCommand(f"the secret key file {path} is damaged: {what}; it cannot sign. "
+                          f"Restore it from a backup")
 
 
 def _public_of_secret(name: str) -> bytes:
@@ -223,16 +295,35 @@ def only_secret_key() -> str | None:
 
 
 def list_keys() -> list[KeyInfo]:
+    """Every key of the key home; a key whose file cannot be used is listed as damaged, with why, and
+    the others are listed all the same."""
     folder = keys_dir()
     if not folder.is_dir():
         return []
     names = sorted({p.stem for p in folder.iterdir() if p.suffix in (".key", ".pub") and _NAME.match(p.stem)})
-    out = []
-    for name in names:
-        raw = load_public(name)
-        out.append(KeyInfo(name=name, public_key=b64(raw), fingerprint=fingerprint(raw),
-                           secret=_secret_path(name).exists()))
-    return out
+    return [_key_info(name) for name in names]
+
+
+def _key_info(name: str) -> KeyInfo:
+    """What ``keys list`` says of one name: the public key (from NAME.pub, else from the secret key),
+    and whether the secret key is here and can sign."""
+    problems = []
+    public_raw = secret_raw = None
+    if _public_path(name).exists():
+        try:
+            public_raw = load_public(name)
+        except CombatlogError as exc:
+            problems.append(exc.message)
+    if _secret_path(name).exists():
+        try:
+            secret_raw = _public_of_secret(name)
+        except CombatlogError as exc:
+            problems.append(exc.message)
+    if public_raw is not None and secret_raw is not None and public_raw != secret_raw:
+        problems.append(f"{_secret_path(name)} and {_public_path(name)} hold different keys")
+    raw = public_raw or secret_raw
+    return KeyInfo(name=name, public_key=b64(raw) if raw else "", fingerprint=fingerprint(raw) if raw else "",
+                   secret=secret_raw is not None, damaged="; ".join(problems))
 
 
 # -- signing ------------------------------------------------------------------------------
