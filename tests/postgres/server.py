@@ -38,15 +38,19 @@ def skip_reason() -> str | None:
 def shared_server() -> TempPostgres:
     """The session's server, started on first use (skips or fails when it cannot be)."""
     global _server
+    _skip_or_fail_without_server()
+    if _server is None:
+        _server = TempPostgres().start()
+        atexit.register(stop_shared_server)
+    return _server
+
+
+def _skip_or_fail_without_server() -> None:
     reason = skip_reason()
     if reason:
         if _required():
             pytest.fail(reason + " (required here: CI=true or COMBATLOG_REQUIRE_POSTGRES=1)")
         pytest.skip(reason)
-    if _server is None:
-        _server = TempPostgres().start()
-        atexit.register(stop_shared_server)
-    return _server
 
 
 def stop_shared_server() -> None:
@@ -60,6 +64,14 @@ def stop_shared_server() -> None:
 def pg_server() -> Iterator[TempPostgres]:
     yield shared_server()
     stop_shared_server()
+
+
+@pytest.fixture
+def own_pg_server() -> Iterator[TempPostgres]:
+    """A server of this test's own, for a test that stops and restarts it (the session's is shared)."""
+    _skip_or_fail_without_server()
+    with TempPostgres() as server:
+        yield server
 
 
 @pytest.fixture

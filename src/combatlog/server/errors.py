@@ -25,9 +25,12 @@ class ApiError(Exception):
 def from_combatlog(exc: Exception) -> ApiError:
     """A domain error raised while verifying or storing, as the API reports it."""
     from combatlog.errors import (ConcurrencyConflict, Diverged, IllegalCommand, InvalidCommand, NotFound,
-                                  VerificationFailed)
+                                  Unavailable, VerificationFailed)
 
     text = str(exc)
+    if isinstance(exc, Unavailable):  # the store reconnects by itself; the client comes back after Retry-After.
+        # Not the store's own message: it names the database's address, which is the operator's (the log has it).
+        return ApiError(503, "unavailable", "the server's database is out of reach for now; try again shortly")
     if isinstance(exc, (ConcurrencyConflict, Diverged)):
         return ApiError(409, "conflict", text)
     if isinstance(exc, VerificationFailed):

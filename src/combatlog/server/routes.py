@@ -17,7 +17,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from combatlog.errors import CombatlogError
+from combatlog.errors import CombatlogError, Unavailable
 from combatlog.remote.protocol import H_TOKEN
 from combatlog.server import auth
 from combatlog.server.errors import ApiError, from_combatlog
@@ -357,17 +357,26 @@ class Api:
             last = since
             yield f": events of {combat_id} after #{since}\n\n".encode()
             while True:
-                head = await self.notifier.wait_past(combat_id, last, deadline)
-                if head > last:
-                    rows = await self.worker.run(self.worker.store.read_stream, combat_id, last + 1, head)
-                    for row in rows:
-                        yield b"id: %d\nevent: event\ndata: %s\n\n" % (row.seq, row.body)
-                        last = row.seq
-                if time.monotonic() >= deadline:
+                rows = await self._news(combat_id, last, deadline)
+                for row in rows or ():
+                    yield b"id: %d\nevent: event\ndata: %s\n\n" % (row.seq, row.body)
+                    last = row.seq
+                if rows is None or time.monotonic() >= deadline:
                     yield b"event: end\ndata: %s\n\n" % json.dumps({"head_seq": last}).encode()
                     return
         finally:
             self.streams.pop(number, None)
+
+    async def _news(self, combat_id: str, last: int, deadline: float) -> list[Any] | None:
+        """The events after ``last`` once there are any (or none at the deadline); None when the database is
+        out of reach: the stream then ends as at its deadline, and the client comes back with ``since=``."""
+        try:
+            head = await self.notifier.wait_past(combat_id, last, deadline)
+            if head <= last:
+                return []
+            return await self.worker.run(self.worker.store.read_stream, combat_id, last + 1, head)  # type: ignore[no-any-return]
+        except Unavailable:
+            return None
 
 
 def _snapshot_past(store: Any, combat_id: str, before: int) -> None:

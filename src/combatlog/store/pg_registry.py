@@ -22,8 +22,8 @@ from typing import Any
 
 import msgspec
 
-from combatlog.errors import StoreError, Unavailable
-from combatlog.store.postgres import _psycopg, redact
+from combatlog.errors import StoreError
+from combatlog.store.pg_connection import PgConnection, redact
 from combatlog.store.server_registry import MAX_NONCES_PER_KEY, Access, Pinned
 
 VERSION_TABLE = "combatlog_server_schema"
@@ -59,18 +59,19 @@ _COLUMNS = "id, creator, creator_key, token_sha256, public, players"
 
 class PgRegistry:
     def __init__(self, url: str) -> None:
-        pg = _psycopg()
-        self.url, self._pg = url, pg
+        self.url = url
+        # reopened by the next use when the server closed it; a use it broke is Unavailable (pg_connection.py)
+        self._link = PgConnection(url, "combatlog-serve")
         try:
-            self.conn: Any = pg.connect(url, autocommit=True, connect_timeout=10, application_name="combatlog-serve")
-        except pg.OperationalError as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise Unavailable(f"cannot connect to PostgreSQL at {redact(url)}: {first}") from None
-        try:
-            self._migrate()
+            with self._link.translate():
+                self._migrate()
         except BaseException:
-            self.conn.close()
+            self._link.close()
             raise
+
+    @property
+    def conn(self) -> Any:
+        return self._link.get()
 
     def _migrate(self) -> None:
         with self.conn.transaction(), self.conn.cursor() as cur:
@@ -90,26 +91,30 @@ class PgRegistry:
                 cur.execute(f"INSERT INTO {VERSION_TABLE} (version) VALUES (%s)", (target,))
 
     def add(self, access: Access, now: int | None = None) -> None:
-        self.conn.execute(
-            "INSERT INTO server_combats (id, creator, creator_key, token_sha256, public, players, created_at) "
-            "VALUES (%s,%s,%s,%s,%s,%s,%s)",
-            (access.id, access.creator, access.creator_key, access.token_sha256, access.public,
-             msgspec.json.encode(access.players).decode(), int(now or time.time())))
+        with self._link.translate():
+            self.conn.execute(
+                "INSERT INTO server_combats (id, creator, creator_key, token_sha256, public, players, created_at) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s)",
+                (access.id, access.creator, access.creator_key, access.token_sha256, access.public,
+                 msgspec.json.encode(access.players).decode(), int(now or time.time())))
 
     def remove(self, combat_id: str) -> None:
-        self.conn.execute("DELETE FROM server_combats WHERE id = %s", (combat_id,))
+        with self._link.translate():
+            self.conn.execute("DELETE FROM server_combats WHERE id = %s", (combat_id,))
 
     def get(self, combat_id: str) -> Access | None:
-        row = self.conn.execute(f"SELECT {_COLUMNS} FROM server_combats WHERE id = %s", (combat_id,)).fetchone()
+        with self._link.translate():
+            row = self.conn.execute(f"SELECT {_COLUMNS} FROM server_combats WHERE id = %s", (combat_id,)).fetchone()
         return _access(row) if row else None
 
     def all(self) -> list[Access]:
-        rows = self.conn.execute(f"SELECT {_COLUMNS} FROM server_combats ORDER BY created_at, id").fetchall()
+        with self._link.translate():
+            rows = self.conn.execute(f"SELECT {_COLUMNS} FROM server_combats ORDER BY created_at, id").fetchall()
         return [_access(r) for r in rows]
 
     def use_nonce(self, key: str, nonce: str, expires: int, now: int) -> str:
         """Record a request nonce: "" when it is new, else why it is refused ("replayed", "too many")."""
-        with self.conn.transaction(), self.conn.cursor() as cur:
+        with self._link.translate(), self.conn.transaction(), self.conn.cursor() as cur:
             cur.execute("DELETE FROM server_nonces WHERE expires < %s", (now,))
             cur.execute("INSERT INTO server_nonces (key, nonce, expires) SELECT %s, %s, %s "
                         "WHERE (SELECT count(*) FROM server_nonces WHERE key = %s) < %s "
@@ -121,7 +126,7 @@ class PgRegistry:
             return "replayed" if seen else "too many"
 
     def close(self) -> None:
-        self.conn.close()
+        self._link.close()
 
 
 def _access(row: tuple) -> Access:  # type: ignore[type-arg]

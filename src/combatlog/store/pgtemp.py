@@ -107,17 +107,31 @@ class TempPostgres:
         data = self.dir / "data"
         self._server_cmd(["initdb", "-D", str(data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
                           "--locale=C", "--no-sync"])
+        try:
+            self.start_server()
+        except RuntimeError:
+            self._cleanup()
+            raise
+        return self
+
+    def start_server(self) -> None:
+        """Start the server on this cluster (again, after ``stop_server``): same socket, same data."""
+        assert self.dir is not None, "no cluster: start() first"
         options = ["-c listen_addresses=''", f"-k {self.dir}", f"-p {PORT}",
                    *(f"-c {k}={v}" for k, v in self.settings.items())]
         try:
-            self._server_cmd(["pg_ctl", "-D", str(data), "-l", str(self.dir / "server.log"), "-w", "-t", "60",
-                              "-o", " ".join(options), "start"])
+            self._server_cmd(["pg_ctl", "-D", str(self.dir / "data"), "-l", str(self.dir / "server.log"), "-w",
+                              "-t", "60", "-o", " ".join(options), "start"])
         except RuntimeError as exc:
             log = self.dir / "server.log"
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-            self._cleanup()
             raise RuntimeError(f"{exc}\n{tail}") from None
-        return self
+
+    def stop_server(self) -> None:
+        """Stop the server as an administrator's restart does (``-m fast``: open sessions are ended,
+        their transactions rolled back), keeping the cluster for ``start_server``."""
+        assert self.dir is not None, "no cluster: start() first"
+        self._server_cmd(["pg_ctl", "-D", str(self.dir / "data"), "-m", "fast", "-w", "stop"])
 
     def stop(self) -> None:
         if self.dir is None:

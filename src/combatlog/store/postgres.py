@@ -21,23 +21,25 @@ An append does all of this in one round trip: the ``combatlog_append``
 function (pg_schema.py). Creations and imports run the same steps from here.
 
 psycopg is imported when a store is opened, so that the CLI does not pay for
-it (~0.15 s) unless a ``postgresql://`` URL is used.
+it (~0.15 s) unless a ``postgresql://`` URL is used. A connection the server
+closed is reopened by the next operation, and the operation it broke fails
+with ``Unavailable`` (store/pg_connection.py).
 """
 
 from __future__ import annotations
 
 import random
-import re
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from combatlog.errors import CombatlogError, ConcurrencyConflict, InvalidCommand, NotFound, StoreError, Unavailable
+from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound, StoreError
 from combatlog.store.base import (
     AppendResult, Head, HeldBundle, ImportBatch, NewRow, StoredRow, StreamMeta, SupersededRow,
 )
 from combatlog.store.memory import command_spans
+from combatlog.store.pg_connection import PgConnection, _psycopg, redact  # noqa: F401  (others import the last two from here)
 from combatlog.store.pg_schema import MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE
 
 if TYPE_CHECKING:
@@ -48,59 +50,31 @@ RETRIES = 8  # deadlocks between imports of several streams are detected by the 
 INSERT_CHUNK = 5000  # rows per INSERT statement in big imports
 
 
-def _psycopg() -> Any:
-    try:
-        import psycopg
-    except ImportError:
-        raise Unavailable("the PostgreSQL backend needs psycopg 3: pip install 'psycopg[binary]'") from None
-    return psycopg
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    url = re.sub(r"(://[^:/@?]*:)[^@/?]*@", r"\1***@", url)
-    return re.sub(r"(password=)[^&\s]*", r"\1***", url)
-
-
 class PostgresStore:
     def __init__(self, url: str) -> None:
         self.url = url
         # Test seam: when set, an append runs in an explicit transaction and this is called
         # after the append statement and before the commit (the tests hold a writer there).
         self.hold_before_commit: Callable[[Any], None] | None = None
-        pg = _psycopg()
-        self._errors = pg.errors
-        self._pg = pg
-        kwargs: dict[str, Any] = {"autocommit": True}
-        if "connect_timeout" not in url:
-            kwargs["connect_timeout"] = 10
-        if "application_name" not in url:
-            kwargs["application_name"] = "combatlog"
-        try:
-            self.conn: psycopg.Connection[Any] = pg.connect(url, **kwargs)
-        except pg.OperationalError as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise Unavailable(f"cannot connect to PostgreSQL at {redact(url)}: {first}") from None
-        except pg.ProgrammingError as exc:
-            raise InvalidCommand(f"not a usable PostgreSQL URL {redact(url)}: {exc}") from None
+        self._link = PgConnection(url, "combatlog")
+        self._errors = self._link.errors
         try:
             with self._translate():
                 self._migrate()
         except BaseException:
-            self.conn.close()
+            self._link.close()
             raise
 
     # -- plumbing -------------------------------------------------------------------
-    @contextmanager
-    def _translate(self) -> Iterator[None]:
-        """Database errors reach the user as StoreError, with the server's message."""
-        try:
-            yield
-        except CombatlogError:
-            raise
-        except self._pg.Error as exc:
-            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise StoreError(f"PostgreSQL ({redact(self.url)}): {detail}") from None
+    @property
+    def conn(self) -> psycopg.Connection[Any]:
+        """The connection, reopened here when the server had closed it (store/pg_connection.py)."""
+        return self._link.get()  # type: ignore[no-any-return]
+
+    def _translate(self) -> AbstractContextManager[None]:
+        """Database errors reach the user as StoreError with the server's message, or as Unavailable
+        when the connection was lost."""
+        return self._link.translate()
 
     def _write(self, work: Callable[[Any], T], *, transaction: bool = True) -> T:
         """Run ``work(cursor)`` in one transaction; retry it if the server broke a deadlock.
@@ -437,7 +411,7 @@ class PostgresStore:
             self.conn.execute("DELETE FROM held_bundles WHERE digest = %s", (digest,))
 
     def close(self) -> None:
-        self.conn.close()
+        self._link.close()
 
 
 _APPEND = ("SELECT r_status, r_actual, r_first, r_last FROM combatlog_append("
