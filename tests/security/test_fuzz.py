@@ -72,11 +72,25 @@ def clean(code: int, err: str, what: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """An honest combat (with dice, a note and a fork), exported, and a receiver that already holds it."""
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+    """An honest combat (with dice, a note and a fork), exported, and a receiver that already holds it. The
+    module's commands run in this process with its environment: the key home and actor are set for them and
+    given back afterwards (left set, every later test of the worker shared this key home)."""
     root = tmp_path_factory.mktemp("fuzz")
+    saved = {name: os.environ.get(name) for name in ("COMBATLOG_ACTOR", "COMBATLOG_HOME")}
     os.environ.pop("COMBATLOG_ACTOR", None)
     os.environ["COMBATLOG_HOME"] = str(root / "home")  # `keys new` and friends write here, not in ~
+    try:
+        yield _world(root)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _world(root: Path) -> dict[str, Path]:
     source = str(root / "source.db")
     for argv in (("new", "duel", "--ruleset", "freeform"),
                  ("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12"),
