@@ -3,6 +3,8 @@ CLI in a subprocess: refused with a message that says what is wrong, and nothing
 
 from __future__ import annotations
 
+import json
+
 import sqlite3
 from pathlib import Path
 
@@ -234,3 +236,15 @@ def test_a_stored_event_edited_into_text_is_refused_by_verify(cli: Cli) -> None:
     result = cli("verify", "duel", ok=False)
     assert result.code == ExitStatus.VERIFY_FAILED, result.err
     assert "duel#3" in result.err and "the stored event is text" in result.err, result.err
+
+
+def test_an_error_quotes_a_huge_input_once_not_whole(cli: Cli) -> None:
+    """Found by an exploratory test: `osric attack o "<100,000 letters>"` printed all of them back in its
+    refusal ("no combatant 'AAAA...'"). An error is read by a person: past 2,000 characters its middle is cut,
+    saying how much, in text and in JSON."""
+    duel(cli)
+    name = "A" * 100_000
+    result = cli("freeform", "act", "duel", name, "waves", ok=False)
+    assert result.code == ExitStatus.INVALID and len(result.err) < 2_200 and "characters cut" in result.err
+    as_json = cli("freeform", "act", "duel", name, "waves", "--json", ok=False)
+    assert len(as_json.err) < 2_300 and "characters cut" in json.loads(as_json.err)["error"]["message"]

@@ -43,6 +43,16 @@ def _wants_json(args: list[str]) -> bool:
     return "--json" in options
 
 
+MAX_ERROR_CHARS = 2000  # an error is read by a person: what it quotes from the input is cut past this
+
+
+def _bounded(message: str) -> str:
+    if len(message) <= MAX_ERROR_CHARS:
+        return message
+    cut = len(message) - MAX_ERROR_CHARS
+    return f"{message[:MAX_ERROR_CHARS // 2]} [... {cut} characters cut ...] {message[-MAX_ERROR_CHARS // 2:]}"
+
+
 def _json_error(error: dict[str, object]) -> None:
     """Under --json an error is JSON too, on stderr: {"error": {"code": ..., "message": ...}}."""
     import json
@@ -71,6 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     except CombatlogError as exc:
         from combatlog.text import printable
 
+        exc.message = _bounded(exc.message)  # a 100,000-letter name typed in comes back once, not whole
         if as_json or exc.as_json:
             _json_error(exc.to_json())
         else:
