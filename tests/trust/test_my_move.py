@@ -72,9 +72,11 @@ class Seat:
         return line
 
 
-def _pair(root: Path, stream: str, ruleset: str, setup: dict[str, Any], dice: str) -> tuple[Seat, Seat]:
-    """alice creates ``stream`` pinning both and mails it to bob. Made by the real CLI once per test run for
-    the same arguments and copied into ``root`` (tests/played.py ``built_once``)."""
+def _pair(root: Path, stream: str, ruleset: str, setup: dict[str, Any], dice: str,
+          *options: str) -> tuple[Seat, Seat]:
+    """alice creates ``stream`` pinning both (with ``options`` for ``new``, such as ``--referee bob``) and mails
+    it to bob. Made by the real CLI once per test run for the same arguments and copied into ``root``
+    (tests/played.py ``built_once``)."""
     import hashlib
     import shutil
 
@@ -88,10 +90,10 @@ def _pair(root: Path, stream: str, ruleset: str, setup: dict[str, Any], dice: st
         alice("keys", "import", str(folder / "bob.pub"))
         (folder / "setup.json").write_text(json.dumps(setup))
         alice("new", stream, "--ruleset", ruleset, "--setup", str(folder / "setup.json"), "--dice", dice,
-              "--player", "alice", "--player", "bob")  # signed by alice: her only key is the default --as
+              "--player", "alice", "--player", "bob", *options)  # signed by alice: her only key is the default --as
         mail(alice, bob, stream, folder)
 
-    key = hashlib.sha256(json.dumps([stream, ruleset, setup, dice], sort_keys=True).encode()).hexdigest()[:16]
+    key = hashlib.sha256(json.dumps([stream, ruleset, setup, dice, *options], sort_keys=True).encode()).hexdigest()[:16]
     made = built_once(shared_factory(), f"my-move-pair-{key}", build)
     alice, bob = Seat(root, "alice"), Seat(root, "bob")
     shutil.copytree(made, root, dirs_exist_ok=True)
@@ -358,15 +360,7 @@ def test_with_a_referee_a_character_no_player_plays_is_his_alone(tmp_path: Path)
     setup = {"characters": [{"id": "bk", "character": "Black Knight", "player": "alice"},
                             {"id": "carl", "character": "Amazon"}],
              "denizens": [{"id": "gob", "monster": "Axe Goblin"}], "assigned": {"gob": "bk"}}
-    alice, bob = Seat(tmp_path, "alice"), Seat(tmp_path, "bob")
-    alice("keys", "new", "alice")
-    bob("keys", "new", "bob")
-    bob("keys", "export", "bob", "-o", str(tmp_path / "bob.pub"))
-    alice("keys", "import", str(tmp_path / "bob.pub"))
-    (tmp_path / "setup.json").write_text(json.dumps(setup))
-    alice("new", "e", "--ruleset", "magic_realm", "--setup", str(tmp_path / "setup.json"), "--player", "alice",
-          "--player", "bob", "--referee", "bob")
-    mail(alice, bob, "e", tmp_path)
+    alice, bob = _pair(tmp_path, "e", "magic_realm", setup, "local", "--referee", "bob")
     assert "combatlog mr deploy e carl --as bob" in [m["command"] for m in bob.mine("e")["pending"]]
     assert "bob (the referee) must decide" in bob("status", "e", "--mine").out
     theirs = alice.mine("e")

@@ -64,8 +64,8 @@ def command(
 
 def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, list[Any], str]:
     """What the player must decide now, as ``status --mine`` gives it (complete command lines), and the
-    acknowledgement they owe, where the ruleset knows who plays what (Magic Realm, OSRIC) and players
-    are pinned. Otherwise: the ruleset's own pending entries (None) and the trust layer's sealed steps.
+    acknowledgement they owe, where the ruleset knows who plays what (its own ``my_moves``: Magic Realm,
+    OSRIC; or ``players_of``: Classic Fantasy, Argad) and players are pinned. Otherwise: the ruleset's own pending entries (None) and the trust layer's sealed steps.
     Last, why he has nothing more to decide in this fight, as ``status --mine`` says it ("" unless so)."""
     from combatlog.exchange.mail import Todo
     from combatlog.projections.fold import state_at
@@ -75,7 +75,8 @@ def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, lis
     genesis = genesis_of(store, meta)
     todos = _trust_todos(store, meta, player)
     folded = state_at(store, meta)
-    knows = getattr(folded.ruleset, "my_moves", None) is not None or type(folded.ruleset).players_of is not Ruleset.players_of
+    ruleset = type(folded.ruleset)
+    knows = getattr(ruleset, "my_moves", None) is not None or ruleset.players_of is not Ruleset.players_of
     if genesis is None or not genesis.players or not knows:
         return None, todos, ""  # the ruleset does not know who plays what: its own pending entries say it
     from combatlog.trust.mine import my_moves, out_of_the_fight
