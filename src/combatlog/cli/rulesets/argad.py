@@ -208,6 +208,33 @@ def strike(
                 dice=dice, faces=face, as_json=as_json)
 
 
+@app.command()
+def hold(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    figures: Optional[list[str]] = typer.Argument(None, autocompletion=_figures,
+                                                  help="Figures of one side that will not strike this turn."),
+    side: str = typer.Option("", "--side", help="Instead of naming them: every figure of SIDE that may still "
+                                                "strike this turn."),
+    as_json: bool = json_option(),
+) -> None:
+    """Declare that figures will not strike this game turn (out of contact, or giving up their blow).
+
+    Name figures of one side, or give --side SIDE for every figure of that side that may still strike. A
+    held figure may not strike later in the turn; shorter blows at it no longer wait for it, and ending the
+    turn no longer gives up its blow (while a figure may still strike, only its side's players or the
+    referee may end the turn). Its side's players, or the referee, hold it.
+
+    Example: combatlog argad hold skirmish gob-e gob-f
+    """
+    from combatlog.rulesets.argad.commands import Hold
+
+    if not figures and not side:
+        raise InvalidCommand("name the figures that will not strike this turn, or --side SIDE for all of that "
+                             "side's figures that may still strike")
+    run_command(ctx, stream, Hold(figures=tuple(figures or ()), side=side), as_json=as_json)
+
+
 @app.command("recoil-policy")
 def recoil_policy(
     ctx: typer.Context,
@@ -303,7 +330,7 @@ def turn_summary(
     round_no: Optional[int] = typer.Option(None, "--turn", help="The game turn (default: the current or last)."),
     as_json: bool = json_option(),
 ) -> None:
-    """The shots and strikes of a game turn with dice, totals and results.
+    """The shots and strikes of a game turn with dice, totals and results, and the figures held back.
 
     Example: combatlog argad turn-summary skirmish --turn 1
     """
@@ -322,6 +349,8 @@ def turn_summary(
         flags = (" [cancelled: " + s["priority"] + "]") if s["cancelled"] else ""
         echo_view(f"#{s['seq']} {', '.join(s['attackers'])} -> {s['target']} ({s['order']}): {dice}; best {s['best']} "
              f"vs {s['defence']}: {s['result']}{flags}")
+    if summary.get("held"):
+        echo_view(f"held back (no blow this turn): {', '.join(summary['held'])}")
     for row in summary.get("survival", []):
         read = f" ({row['read']})" if row.get("read") else ""
         echo_view(f"survival {row['figure']}: {row['roll']}{read} with {row['wounds']} wound(s): "

@@ -32,6 +32,11 @@ def authority(state: ArgadState, command: Any) -> Authority:
             return pieces(_owners(state, names), what="shoot with", rule=RULE)
         case c.Strike(attackers=names):
             return pieces(_owners(state, names), what="strike with", rule=RULE)
+        case c.Hold(side=side) if side:
+            return pieces({f"side {side}": tuple(state.players.get(side, ()))}, what="hold the blows of", rule=RULE,
+                          referee_too=True)
+        case c.Hold(figures=names):
+            return pieces(_owners(state, names), what="hold the blow of", rule=RULE, referee_too=True)
         case c.AddFigure() | c.Remove():
             return ruling("adding or removing a figure", RULE)
         case c.EndCombat():

@@ -14,10 +14,10 @@ from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, TRUST_OPTIONS, CombatStarted
 from combatlog.rulesets.argad import tables as t
 from combatlog.rulesets.argad import views
-from combatlog.rulesets.argad.decide import decide, step_name, still_to_strike, survival_due
+from combatlog.rulesets.argad.decide import decide, may_still_strike, step_name, survival_due
 from combatlog.rulesets.argad.dice_uses import dice_uses
 from combatlog.rulesets.argad.events import (
-    ARGAD_EVENTS, CombatEnded, FigureAdded, FigureRemoved, Moved, PhaseStarted, RecoilPolicySet, ShotFired,
+    ARGAD_EVENTS, CombatEnded, FigureAdded, FigureRemoved, Held, Moved, PhaseStarted, RecoilPolicySet, ShotFired,
     Struck, TurnEnded, TurnStarted,
 )
 from combatlog.rulesets.argad.evolve import evolve
@@ -33,14 +33,13 @@ R_TURN = views.R_TURN
 def strikers_pending(state: ArgadState, turn: Turn) -> list[Pending]:
     """Who may still strike, in strike order (Argad: Melee peculiarities; decide._check_order):
     a figure with a shorter weapon waits for enemies with longer ones it fights."""
-    ready = sorted((tier_of(state, f)[0], f.name) for f in state.figures.values()
-                   if still_to_strike(state, turn, f))
+    ready = sorted((tier_of(state, f)[0], f.name) for f in may_still_strike(state, turn))
     out = []
     for tier, name in ready:
         side = state.figures[name].side
         first = [n for k, n in ready if k < tier and state.figures[n].side != side]
         after = f"; longer weapons first: after {', '.join(first)}, if they fight" if first else ""
-        out.append(Pending(who=name, what=f"may strike in melee ({step_name(tier)} step{after})",
+        out.append(Pending(who=name, what=f"may strike in melee ({step_name(tier)} step{after}), or hold its blow",
                            rule="Argad: Melee peculiarities"))
     return out
 
@@ -166,6 +165,10 @@ class Argad(Ruleset[ArgadState]):
                     seen[a] = s.seq
                     if state.figures[a].dead:
                         problems.append(f"{a} struck though dead before this turn")
+            for s in turn.strikes:
+                for a in s.attackers:
+                    if turn.held.get(a, s.seq) < s.seq:
+                        problems.append(f"{a} struck after its side held its blow in turn {turn.number}")
             shooters = {x for s in turn.shots for x in s.shooters}
             if shooters & set(seen):
                 problems.append("a figure shot and struck in the same turn")
@@ -198,6 +201,9 @@ class Argad(Ruleset[ArgadState]):
                 return f"{event.figure.get('name')} joins"
             case FigureRemoved():
                 return f"{event.figure} leaves ({event.reason})"
+            case Held():
+                verb = "holds its blow" if len(event.figures) == 1 else "hold their blows"
+                return f"{', '.join(event.figures)} {verb} this turn"
             case RecoilPolicySet():
                 return f"{event.figure} {'refuses' if event.refuse else 'accepts'} recoils"
             case CombatEnded():
@@ -210,7 +216,7 @@ class Argad(Ruleset[ArgadState]):
             last = state.last_turn
             out["last_turn_summary"] = {
                 "turn": last.number, "shots": [views.shot_json(s) for s in last.shots],
-                "strikes": [views.strike_json(s) for s in last.strikes],
+                "strikes": [views.strike_json(s) for s in last.strikes], "held": sorted(last.held),
                 "survival": [views.survival_json(state, last, row) for row in last.survival],
                 "locations": [{"figure": n, "label": lb, "d12": d} for n, lb, d in last.locations],
             }
