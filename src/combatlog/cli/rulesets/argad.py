@@ -5,6 +5,7 @@ The ruleset package is imported inside each command so start-up stays fast.
 
 from __future__ import annotations
 
+import shlex
 from typing import Any, Optional
 
 import typer
@@ -13,7 +14,7 @@ from combatlog.cli.common import (
     dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
     stream_argument,
 )
-from combatlog.errors import InvalidCommand
+from combatlog.errors import IllegalCommand, InvalidCommand
 
 app = typer.Typer(help="« Argad ! » skirmish: figures, game turns, shooting, melee, wounds and survival.",
                   no_args_is_help=True)
@@ -279,13 +280,22 @@ def end_turn(
 ) -> None:
     """End the game turn: deaths, survival rolls (1D2/1D3/1D4) and optional wound localisation.
 
+    It gives up the blows still open: where roles are enforced, while a figure may still strike only its
+    side's players (or the referee) may end the turn; a side that will not strike with it holds it first
+    (argad hold).
+
     A 1D2 is thrown with a d6 read odd = 1, even = 2 (enter the d6 face, or a coin's 1 or 2).
 
     Example: combatlog argad end-turn skirmish --dice manual --face t1/survival/ogre=3
     """
     from combatlog.rulesets.argad.commands import EndTurn
 
-    run_command(ctx, stream, EndTurn(), dice=dice, faces=face, as_json=as_json)
+    try:
+        run_command(ctx, stream, EndTurn(), dice=dice, faces=face, as_json=as_json)
+    except IllegalCommand as exc:  # the refusal's hold commands (argad/authority.py) name this combat
+        exc.message = exc.message.replace(" argad hold STREAM ", f" argad hold {shlex.quote(stream)} ")
+        exc.args = (exc.message,)
+        raise
 
 
 @app.command("end")

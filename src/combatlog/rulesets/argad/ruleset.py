@@ -44,6 +44,18 @@ def strikers_pending(state: ArgadState, turn: Turn) -> list[Pending]:
     return out
 
 
+def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
+    """The end of the turn: anyone's once no figure may still strike; before, it gives up their blows, which
+    is their players' or the referee's to do (argad/authority.py), so it says whom it waits for."""
+    due = survival_due(turn)
+    rolls = f" (survival rolls: {', '.join(due)})" if due else ""
+    open_ = [f.name for f in may_still_strike(state, turn)]
+    one = len(open_) == 1
+    wait = (f" once {', '.join(open_)} {'has' if one else 'have'} struck or held (before that, only "
+            f"{'its' if one else 'their'} players or the referee may end it)") if open_ else ""
+    return Pending(who="gm", what=f"end game turn {turn.number}{wait}{rolls}", rule=R_TURN)
+
+
 class Argad(Ruleset[ArgadState]):
     info = RulesetInfo(
         name="argad", title="« Argad ! » fantasy skirmish (humanoid creatures)", version="1", citation="Argad",
@@ -137,9 +149,7 @@ class Argad(Ruleset[ArgadState]):
         out: list[Pending] = []
         if turn.phase in ("movement", "shooting", "melee"):
             out.extend(strikers_pending(state, turn))
-        due = survival_due(turn)
-        rolls = f" (survival rolls: {', '.join(due)})" if due else ""
-        out.append(Pending(who="gm", what=f"end game turn {turn.number}{rolls}", rule=R_TURN))
+        out.append(end_turn_pending(state, turn))
         return out
 
     def check(self, state: ArgadState) -> list[str]:
