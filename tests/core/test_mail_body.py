@@ -34,8 +34,8 @@ from tests.core.helpers import duel
     ("freeform", Pending(who="Bo", what="act in round 2"), ['combatlog freeform act duel Bo "ACTION" --as bob']),
     ("classic_fantasy", Pending(who="Bo", what="react to Aldo's attack (rolled 07)", options=("parry", "none")),
      ["combatlog cfi parry duel Bo --as bob", "combatlog cfi no-defence duel Bo --as bob"]),
-    ("argad", Pending(who="Grok", what="may strike in melee (normal step)"),
-     ["combatlog argad strike duel Grok --at ENEMY --as bob"]),
+    ("argad", Pending(who="Grok", what="may strike in melee (short step), or hold its blow"),
+     ["combatlog argad strike duel Grok --at ENEMY --as bob", "combatlog argad hold duel Grok --as bob"]),
     ("osric", Pending(who="Bo", what="melee in segment 3"), []),  # nothing named: no command made up
 ])
 def test_pending_decisions_name_their_commands(ruleset: str, pending: Pending, expected: list[str]) -> None:

@@ -191,6 +191,53 @@ def test_a_player_cannot_move_the_osric_timeline_past_the_other_sides_open_actio
     alice("osric", "end-round", "skirmish")
 
 
+def argad_pair(tmp_path: Path) -> tuple[Seat, Seat]:
+    """The seed's warrior and six Goblins (docs/examples/argad/warrior-vs-goblins.json), alice playing the
+    humans and bob the goblins (the set-up's ``players``); alice created it (no referee)."""
+    setup = json.loads((Path(__file__).parents[2] / "docs/examples/argad/warrior-vs-goblins.json").read_text())
+    setup["players"] = {"humans": ["alice"], "goblins": ["bob"]}
+    (tmp_path / "goblins.json").write_text(json.dumps(setup))
+    return pair(tmp_path, "goblins", ruleset="argad", dice="manual", setup=str(tmp_path / "goblins.json"))
+
+
+def test_a_player_cannot_end_the_argad_turn_before_the_other_sides_blows(tmp_path: Path) -> None:
+    """The attack: ``end-turn`` was anyone's, so alice, who plays the warrior, ended game turn 1 right after her
+    axe struck, before the Goblins' spears (the same step: "the Goblins spears and the human two-handed axe
+    strike at the same time") and swords ("Then the three Gobs with short weapons ... strike") struck back:
+    their blows were lost, and every machine accepted it. Ending the turn gives up the blows still open:
+    their side's players', or the referee's, to do (seed 004, Wounds; Natural dice maximum rule)."""
+    alice, bob = argad_pair(tmp_path)
+    alice("argad", "turn", "goblins")
+    alice("argad", "strike", "goblins", "warrior", "--at", "gob-d", "--face", "t1/melee/gob-d/warrior=4")  # 5 > 3
+    mail(alice, bob, "goblins", tmp_path)
+    out = alice("argad", "end-turn", "goblins", ok=False)
+    assert out.code == 4 and "gob-a belongs to bob; alice may not end game turn 1 over the blow still open to it" \
+        in out.err, out.err
+    assert "gob-a, gob-b, gob-c, gob-d, gob-e, gob-f (side goblins: bob)" in out.err
+    assert "combatlog argad hold goblins --side goblins --as bob" in out.err  # the exact command, this combat's
+    # a modified client (on a copy of her machine) does it anyway: bob's machine refuses it on re-deciding, his
+    # log unchanged
+    import shutil
+
+    forger = Seat("alice", tmp_path / "forger")
+    shutil.copytree(alice.dir, forger.dir, dirs_exist_ok=True)
+    modified_client(forger, "goblins", argad.EndTurn())
+    path = write_lines(tmp_path / "skip.jsonl", export(open_store(str(forger.cli.db)), tmp_path / "w.jsonl",
+                                                       "goblins", since=bob.head("goblins")))
+    refused_by(bob, path, "alice's argad EndTurn is refused by the rules on re-deciding",
+               "belongs to bob; alice may not end game turn 1 over the blow still open to it")
+    # the legal way: bob strikes with his Goblins (the seed's faces: spears 2, 3, 1 and swords 3, 2, 1, no 4:
+    # nothing against class 4 / armour 4), then the turn is anyone's to end
+    bob("argad", "strike", "goblins", "gob-d@2", "gob-e@2", "gob-f", "--at", "warrior", "--over", "gob-a",
+        "--face", "t1/melee/warrior/gob-d=2", "--face", "t1/melee/warrior/gob-e=3", "--face", "t1/melee/warrior/gob-f=1")
+    bob("argad", "strike", "goblins", "gob-a", "gob-b", "gob-c", "--at", "warrior", "--face", "t1/melee/warrior/gob-a=3",
+        "--face", "t1/melee/warrior/gob-b=2", "--face", "t1/melee/warrior/gob-c=1")
+    mail(bob, alice, "goblins", tmp_path)
+    alice("argad", "end-turn", "goblins")
+    mail(alice, bob, "goblins", tmp_path)
+    assert bob.verify("goblins")["ok"]
+
+
 def test_a_named_referee_must_be_pinned_and_rules_freeform(tmp_path: Path) -> None:
     alice, bob = pair(tmp_path, "duel", dice="local")
     bad = alice("new", "other", "--ruleset", "freeform", "--player", "alice", "--player", "bob",

@@ -49,7 +49,7 @@ DICE_DERIVED: dict[tuple[str, str], Callable[[Data], bool]] = {
     ("ff.hp_changed", "delta"): lambda d: bool(d.get("dice")),
 }
 DECIDED = {
-    "argad.moved": {"turn"}, "argad.phase_started": {"turn"}, "argad.turn_ended": {"turn"},
+    "argad.moved": {"turn"}, "argad.phase_started": {"turn"}, "argad.turn_ended": {"turn"}, "argad.held": {"turn"},
     "argad.turn_started": {"turn"}, "argad.shot": {"cover", "mod", "need", "range_cm", "turn"},
     "argad.struck": {"mod", "ranks[]", "turn"},
     "cfi.round_started": {"round"},

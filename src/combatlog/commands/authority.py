@@ -39,17 +39,21 @@ class Authority(msgspec.Struct, frozen=True, kw_only=True):
     what: str = ""  # the command in words, for refusals ("lure for", "strike with")
     rule: str = RULE
     referee_too: bool = False  # the referee may also do it (seat a participant for its player)
+    hint: str = ""  # what to do instead, added to a refusal ("hold them first: ...")
+    # the command's dice are its pieces' own, so their players may type the faces in; False for a step that
+    # passes over pieces (ending a turn over their open blows) and rolls dice that are not theirs
+    pieces_dice: bool = True
 
 
 ANYONE = Authority()
 
 
 def pieces(owners: dict[str, tuple[str, ...]] | list[tuple[str, tuple[str, ...]]], *, what: str = "act",
-           rule: str = RULE, referee_too: bool = False) -> Authority:
+           rule: str = RULE, referee_too: bool = False, hint: str = "", pieces_dice: bool = True) -> Authority:
     """A move of the pieces ``owners`` names, each with the players it belongs to."""
     items = owners.items() if isinstance(owners, dict) else owners
     return Authority(kind="pieces", owners=tuple((piece, tuple(players)) for piece, players in items),
-                     what=what, rule=rule, referee_too=referee_too)
+                     what=what, rule=rule, referee_too=referee_too, hint=hint, pieces_dice=pieces_dice)
 
 
 def ruling(what: str, rule: str = RULE) -> Authority:
@@ -102,8 +106,9 @@ def check_authority(ruleset: Ruleset[Any], state: Any, roles: Roles, command: An
             if allowed and actor not in allowed:
                 whose = (f"belongs to {' or '.join(players)}" if players
                          else f"is played by the referee, {roles.referee}")
-                raise IllegalCommand(f"{piece} {whose}; {actor} may not {what} it", rule=need.rule)
-    if manual_dice and roles.referee and actor != roles.referee and need.kind != "pieces":
+                hint = f"; {need.hint}" if need.hint else ""
+                raise IllegalCommand(f"{piece} {whose}; {actor} may not {what} it{hint}", rule=need.rule)
+    if manual_dice and roles.referee and actor != roles.referee and not (need.kind == "pieces" and need.pieces_dice):
         raise IllegalCommand(f"faces typed in for {what}: only the referee, {roles.referee}, may enter the faces "
                              f"of dice that do not belong to {actor}'s own pieces", rule=need.rule)
     return need

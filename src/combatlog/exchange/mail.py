@@ -98,7 +98,7 @@ def commands_for(ruleset: str, stream: str, p: Pending, player: str) -> list[str
         ],
         "argad": [
             ("start game turn", [f"argad turn {combat}"]),
-            ("may strike", [f"argad strike {combat} {w} --at ENEMY"]),
+            ("may strike", [f"argad strike {combat} {w} --at ENEMY", f"argad hold {combat} {w}"]),
             ("end game turn", [f"argad end-turn {combat}"]),
             ("one side is left", [f"argad end {combat} --outcome \"OUTCOME\""]),
         ],

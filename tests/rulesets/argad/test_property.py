@@ -45,9 +45,14 @@ class RandomPort(DicePort):
 def random_command(rng: random.Random, state: Any) -> Any:
     if state.turn is None:
         return c.StartTurn() if rng.random() < 0.97 else c.EndCombat(outcome="random end")
-    kind = rng.choice(["turn", "move", "move", "shoot", "shoot", "strike", "strike", "strike", "strike", "end_turn"])
+    kind = rng.choice(["turn", "move", "move", "shoot", "shoot", "strike", "strike", "strike", "strike", "end_turn",
+                       "hold"])
     if kind == "turn":
         return c.StartTurn()
+    if kind == "hold":  # a side's figures that will not strike this turn
+        if rng.random() < 0.3:
+            return c.Hold(side=rng.choice(["a", "b"]))
+        return c.Hold(figures=tuple(rng.sample(NAMES, 1 if rng.random() < 0.7 else 2)))
     if kind == "end_turn":
         return c.EndTurn()
     if kind == "move":

@@ -60,10 +60,14 @@ def test_status_names_who_strikes_first() -> None:
     f = spear_and_ogre()
     whos = [p.who for p in RULESET.pending(f.state)]
     assert whos == ["spear", "ogre", "gm"]
-    assert pending(f)["spear"] == "may strike in melee (long step)"
+    assert pending(f)["spear"] == "may strike in melee (long step), or hold its blow"
     assert "after spear" in pending(f)["ogre"]
     f.strike("spear", "ogre", {"t1/melee/ogre/spear": 3})
-    assert pending(f) == {"ogre": "may strike in melee (half-long step)", "gm": "end game turn 1"}
+    assert pending(f) == {"ogre": "may strike in melee (half-long step), or hold its blow",
+                          "gm": "end game turn 1 once ogre has struck or held (before that, only its players or "
+                                "the referee may end it)"}
+    f.strike("ogre", "spear", {"t1/melee/spear/ogre": 1})  # 1D10 1 +1 = 2 < 4: nothing
+    assert pending(f) == {"gm": "end game turn 1"}
 
 
 def test_strikes_elsewhere_in_the_melee_need_no_global_order() -> None:

@@ -52,6 +52,14 @@ class Strike(_Command, frozen=True, kw_only=True):
     why: str = ""
 
 
+class Hold(_Command, frozen=True, kw_only=True):
+    """Figures of one side that will not strike this game turn: the named ones, or (``side``) every
+    figure of that side that may still strike."""
+
+    figures: tuple[str, ...] = ()
+    side: str = ""
+
+
 class SetRecoilPolicy(_Command, frozen=True, kw_only=True):
     figure: str
     refuse: bool

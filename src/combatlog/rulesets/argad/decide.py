@@ -20,7 +20,7 @@ from combatlog.rulesets.argad import melee as ml
 from combatlog.rulesets.argad import shooting as sh
 from combatlog.rulesets.argad import tables as t
 from combatlog.rulesets.argad.events import (
-    CombatEnded, FigureAdded, FigureRemoved, Moved, PhaseStarted, RecoilPolicySet, ShotFired, Struck,
+    CombatEnded, FigureAdded, FigureRemoved, Held, Moved, PhaseStarted, RecoilPolicySet, ShotFired, Struck,
     TurnEnded, TurnStarted,
 )
 from combatlog.rulesets.argad.figures import build_figure
@@ -30,6 +30,10 @@ R_TURN = "Argad: game turn (simultaneous movement, shooting, melee; reference 3.
 R_WOUNDS = "Argad: Wounds"
 R_MELEE = ml.R_MELEE
 R_BASES = "Argad: Bases of different sizes in melee"
+# Who fights whom is the players' declaration (docs/argad.md, Decisions): the engine cannot tell a figure out of
+# contact from one about to strike, so a side says which of its figures will not strike this turn.
+R_HOLD = ("Argad: Wounds (a blow comes at its step of the strike order, or not at all this turn); who fights "
+          "whom is the players' declaration")
 NO_EFFECT = Effect()
 MAX_REROLLS = lb.MAX_REROLLS
 
@@ -55,6 +59,8 @@ def decide(state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
             return _shoot(state, command, dice)
         case c.Strike():
             return _strike(state, command, dice)
+        case c.Hold():
+            return _hold(state, command)
         case c.SetRecoilPolicy(figure=name, refuse=refuse):
             _figure(state, name)
             return [RecoilPolicySet(figure=name, refuse=refuse)]
@@ -234,6 +240,9 @@ def _can_strike(state: ArgadState, turn: Turn, fig: Figure, tier: int) -> None:
     e = _effect(turn, fig.name)
     if not fig.active:
         raise IllegalCommand(f"{fig.name} is no longer on the table", rule=R_TURN)
+    if fig.name in turn.held:
+        raise IllegalCommand(f"{fig.name} held its blow this turn (argad hold): it does not strike again before "
+                             f"game turn {turn.number + 1}", rule=R_HOLD)
     if e.killed_at != -9 and e.killed_at < tier:
         raise IllegalCommand(f"{fig.name} was killed before it could strike", rule=R_MELEE)
     if e.struck_at != -9:
@@ -261,6 +270,21 @@ def still_to_strike(state: ArgadState, turn: Turn, fig: Figure) -> bool:
     except CombatlogError:
         return False
     return True
+
+
+def may_still_strike(state: ArgadState, turn: Turn) -> list[Figure]:
+    """The figures that may still strike this turn (``still_to_strike``: not dead, held, struck...) and have
+    an enemy left to strike at their step, in the order of the set-up. Ending the turn gives up their blows
+    (argad/authority.py)."""
+    out = []
+    for fig in state.figures.values():
+        if not still_to_strike(state, turn, fig):
+            continue
+        tier = ml.tier_of(state, fig)[0]
+        if any(foe.side != fig.side and foe.active and not -9 < _effect(turn, foe.name).killed_at < tier
+               for foe in state.figures.values()):
+            out.append(fig)
+    return out
 
 
 def could_strike_back(state: ArgadState, turn: Turn, target: Figure, attackers: list[Figure]) -> bool:
@@ -408,6 +432,44 @@ def _roll_strike(state: ArgadState, cmd: c.Strike, target: str, split: bool, dic
         rerolls.append(label)
     return Struck(turn=n, attackers=cmd.attackers, target=target, ranks=cmd.ranks, over=cmd.over, mod=cmd.mod,
                   why=cmd.why, split=split, dice=labels, rerolls=tuple(rerolls))
+
+
+# -- holding --------------------------------------------------------------------------
+
+
+def _hold(state: ArgadState, cmd: c.Hold) -> list[Event]:
+    """A side declares that some of its figures will not strike this turn (R_HOLD): out of contact, or
+    giving up their blow. A held figure no longer holds back the shorter blows at it (``_check_order``)
+    and may not strike later this turn; ending the turn no longer passes over it (authority.py)."""
+    turn = _open_turn(state)
+    if cmd.figures and cmd.side:
+        raise InvalidCommand("name the figures to hold, or --side for all of a side's figures that may still "
+                             "strike, not both")
+    if cmd.side:
+        sides = sorted({f.side for f in state.figures.values()})
+        if cmd.side not in sides:
+            raise InvalidCommand(f"no side {cmd.side!r} (sides: {', '.join(sides) or 'none yet'})")
+        names = tuple(f.name for f in may_still_strike(state, turn) if f.side == cmd.side)
+        if not names:
+            raise IllegalCommand(f"no figure of side {cmd.side} may still strike in game turn {turn.number}: "
+                                 "there is no blow to hold", rule=R_HOLD)
+        return [Held(turn=turn.number, figures=names)]
+    _unique(cmd.figures, "figure to hold")
+    figures = [_figure(state, n) for n in cmd.figures]
+    side = figures[0].side
+    for fig in figures:
+        if fig.side != side:
+            raise InvalidCommand(f"the figures held together are of one side: {fig.name} is of side {fig.side}, "
+                                 f"{figures[0].name} of side {side}")
+        if fig.name in turn.held:
+            raise IllegalCommand(f"{fig.name} already holds its blow in game turn {turn.number}", rule=R_HOLD)
+        try:
+            _can_strike(state, turn, fig, ml.tier_of(state, fig)[0])
+        except IllegalCommand as exc:  # the reason it may not strike, under its own rule
+            why = exc.message.removesuffix(f" ({exc.rule})")
+            raise IllegalCommand(f"{why}: there is no blow left to hold in game turn {turn.number}",
+                                 rule=exc.rule) from None
+    return [Held(turn=turn.number, figures=cmd.figures)]
 
 
 # -- end of turn -----------------------------------------------------------------------

@@ -71,6 +71,13 @@ class Struck(Event, frozen=True, kw_only=True, tag="argad.struck"):
     rerolls: tuple[str, ...] = ()
 
 
+class Held(Event, frozen=True, kw_only=True, tag="argad.held"):
+    """Figures whose side declares they will not strike in this game turn (``decide._hold``)."""
+
+    turn: int
+    figures: tuple[str, ...]
+
+
 class RecoilPolicySet(Event, frozen=True, kw_only=True, tag="argad.recoil_policy_set"):
     figure: str
     refuse: bool
@@ -92,7 +99,7 @@ class CombatEnded(Event, frozen=True, kw_only=True, tag="argad.combat_ended"):
 
 
 ARGAD_EVENTS = (
-    FigureAdded, TurnStarted, PhaseStarted, Moved, ShotFired, Struck, RecoilPolicySet, FigureRemoved,
+    FigureAdded, TurnStarted, PhaseStarted, Moved, ShotFired, Struck, Held, RecoilPolicySet, FigureRemoved,
     TurnEnded, CombatEnded,
 )
 register(*ARGAD_EVENTS)

@@ -12,7 +12,7 @@ from combatlog.rulesets.argad import derive as dv
 from combatlog.rulesets.argad import melee as ml
 from combatlog.rulesets.argad import shooting as sh
 from combatlog.rulesets.argad.events import (
-    CombatEnded, FigureAdded, FigureRemoved, Moved, PhaseStarted, RecoilPolicySet, ShotFired, Struck,
+    CombatEnded, FigureAdded, FigureRemoved, Held, Moved, PhaseStarted, RecoilPolicySet, ShotFired, Struck,
     TurnEnded, TurnStarted,
 )
 from combatlog.rulesets.argad.figures import build_figure
@@ -45,6 +45,8 @@ def evolve(state: ArgadState, event: Event, seq: int) -> ArgadState:
             return _shot(state, event, seq)
         case Struck():
             return _strike(state, event, seq)
+        case Held():  # its side says these figures do not strike this turn (decide._hold)
+            return _turn(state, held={**_t(state).held, **{name: seq for name in event.figures}})
         case RecoilPolicySet():
             return _fig(state, event.figure, refuse_recoil=event.refuse)
         case FigureRemoved():
@@ -218,4 +220,6 @@ def _line(turn: Turn, figures: dict[str, Figure]) -> str:
         parts.append("wounded " + ", ".join(wounded))
     if recoiled:
         parts.append("recoiled " + ", ".join(recoiled))
+    if turn.held:
+        parts.append("held back " + ", ".join(sorted(turn.held)))
     return "; ".join(parts)

@@ -14,10 +14,10 @@ from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, TRUST_OPTIONS, CombatStarted
 from combatlog.rulesets.argad import tables as t
 from combatlog.rulesets.argad import views
-from combatlog.rulesets.argad.decide import decide, step_name, still_to_strike, survival_due
+from combatlog.rulesets.argad.decide import decide, may_still_strike, step_name, survival_due
 from combatlog.rulesets.argad.dice_uses import dice_uses
 from combatlog.rulesets.argad.events import (
-    ARGAD_EVENTS, CombatEnded, FigureAdded, FigureRemoved, Moved, PhaseStarted, RecoilPolicySet, ShotFired,
+    ARGAD_EVENTS, CombatEnded, FigureAdded, FigureRemoved, Held, Moved, PhaseStarted, RecoilPolicySet, ShotFired,
     Struck, TurnEnded, TurnStarted,
 )
 from combatlog.rulesets.argad.evolve import evolve
@@ -33,16 +33,27 @@ R_TURN = views.R_TURN
 def strikers_pending(state: ArgadState, turn: Turn) -> list[Pending]:
     """Who may still strike, in strike order (Argad: Melee peculiarities; decide._check_order):
     a figure with a shorter weapon waits for enemies with longer ones it fights."""
-    ready = sorted((tier_of(state, f)[0], f.name) for f in state.figures.values()
-                   if still_to_strike(state, turn, f))
+    ready = sorted((tier_of(state, f)[0], f.name) for f in may_still_strike(state, turn))
     out = []
     for tier, name in ready:
         side = state.figures[name].side
         first = [n for k, n in ready if k < tier and state.figures[n].side != side]
         after = f"; longer weapons first: after {', '.join(first)}, if they fight" if first else ""
-        out.append(Pending(who=name, what=f"may strike in melee ({step_name(tier)} step{after})",
+        out.append(Pending(who=name, what=f"may strike in melee ({step_name(tier)} step{after}), or hold its blow",
                            rule="Argad: Melee peculiarities"))
     return out
+
+
+def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
+    """The end of the turn: anyone's once no figure may still strike; before, it gives up their blows, which
+    is their players' or the referee's to do (argad/authority.py), so it says whom it waits for."""
+    due = survival_due(turn)
+    rolls = f" (survival rolls: {', '.join(due)})" if due else ""
+    open_ = [f.name for f in may_still_strike(state, turn)]
+    one = len(open_) == 1
+    wait = (f" once {', '.join(open_)} {'has' if one else 'have'} struck or held (before that, only "
+            f"{'its' if one else 'their'} players or the referee may end it)") if open_ else ""
+    return Pending(who="gm", what=f"end game turn {turn.number}{wait}{rolls}", rule=R_TURN)
 
 
 class Argad(Ruleset[ArgadState]):
@@ -138,9 +149,7 @@ class Argad(Ruleset[ArgadState]):
         out: list[Pending] = []
         if turn.phase in ("movement", "shooting", "melee"):
             out.extend(strikers_pending(state, turn))
-        due = survival_due(turn)
-        rolls = f" (survival rolls: {', '.join(due)})" if due else ""
-        out.append(Pending(who="gm", what=f"end game turn {turn.number}{rolls}", rule=R_TURN))
+        out.append(end_turn_pending(state, turn))
         return out
 
     def check(self, state: ArgadState) -> list[str]:
@@ -166,6 +175,10 @@ class Argad(Ruleset[ArgadState]):
                     seen[a] = s.seq
                     if state.figures[a].dead:
                         problems.append(f"{a} struck though dead before this turn")
+            for s in turn.strikes:
+                for a in s.attackers:
+                    if turn.held.get(a, s.seq) < s.seq:
+                        problems.append(f"{a} struck after its side held its blow in turn {turn.number}")
             shooters = {x for s in turn.shots for x in s.shooters}
             if shooters & set(seen):
                 problems.append("a figure shot and struck in the same turn")
@@ -198,6 +211,9 @@ class Argad(Ruleset[ArgadState]):
                 return f"{event.figure.get('name')} joins"
             case FigureRemoved():
                 return f"{event.figure} leaves ({event.reason})"
+            case Held():
+                verb = "holds its blow" if len(event.figures) == 1 else "hold their blows"
+                return f"{', '.join(event.figures)} {verb} this turn"
             case RecoilPolicySet():
                 return f"{event.figure} {'refuses' if event.refuse else 'accepts'} recoils"
             case CombatEnded():
@@ -210,7 +226,7 @@ class Argad(Ruleset[ArgadState]):
             last = state.last_turn
             out["last_turn_summary"] = {
                 "turn": last.number, "shots": [views.shot_json(s) for s in last.shots],
-                "strikes": [views.strike_json(s) for s in last.strikes],
+                "strikes": [views.strike_json(s) for s in last.strikes], "held": sorted(last.held),
                 "survival": [views.survival_json(state, last, row) for row in last.survival],
                 "locations": [{"figure": n, "label": lb, "d12": d} for n, lb, d in last.locations],
             }

@@ -155,6 +155,7 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
     shoot_rerolls: dict[str, int] = {}
     faces: dict[str, tuple[int, ...]] = {}
     effects: dict[str, Effect] = {}
+    held: dict[str, int] = {}  # figure -> seq of the event by which its side held its blow (it strikes no more)
     survival: tuple[tuple[str, str, int, int, bool], ...] = ()  # (figure, label, roll, wounds, died)
     locations: tuple[tuple[str, str, int], ...] = ()  # (figure, label, d12)
 

@@ -10,8 +10,9 @@ from combatlog.events.base import Event
 from combatlog.rulesets.argad import derive as dv
 from combatlog.rulesets.argad import melee as ml
 from combatlog.rulesets.argad import tables as t
+from combatlog.rulesets.argad.decide import R_HOLD
 from combatlog.rulesets.argad.events import (
-    CombatEnded, FigureAdded, FigureRemoved, Moved, PhaseStarted, RecoilPolicySet, ShotFired, Struck,
+    CombatEnded, FigureAdded, FigureRemoved, Held, Moved, PhaseStarted, RecoilPolicySet, ShotFired, Struck,
     TurnEnded, TurnStarted,
 )
 from combatlog.rulesets.argad.maxima import RULE as R_MAX
@@ -32,8 +33,9 @@ def life(fig: Figure) -> str:
     return "1" if fig.wounds_die == 1 else f"1D{fig.wounds_die}"
 
 
-def status_of(fig: Figure, eff: Effect | None) -> dict[str, Any]:
-    """One figure's status: wounds, recoiled, lasting effects, what it did this turn."""
+def status_of(fig: Figure, eff: Effect | None, held: bool = False) -> dict[str, Any]:
+    """One figure's status: wounds, recoiled, lasting effects, what it did this turn (``held``: its side
+    held its blow this turn)."""
     effects = []
     if fig.stunned_until:
         effects.append(f"half-stunned till the end of turn {fig.stunned_until}")
@@ -60,7 +62,7 @@ def status_of(fig: Figure, eff: Effect | None) -> dict[str, Any]:
     if eff is not None:
         out["this_turn"] = {
             "killed": eff.killed_at != -9, "new_wounds": len(eff.wounds), "recoiled": eff.recoiled_at != -9,
-            "recoil_refused": eff.recoil_refused, "struck": eff.struck_at != -9, "shot": eff.shot,
+            "recoil_refused": eff.recoil_refused, "struck": eff.struck_at != -9, "shot": eff.shot, "held": held,
         }
     return out
 
@@ -95,18 +97,27 @@ def survival_json(state: ArgadState, turn: Turn, row: tuple[str, str, int, int, 
 
 def describe(state: ArgadState) -> dict[str, Any]:
     turn = state.turn
-    effects = turn.effects if turn else {}
     out: dict[str, Any] = {
         "turn": state.number, "phase": turn.phase if turn else ("ended" if state.ended else "between turns"),
         "ended": state.ended, "outcome": state.outcome,
         "options": msgspec.to_builtins(state.options),
-        "figures": [status_of(f, effects.get(f.name) if turn else None) for f in state.figures.values()],
+        "figures": [status_of(f, _this_turn(turn, f.name), held=bool(turn and f.name in turn.held))
+                    for f in state.figures.values()],
         "history": list(state.history),
     }
     if turn:
         out["turn_summary"] = {"shots": [shot_json(s) for s in turn.shots],
-                               "strikes": [strike_json(s) for s in turn.strikes]}
+                               "strikes": [strike_json(s) for s in turn.strikes], "held": sorted(turn.held)}
     return out
+
+
+def _this_turn(turn: Turn | None, name: str) -> Effect | None:
+    """What happened to a figure in the open turn (None: nothing, or no turn open); a held figure has its
+    ``this_turn`` too."""
+    if turn is None:
+        return None
+    eff = turn.effects.get(name)
+    return Effect() if eff is None and name in turn.held else eff
 
 
 def render(state: ArgadState) -> str:
@@ -137,6 +148,8 @@ def render(state: ArgadState) -> str:
                 flags.append("struck")
             if eff.shot:
                 flags.append("shot")
+        if turn and fig.name in turn.held:
+            flags.append("holds its blow")
         flags += status_of(fig, None)["effects"]
         lines.append(f"  {fig.name:<{width}}  {fig.side:<8} {fig.strength:<3} C{fig.klass} A{fig.armour:<2} "
                      f"1D{fig.melee_die:<2} wounds {fig.wounds}/{life(fig):<4} {', '.join(flags)}".rstrip())
@@ -266,6 +279,13 @@ def explain(before: ArgadState, event: Event, after: ArgadState, seq: int) -> li
                 bits.append(f"now on {event.ground} ground")
             text = f"{event.figure} moves" + (": " + ", ".join(bits) if bits else "")
             return [Step(seq=seq, rule=R_TURN, text=text + (f" ({event.note})" if event.note else ""))]
+        case Held():
+            who = ", ".join(event.figures)
+            one = len(event.figures) == 1
+            return [Step(seq=seq, rule=R_HOLD, text=(
+                f"{who} {'does' if one else 'do'} not strike in game turn {event.turn} (held by {'its' if one else 'their'} "
+                f"side): shorter blows at {'it' if one else 'them'} need not wait, and ending the turn gives up no blow "
+                f"of {'its' if one else 'theirs'}"))]
         case FigureRemoved():
             return [Step(seq=seq, rule=R_TURN, text=f"{event.figure} leaves the table: {event.reason}")]
         case RecoilPolicySet():
