@@ -245,7 +245,13 @@ class ChainVerifier:
                 self.fail(where, f"genesis names ruleset {ev.ruleset}, the header {self.ruleset.info.name}")
             if ev.name != seg.name:
                 self.fail(where, f"the genesis names the combat {ev.name!r}, the header {seg.name!r}")
-            if ev.rules_digest != self.ruleset.rules_digest():
+            earlier = self.ruleset.earlier_digests.get(ev.rules_digest)
+            if earlier is not None:  # a revision this build reads: its commands re-decided under this build's rules
+                self.notes.append(f"the log was begun under an earlier revision of the {ev.ruleset} rules ({earlier}); "
+                                  "this build reads it and re-decides every command under its own rules (fixes since: "
+                                  "docs/CHANGELOG.md)")
+                self._redecide_setup(ev, where)
+            elif ev.rules_digest != self.ruleset.rules_digest():
                 self.rules_ok = False
                 message = (f"the log was made under {ev.ruleset} {ev.ruleset_version} with rules digest "
                            f"{ev.rules_digest[:12]}..., this machine has {self.ruleset.info.version} with "

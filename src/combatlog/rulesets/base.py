@@ -20,8 +20,9 @@ Defaults below suit a ruleset that does not need a hook.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar, Generic, TypeVar
 
 import msgspec
@@ -115,6 +116,11 @@ class Ruleset(Generic[S]):
     command_types: ClassVar[tuple[type, ...]] = ()
     # A game refereed by nature (OSRIC): with roles enforced and no --referee, the creator referees.
     referee_by_default: ClassVar[bool] = False
+    # The rules digests of earlier revisions of this ruleset whose logs this build still reads -> the revision
+    # in words. Only a revision that added events or commands (every event such a log can hold is one this
+    # build decodes) belongs here; verify re-decides those logs' commands under this build's rules, so what a
+    # fix since refuses is refused there too (docs/rules.md, "The rules digest").
+    earlier_digests: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     # -- set-up ---------------------------------------------------------------
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:

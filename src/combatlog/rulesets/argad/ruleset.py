@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
 from combatlog.commands.authority import Authority, side_players
@@ -58,7 +59,7 @@ def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
 
 class Argad(Ruleset[ArgadState]):
     info = RulesetInfo(
-        name="argad", title="« Argad ! » fantasy skirmish (humanoid creatures)", version="1", citation="Argad",
+        name="argad", title="« Argad ! » fantasy skirmish (humanoid creatures)", version="2", citation="Argad",
         sources=("seed 004_57ef412ef73b0d51.txt (Patrice Méallier, humanoid creatures supplement)",
                  "reference/argad.md (generic rules facts, inferred melee rule)"),
     )
@@ -71,6 +72,10 @@ class Argad(Ruleset[ArgadState]):
 
         return authority(state, command)
     data_files = t.DATA_FILES
+    # version 1 had no argad.held (argad hold): its logs hold only events this build reads
+    earlier_digests = MappingProxyType({
+        "33a7f0e2f2d0002bcda56d856f6a40186a74c0524ea6eae66ee451c1fee42491": "version 1, before argad hold (2026-11-28)",
+    })
 
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
         """``{"figures": [...], "options": {...}}``; every figure checked, names unique."""
