@@ -141,7 +141,7 @@ def test_the_dice_ledger_says_a_state_every_die_shares_once() -> None:
 
     table = environment().from_string('{% from "_parts.html" import dice_table %}{{ dice_table(dice, legend) }}')
     row = {"seq": 3, "anchor": "die-3", "label": "r1/a", "notation": "1d6", "faces": [4], "total": 4, "by": "bob",
-           "state": "manual", "cls": "muted"}
+           "for": "", "state": "manual", "cls": "muted"}
     manual = ("manual", "entered by hand: trusted, not checkable")
     one = parse_html(table.render(dice=[row, {**row, "seq": 5, "anchor": "die-5"}], legend=[manual]))
     assert not one.errors and not one.stack

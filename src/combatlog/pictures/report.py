@@ -288,7 +288,7 @@ class Report:
             if type(ev) is Acknowledged:
                 acks.append((rec.seq, ev))
             if type(ev) is DiceRolled and window[0] <= rec.seq <= window[1]:
-                rolls.append(roll_row(rec.seq, ev))
+                rolls.append(roll_row(rec.seq, ev, rec.env.actor, self.head.ruleset.dice_by_piece))
             if rec.seq in starts:  # rounds are consecutive runs of seqs
                 part = starts[rec.seq]
             if part is not None and not self.show_all and is_plumbing(row.type):

@@ -115,6 +115,10 @@ class Ruleset(Generic[S]):
     command_types: ClassVar[tuple[type, ...]] = ()
     # A game refereed by nature (OSRIC): with roles enforced and no --referee, the creator referees.
     referee_by_default: ClassVar[bool] = False
+    # ``DiceRolled.by`` names the piece a die is rolled for, not who rolled it (Classic Fantasy: its rules
+    # read it). The recorded events stay so; the dice views show the event's actor as who rolled it and
+    # the piece as what it was rolled for (``projections.views.roll_row``).
+    dice_by_piece: ClassVar[bool] = False
 
     # -- set-up ---------------------------------------------------------------
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
