@@ -59,6 +59,7 @@ code, .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .picture svg { max-width: 100%; height: auto; border: 1px solid #cccccc; box-sizing: border-box; display: block; }
 ol.events { padding-left: 0; list-style: none; }
 ol.events > li { border-top: 1px solid #dddddd; padding: 4px 0; }
+ol.events li { white-space: pre-wrap; }
 ol.events ul { margin: 2px 0 2px 18px; padding-left: 12px; }
 #dice td:nth-child(2) { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px; }
 ol.events a { color: #3b4a6b; }
