@@ -243,8 +243,10 @@ def replay(
 
 
 def dice(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
-    """The dice ledger: every roll with label, scheme and roller (and, in Classic Fantasy, the combatant it
-    was rolled for), and per-roller statistics.
+    """The dice ledger: every roll with label, scheme and roller, and per-roller statistics.
+
+    The roller is the player who rolled (the command's actor); in Classic Fantasy the combatant the roll
+    was made for is written beside him ("by bob for Grak").
 
     Example: combatlog dice duel --json
     """
