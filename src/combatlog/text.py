@@ -8,7 +8,10 @@ escapes could print a fake "bob concedes" line or hide the real signer, so:
   text of notes and sealed orders; the write path and ``verify`` both refuse
   them (``control_problem``);
 - every human view prints through ``printable`` (and row views through
-  ``one_line``), which shows any such character as a visible escape.
+  ``one_line``), which shows any such character as a visible escape;
+- the views then isolate each right-to-left stretch with their own FSI ... PDI
+  (``isolated``), so that a name in Hebrew or Arabic cannot reorder the words
+  and numbers beside it (the pictures do the same).
 """
 
 from __future__ import annotations
@@ -35,6 +38,15 @@ def may_hold_control(body: bytes) -> bool:
 # Event types whose free text may hold line breaks and tabs, and under which field.
 MULTILINE = {"core.noted": ("text",), "core.orders_revealed": ("orders",)}
 
+# Right-to-left text (Hebrew, Arabic, Syriac, Thaana, N'Ko... and their presentation forms, Arabic digits)
+_RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff"
+_HAS_RTL = re.compile(f"[{_RTL}]")
+# a stretch of it: from a right-to-left character to the last one before a left-to-right letter, the spaces,
+# digits and punctuation between them included ("שלום עליכם" in "side שלום עליכם, 10 hp", not ", 10"); never
+# across a line break (each line is laid out by itself)
+_RTL_STRETCH = re.compile(f"[{_RTL}](?:[{_RTL}\\W\\d_]*[{_RTL}])?")
+FSI, PDI = "\u2068", "\u2069"  # FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE
+
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
@@ -44,6 +56,19 @@ def _escape(match: re.Match[str]) -> str:
 def printable(text: str) -> str:
     """``text`` with every control character but newline and tab shown as an escape."""
     return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+
+
+def isolated(text: str) -> str:
+    """``text`` with each right-to-left stretch in it isolated (FSI ... PDI, Unicode's bidi isolates, which
+    a bidi terminal, HTML and SVG honour): a name or side written in Hebrew or Arabic cannot then pull the
+    words and numbers around it into its run ("joins side 10 ,שלום עליכם hp"). Left-to-right text needs none
+    and is returned as it is. Each line on its own: an isolate is closed on the line it opens. For text
+    shown to a person, after ``printable`` (which shows any isolate the text itself held as an escape)."""
+    if not _HAS_RTL.search(text):
+        return text
+    if "\n" in text:
+        return "\n".join(isolated(line) for line in text.split("\n"))
+    return _RTL_STRETCH.sub(lambda m: f"{FSI}{m.group(0)}{PDI}", text)
 
 
 def one_line(text: str) -> str:

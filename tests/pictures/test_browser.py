@@ -12,6 +12,7 @@ test is skipped, except under CI (``CI=true``), where a missing browser fails it
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -163,6 +164,28 @@ def test_the_report_renders_in_chromium(examples, tmp_path: Path) -> None:  # ty
     assert len(doc.find("g", class_="melee-section")) == len(written.find("g", class_="melee-section")) > 0
     assert not doc.find("script")
     assert "Dice ledger" in " ".join(doc.text)
+
+
+def test_a_notes_lines_are_lines_in_chromium(tmp_path: Path) -> None:
+    """The report's multi-line note (tests/pictures/test_report.py ``NOTE``) as Chromium lays it out: a copy
+    of the report with a script that writes the event line's innerText (which follows the CSS: a folded
+    line break reads as a space) into the DOM that --dump-dom prints. The report itself has no script."""
+    from tests.pictures.test_report import NOTE, note_report
+
+    browser()
+    text = note_report(tmp_path)
+    probe = ("<script>document.body.setAttribute('data-seen', JSON.stringify("
+             "document.getElementById('seq-2').innerText));</script>")
+    page = tmp_path / "probe.html"
+    page.write_text(text.replace("</body>", probe + "</body>"))
+    dom = dump_dom(tmp_path, page)
+    seen = re.search(r'data-seen="([^"]*)"', dom)
+    assert seen is not None, dom[-2000:]
+    import html
+    import json
+
+    shown = json.loads(html.unescape(seen.group(1)))
+    assert shown == f"#2 note: {NOTE}", shown
 
 
 def svg_height(page: Path) -> int:

@@ -155,7 +155,9 @@ def test_the_report_wraps_long_words_inside_the_page(hostile) -> None:  # type: 
     # attack: a 1900-letter word in an action, a 1500-letter word after a 60-line note, 900-letter reasons
     body = re.search(r"(?m)^body \{[^}]*\}", CSS)
     assert body and "overflow-wrap: anywhere" in body.group(0)  # inherited by every element holding log text
-    assert "nowrap" not in CSS and "white-space" not in CSS  # nothing turns it off
+    # nothing turns it off: the one white-space rule, pre-wrap (an event line keeps a note's line breaks),
+    # still wraps, and overflow-wrap still breaks a long word in it
+    assert "nowrap" not in CSS and re.findall(r"white-space: *([a-z-]+)", CSS) == ["pre-wrap"]
     assert "<style>" in hostile["report"] and "overflow-wrap: anywhere" in hostile["report"]
     assert WORD in hostile["report"] and "N" * 1500 in hostile["report"] and "F" * 900 in hostile["fork"]
     # a picture never wider than its column (the border inside the width: no scroll bar under it)

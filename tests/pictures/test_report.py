@@ -111,6 +111,38 @@ def test_hostile_strings_are_escaped(tmp_path: Path) -> None:
     assert forks and "what-if" in words
 
 
+# A note written on several lines by a hostile player (core.noted is the one event text that may hold
+# line breaks: combatlog.text.MULTILINE): markup, an attribute-breaking quote, an indented line.
+NOTE = 'the ruling:\n<b onmouseover="x">1.</b> the orc flees\n  2. "Bo" keeps\tthe axe'
+
+
+def note_report(tmp_path: Path) -> str:
+    cli = Cli(tmp_path / "log.db", REPO)
+    cli("new", "brawl", "--ruleset", "freeform", "--dice", "manual")
+    cli("note", "brawl", NOTE)
+    page = tmp_path / "r.html"
+    cli("report", "brawl", "-o", str(page))
+    return page.read_text()
+
+
+def test_a_notes_line_breaks_are_kept_in_the_report_and_escaped(tmp_path: Path) -> None:
+    """Found by an exploratory test: a note's lines were written into the report's event line, where
+    HTML folds a line break into a space, so a ruling in three lines read as one. The text stays escaped
+    (nothing of it becomes markup) and the event lines keep their breaks and indentation (white-space:
+    pre-wrap); tests/pictures/test_browser.py checks the lines as Chromium lays them out."""
+    text = note_report(tmp_path)
+    doc = parse_html(text)
+    assert not doc.errors and not doc.stack
+    assert "<b onmouseover" not in text and not [a for _t, a in doc.starts if "onmouseover" in a]
+    item = re.search(r'<li id="seq-2"><b>#2</b> (.*?)</li>', text, re.S)
+    assert item is not None
+    assert item.group(1) == f"note: {escape(NOTE)}"  # the breaks, the indentation and the tab as written
+    css = re.search(r"<style>(.*?)</style>", text, re.S)
+    assert css is not None and re.search(r"ol\.events li \{[^}]*white-space: pre-wrap", css.group(1))
+    # the steps' lines get no stray leading space from the template now that spaces are kept
+    assert "<li> " not in text
+
+
 def test_a_fork_taken_mid_plays_reports_concealed_plays_as_alice(examples, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     import shutil
 
@@ -141,7 +173,7 @@ def test_the_dice_ledger_says_a_state_every_die_shares_once() -> None:
 
     table = environment().from_string('{% from "_parts.html" import dice_table %}{{ dice_table(dice, legend) }}')
     row = {"seq": 3, "anchor": "die-3", "label": "r1/a", "notation": "1d6", "faces": [4], "total": 4, "by": "bob",
-           "state": "manual", "cls": "muted"}
+           "for": "", "state": "manual", "cls": "muted"}
     manual = ("manual", "entered by hand: trusted, not checkable")
     one = parse_html(table.render(dice=[row, {**row, "seq": 5, "anchor": "die-5"}], legend=[manual]))
     assert not one.errors and not one.stack

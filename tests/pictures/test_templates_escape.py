@@ -38,7 +38,7 @@ def dice(prefix: str) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     """Two dice in two states (the ledger writes a state column only where the dice differ in it)."""
     row = {"seq": 3, "anchor": "die-3", "label": hostile(f"{prefix}.label"), "notation": hostile(f"{prefix}.notation"),
            "faces": [hostile(f"{prefix}.face")], "total": hostile(f"{prefix}.total"), "by": hostile(f"{prefix}.by"),
-           "state": hostile(f"{prefix}.state"), "cls": "muted"}
+           "for": hostile(f"{prefix}.for"), "state": hostile(f"{prefix}.state"), "cls": "muted"}
     other = {**row, "seq": 4, "anchor": "die-4", "state": hostile(f"{prefix}.state2"), "cls": "ok"}
     return [row, other], [(hostile(f"{prefix}.legend.word"), hostile(f"{prefix}.legend.meaning")),
                           (hostile(f"{prefix}.legend.word2"), hostile(f"{prefix}.legend.meaning2"))]

@@ -32,21 +32,20 @@ def terminal_width() -> int | None:
 
 def echo_view(text: str = "") -> None:
     """A view's text for people (show, status, explain, sheets...): as ``echo``, and on a terminal
-    every line longer than its width wrapped, continuation lines indented (``combatlog.text.wrap``)."""
-    from combatlog.text import wrap
-
-    out = printable(text)
-    width = terminal_width()
-    sys.stdout.write((wrap(out, width) if width else out) + "\n")
+    every line longer than its width wrapped, continuation lines indented (``combatlog.text.wrap``);
+    then each right-to-left stretch isolated (``combatlog.text.isolated``), so that a name in Hebrew
+    cannot reorder the words and numbers beside it (a line without one is left as it is)."""
+    sys.stdout.write(view_text(text))
 
 
 def view_text(text: str) -> str:
-    """What ``echo_view`` writes for ``text`` (escaped, wrapped on a terminal), without writing it."""
-    from combatlog.text import wrap
+    """What ``echo_view`` writes for ``text`` (escaped, wrapped on a terminal, right-to-left text
+    isolated line by line), without writing it."""
+    from combatlog.text import isolated, wrap
 
     out = printable(text)
     width = terminal_width()
-    return (wrap(out, width) if width else out) + "\n"
+    return isolated(wrap(out, width) if width else out) + "\n"
 
 
 def note(text: str) -> None:

@@ -245,6 +245,9 @@ def replay(
 def dice(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = json_option()) -> None:
     """The dice ledger: every roll with label, scheme and roller, and per-roller statistics.
 
+    The roller is the player who rolled (the command's actor); in Classic Fantasy the combatant the roll
+    was made for is written beside him ("by bob for Grak").
+
     Example: combatlog dice duel --json
     """
     from combatlog.projections.streams import resolve_stream
@@ -257,7 +260,7 @@ def dice(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = js
         return
     for r in ledger["rolls"]:
         echo_view(f"#{r['seq']:<5} {r['label']:<32} {r['notation']:<7} {r['faces']} = {r['total']:<4} "
-             f"{r['scheme']:<8} by {r['by']}")
+             f"{r['scheme']:<8} by {r['by']}" + (f" for {r['for']}" if r["for"] else ""))
     for who, s in ledger["by_roller"].items():
         parts = [f"d{sides}: {v['dice']} dice, mean {v['mean_x100'] / 100:.2f} (expected {v['expected_mean_x100'] / 100:.2f})"
                  for sides, v in s["by_sides"].items()]

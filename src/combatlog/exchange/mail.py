@@ -34,7 +34,7 @@ from combatlog.rulesets.base import Pending
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.text import one_line, printable
 from combatlog.trust.after_merge import RULE_OWED, AfterMerge
-from combatlog.trust.mine import REFEREE, referee_of, step_taker
+from combatlog.trust.mine import REFEREE, piece_taker, referee_of, step_taker, unplayed_mover
 
 FORMATS = ("text", "markdown", "bbcode")
 WIDTH = 72
@@ -248,12 +248,15 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     # ``status`` does (with pinned players but no gm: the creator; trust/mine.py)
     pending = ruleset.pending(state)
     referee = referee_of(store, meta) if any(p.who == REFEREE for p in pending) else REFEREE
+    mover = unplayed_mover(head)
     todos = []
     for p in pending:
-        # a piece's decision under its players' names, as status --mine has it (``Ruleset.players_of``)
+        # a piece's decision under its players' names, as status --mine has it (``Ruleset.players_of``); a
+        # piece no player plays under its referee's (``piece_taker``) and his to move, or anyone's without one
         owners = ruleset.players_of(state, p.who) if p.who != REFEREE else None
-        who = f"{' or '.join(owners)} ({p.who})" if owners else step_taker(p.who, referee)
-        yours = is_yours(referee if p.who == REFEREE else p.who, player) or bool(owners and player in owners)
+        who = piece_taker(owners, p.who, mover) if owners is not None else step_taker(p.who, referee)
+        yours = (is_yours(referee if p.who == REFEREE else p.who, player) or bool(owners and player in owners)
+                 or (owners == () and mover in (player, "")))
         todos.append(Todo(who, p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),
                           yours, referees=p.who == REFEREE))
     if mine is not None:

@@ -2,7 +2,7 @@
 
 Every ``{{ value }}`` is first made printable (``svg.clean``: control characters shown as escapes,
 characters XML cannot hold replaced) and then HTML-escaped by Jinja2, since a hostile player writes the
-names, notes and reasons; its right-to-left stretches are then isolated (``svg.isolated``: FSI ... PDI, which
+names, notes and reasons; its right-to-left stretches are then isolated (``combatlog.text.isolated``: FSI ... PDI, which
 HTML honours as ``<bdi>``, and which, unlike an element, is also right in an attribute or the ``<title>``), so
 a name in Hebrew cannot reorder the words and numbers around it. Only what we drew ourselves (the SVG pictures, already escaped by
 ``pictures.svg``) and our own CSS and script go in as ``Markup``. jinja2 is imported here, on first use:

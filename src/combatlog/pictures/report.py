@@ -59,6 +59,7 @@ code, .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-
 .picture svg { max-width: 100%; height: auto; border: 1px solid #cccccc; box-sizing: border-box; display: block; }
 ol.events { padding-left: 0; list-style: none; }
 ol.events > li { border-top: 1px solid #dddddd; padding: 4px 0; }
+ol.events li { white-space: pre-wrap; }
 ol.events ul { margin: 2px 0 2px 18px; padding-left: 12px; }
 #dice td:nth-child(2) { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px; }
 ol.events a { color: #3b4a6b; }
@@ -288,7 +289,7 @@ class Report:
             if type(ev) is Acknowledged:
                 acks.append((rec.seq, ev))
             if type(ev) is DiceRolled and window[0] <= rec.seq <= window[1]:
-                rolls.append(roll_row(rec.seq, ev))
+                rolls.append(roll_row(rec.seq, ev, rec.env.actor, self.head.ruleset.dice_by_piece))
             if rec.seq in starts:  # rounds are consecutive runs of seqs
                 part = starts[rec.seq]
             if part is not None and not self.show_all and is_plumbing(row.type):

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from combatlog.text import FSI, PDI, isolated  # noqa: F401  (right-to-left text isolated: also the pictures')
+
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 INK = "#1a1a1a"
 MUTED = "#555555"
@@ -31,13 +33,6 @@ READABLE = 10.0  # a text cut all the same is cut at this size (or its own, if s
 ELLIPSIS = "\u2026"
 
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
-# Right-to-left text (Hebrew, Arabic, Syriac, Thaana, N'Ko... and their presentation forms, Arabic digits)
-_RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff"
-_HAS_RTL = re.compile(f"[{_RTL}]")
-# a stretch of it: from a right-to-left character to the last one before a left-to-right letter, the spaces,
-# digits and punctuation between them included ("שלום עליכם" in "side שלום עליכם, 10 hp", not ", 10")
-_RTL_STRETCH = re.compile(f"[{_RTL}](?:[{_RTL}\\W\\d_]*[{_RTL}])?")
-FSI, PDI = "\u2068", "\u2069"  # FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE
 
 
 def clean(value: Any) -> str:
@@ -46,17 +41,6 @@ def clean(value: Any) -> str:
 
     text = printable(str(value))
     return _NOT_XML.sub("\ufffd", text)
-
-
-def isolated(text: str) -> str:
-    """Cleaned ``text`` with each right-to-left stretch in it isolated (FSI ... PDI, Unicode's bidi isolates,
-    which HTML and SVG text honour): a name or side written in Hebrew or Arabic cannot then pull the words and
-    numbers around it into its run ("joins side 10 ,שלום עליכם hp"). Left-to-right text needs none: with every
-    right-to-left stretch isolated, nothing in the line can reorder it. Only for text shown to a person (never
-    an attribute a program reads: ``data-name`` keeps the name as written)."""
-    if not _HAS_RTL.search(text):
-        return text
-    return _RTL_STRETCH.sub(lambda m: f"{FSI}{m.group(0)}{PDI}", text)
 
 
 def shown(value: Any) -> str:

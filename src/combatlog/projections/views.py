@@ -138,22 +138,29 @@ def timeline(store: EventStore, meta: StreamMeta, viewer: str | None = None,
     return rows
 
 
-def roll_row(seq: int, ev: DiceRolled) -> dict[str, Any]:
-    """One roll as the dice ledger lists it."""
+def roll_row(seq: int, ev: DiceRolled, actor: str = "", by_piece: bool = False) -> dict[str, Any]:
+    """One roll as the dice ledger lists it: ``by`` who rolled it, ``for`` the piece it was rolled for
+    where the ruleset records that in the event's ``by`` (``Ruleset.dice_by_piece``: then ``by`` is the
+    event's ``actor``, who issued the command that drew it), else empty."""
+    piece = ev.by if by_piece and actor and ev.by != actor else ""
     return {"seq": seq, "label": ev.label, "notation": ev.notation, "faces": list(ev.faces), "total": ev.total,
-            "scheme": ev.scheme, "by": ev.by, "purpose": ev.purpose, "seed_ref": ev.seed_ref}
+            "scheme": ev.scheme, "by": actor if piece else ev.by, "for": piece, "purpose": ev.purpose,
+            "seed_ref": ev.seed_ref}
 
 
 def dice_ledger(store: EventStore, meta: StreamMeta) -> dict[str, Any]:
     """Every roll with label, scheme and who; per-roller statistics."""
+    from combatlog.rulesets import load_ruleset
+
+    by_piece = load_ruleset(meta.ruleset).dice_by_piece
     rolls: list[dict[str, Any]] = []
     stats: dict[str, dict[str, Any]] = {}
     for rec in history(store, meta):
         ev = rec.event
         if type(ev) is not DiceRolled:
             continue
-        rolls.append(roll_row(rec.seq, ev))
-        s = stats.setdefault(ev.by or "?", {"rolls": 0, "dice": 0, "by_sides": {}})
+        rolls.append(roll_row(rec.seq, ev, rec.env.actor, by_piece))
+        s = stats.setdefault(rolls[-1]["by"] or "?", {"rolls": 0, "dice": 0, "by_sides": {}})
         s["rolls"] += 1
         s["dice"] += ev.count
         side = s["by_sides"].setdefault(str(ev.sides), {"dice": 0, "sum": 0, "top_faces": 0, "ones": 0})

@@ -121,6 +121,10 @@ class Ruleset(Generic[S]):
     # build decodes) belongs here; verify re-decides those logs' commands under this build's rules, so what a
     # fix since refuses is refused there too (docs/rules.md, "The rules digest").
     earlier_digests: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    # ``DiceRolled.by`` names the piece a die is rolled for, not who rolled it (Classic Fantasy: its rules
+    # read it). The recorded events stay so; the dice views show the event's actor as who rolled it and
+    # the piece as what it was rolled for (``projections.views.roll_row``).
+    dice_by_piece: ClassVar[bool] = False
 
     # -- set-up ---------------------------------------------------------------
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:

@@ -185,7 +185,7 @@ def _timeline(events: Walked, head: Any) -> Timeline:
         group = rounds.setdefault(row.round, {"round": row.round, "rows": [], "plumbing": [], "who": None})
         is_die = type(rec.event) is DiceRolled
         if is_die:
-            rolls.append(roll_row(rec.seq, rec.event))
+            rolls.append(roll_row(rec.seq, rec.event, rec.env.actor, head.ruleset.dice_by_piece))
         if is_plumbing(row.type):
             group["plumbing"].append(rec.event)
             continue

@@ -134,17 +134,35 @@ def out_of_the_fight_all(store: EventStore, meta: StreamMeta, folded: Folded) ->
     return {name: how for name, how in found.items() if how}
 
 
+def unplayed_mover(folded: Folded) -> str:
+    """Who moves the pieces no player plays: the combat's referee, "" where it has none (anyone may)."""
+    from combatlog.commands.authority import roles_of
+
+    return roles_of(folded.ruleset, folded.core.genesis, folded.core.creator).referee
+
+
+def piece_taker(players: tuple[str, ...] | None, piece: str, mover: str) -> str:
+    """How "waiting for" and the mail name who decides for ``piece`` (``Ruleset.players_of`` gave
+    ``players``): its players with it ("bob (orc1)"); for a piece no player plays, the referee who moves it
+    (``unplayed_mover``: "rita (orc1)"); else the piece alone."""
+    if players:
+        return f"{' or '.join(players)} ({piece})"
+    return f"{mover} ({piece})" if players == () and mover else piece
+
+
 def waiting_for(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -> list[str]:
-    """Who else the combat waits for (``pending``; the referee's steps under the referee's name)."""
+    """Who else the combat waits for (``pending``; the referee's steps under the referee's name, a piece's
+    decision under its players' names, or its referee's where no player plays it)."""
     referee = referee_of(store, meta)
     ruleset, state = folded.ruleset, folded.state
     unplayed = moves_unplayed(folded, player)
+    mover = unplayed_mover(folded)
     names = []
     for p in ruleset.pending(state):
         if p.who != REFEREE and _plays(ruleset, state, p.who, player, unplayed):
             continue  # his own piece's decision: his move (my_moves), not someone to wait for
         players = ruleset.players_of(state, p.who) if p.who != REFEREE else None
-        names.append(referee if p.who == REFEREE else f"{' or '.join(players)} ({p.who})" if players else p.who)
+        names.append(referee if p.who == REFEREE else piece_taker(players, p.who, mover))
     if unplayed:  # pieces no player plays ("carl (no player)") are his to move too
         names = [n for n in names if not n.endswith(NO_PLAYER)]
     return list(dict.fromkeys(n for n in names if n != player and not n.startswith(f"{player} (")))

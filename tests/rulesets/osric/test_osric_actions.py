@@ -158,6 +158,58 @@ def test_melee_target_random_among_several_opponents() -> None:
     assert out.events[-1].event.target == "orc2"
 
 
+def test_melee_target_random_refuses_a_declared_target_the_attack_would_ignore() -> None:
+    # Seed 003 "Melee Attack": "When facing multiple opponents, the target of the attack is determined
+    # randomly" (reference osric.md: "Against multiple opponents the target is random"); neither text
+    # lets a declaration choose it. Under the option melee_target=random (the default) Brom, facing orc1
+    # and orc2, declaring melee@orc1 was shown by status and then ignored by the d2: it is refused at the
+    # declaration with the option named, and nothing is recorded. The same for the other attacks whose
+    # target is drawn (unarmed, grapple: osric attack/grapple).
+    f = Fight([FIGHTER, orc(1), orc(2)], engaged=[["Brom", "orc1"], ["Brom", "orc2"]])
+    f.dice(c.StartRound(), {})
+    before = len(f.texts())
+    for text in ("Brom=melee@orc1", "Brom=melee:dagger@orc2", "Brom=unarmed@orc1", "Brom=grapple@orc1"):
+        with pytest.raises(IllegalCommand, match=r"under the option melee_target=random \(the default\) the target "
+                                                 r"is random, not declared; Brom faces orc1, orc2.*melee_target="
+                                                 r"declared \(OSRIC Combat: Melee Attack \(option melee_target"):
+            f.dice(c.Declare(side="party", declarations=(P(text),)), {})
+    assert len(f.texts()) == before and "party" not in f.state.declared
+    # without the target the same declaration stands, and the target is drawn (1d2 -> 1: orc1)
+    f.dice(c.Declare(side="party", declarations=(P("Brom=melee"),)), {})
+    f.dice(c.Declare(side="orcs", declarations=(), rest="melee"), {})
+    f.dice(c.RollInitiative(), {"r1/initiative/party": 4, "r1/initiative/orcs": 3})
+    out = f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1/target": 1, "r1/Brom/atk1": 1})
+    assert out.events[-1].event.target == "orc1"
+
+
+def test_melee_target_random_accepts_the_one_opponent_engaged_and_says_when_it_no_longer_holds() -> None:
+    # Against one opponent the attack strikes it (seed 003 "Melee Attack": the target is random only
+    # "when facing multiple opponents"), so Brom engaged with orc1 alone may say melee@orc1 (as Ael does
+    # in docs/examples/osric/ford.cmds), but not melee@orc2: the attack would strike orc1. A charge names
+    # its target (seed "Charge": it "must end within 10 ft melee range of the target") and keeps it.
+    f = Fight([FIGHTER, orc(1), orc(2)], engaged=[["Brom", "orc1"]])
+    f.dice(c.StartRound(), {})
+    with pytest.raises(IllegalCommand, match="Brom is engaged with orc1 alone: its melee attack strikes orc1"):
+        f.dice(c.Declare(side="party", declarations=(P("Brom=melee@orc2"),)), {})
+    f.dice(c.Declare(side="party", declarations=(P("Brom=melee@orc1"),)), {})
+    assert f.state.declared["party"][0].target == "orc1"
+    # orc2 then closes in (a referee's ruling, before initiative): Brom faces two, the target is drawn
+    # (1d2 -> 2: orc2), and the log says the declared orc1 gave way instead of dropping it silently.
+    f.dice(c.Engage(a="orc2", b="Brom", reason="orc2 wades in"), {})
+    f.dice(c.Declare(side="orcs", declarations=(), rest="melee"), {})
+    f.dice(c.RollInitiative(), {"r1/initiative/party": 4, "r1/initiative/orcs": 3})
+    out = f.dice(c.Attack(who="Brom"), {"r1/Brom/atk1/target": 2, "r1/Brom/atk1": 1})
+    assert out.events[-1].event.target == "orc2"
+    texts = f.texts()
+    note = texts.index("Brom declared orc1, but under the option melee_target=random the target is not chosen: "
+                       "it is drawn")
+    assert texts[note + 1].startswith("Brom's target is chosen at random among orc1, orc2: d2 2 -> orc2")
+    g = Fight([FIGHTER, TAM, orc(1)], engaged=[["Brom", "orc1"]])
+    g.dice(c.StartRound(), {})
+    g.dice(c.Declare(side="party", declarations=(P("Brom=melee@orc1"), P("Tam=charge@orc1"))), {})
+    assert [d.target for d in g.state.declared["party"]] == ["orc1", "orc1"]
+
+
 def _declared_target_fight() -> Fight:
     # Option melee_target=declared (docs/osric.md "Options": the table lets the attacker choose) with
     # Brom engaged by orc1 and orc2; Brom declares melee at orc1. Party 5, orcs 2: Brom acts in segment 2.

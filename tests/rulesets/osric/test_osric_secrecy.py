@@ -137,6 +137,34 @@ def test_a_commit_is_checked_by_the_rules_of_declare() -> None:
         f.do(c.RollInitiative())
 
 
+def test_a_sealed_melee_target_under_random_targeting_is_refused_and_a_revealed_one_dropped() -> None:
+    """Seed 003 "Melee Attack": facing several opponents the target is random. Under the option
+    melee_target=random (the default) a declared melee target the attack would not strike (Brom is
+    engaged with orc1 alone; orc2 would be ignored) is refused before sealing, naming the option; sealed
+    --anyway (or by a client that skipped the check), the reveal keeps the melee without the target, with
+    a note (the reveal is lenient, as for any revealed order)."""
+    f = _sealed_fight()
+    sleep = {"who": "Halvaine", "action": "spell", "spell": "sleep", "casting": 1}
+    brom = {"who": "Brom", "action": "melee", "target": "orc2"}
+    with pytest.raises(IllegalCommand, match=r"Brom=melee@orc2: under the option melee_target=random.*Brom is "
+                                             r"engaged with orc1 alone.*the reveal would drop the target"):
+        _commit(f, "party", {"side": "party", "declarations": [brom, sleep]})
+    assert len(f.state.sealed) == 0
+    execute(f.store, "t", CommitOrders(step="r1/declare", orders={"side": "party", "declarations": [brom, sleep]},
+                                       anyway=True), actor="party")
+    _commit(f, "orcs", {"side": "orcs", "declarations": [], "rest": "melee"})
+    execute(f.store, "t", RevealOrders(step="r1/declare"), actor="orcs")
+    execute(f.store, "t", RevealOrders(step="r1/declare"), actor="party")
+    assert [(d.who, d.action, d.target) for d in f.state.declared["party"]] == [("Brom", "melee", ""),
+                                                                                ("Halvaine", "spell", "")]
+    assert any(t.startswith("party's sealed declarations: Brom=melee@orc2: under the option melee_target=random")
+               and t.endswith("Brom's melee stands without the target") for t in f.texts())
+    # under melee_target=declared the same order is sealed, target and all
+    g = _sealed_fight(options={"melee_target": "declared"})
+    _commit(g, "party", {"side": "party", "declarations": [brom, sleep]})
+    assert g.state.sealed["r1/declare"].waiting() == [("orcs", "commit")]
+
+
 def test_a_revealed_order_becomes_the_declarations_and_is_applied_by_the_rules() -> None:
     """Between commit and reveal the referee puts Halvaine to sleep (OSRIC Combat: Sleeping Opponent: she
     cannot act): her sealed spell is dropped with a note, the rest stands as declared."""

@@ -47,6 +47,9 @@ class ClassicFantasy(Ruleset[CFIState]):
     event_types = CORE_EVENTS + CFI_EVENTS
     state_type = CFIState
     command_types = commands_in(c)
+    # A die's ``by`` is the combatant who makes the roll (CFI Ch.7 Cheat Fate re-rolls only one's own:
+    # outcome.py ``Recording``); the player who rolled it is the event's actor (dice views: ``roll_row``).
+    dice_by_piece = True
 
     def authority(self, state: CFIState, command: Any) -> Authority:
         from combatlog.rulesets.classic_fantasy.authority import authority

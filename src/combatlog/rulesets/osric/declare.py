@@ -140,7 +140,56 @@ def resolve_declarations(s: OsricState, side: str, given: tuple[e.Declaration, .
         except (InvalidCommand, IllegalCommand) as exc:
             fault(exc)
             decls[n] = e.Declaration(who=n, action="none")
+            continue
+        why = drawn_target(s, d)
+        if why:
+            if problems is None:
+                raise TargetDrawn(why)
+            # lenient (a revealed order): the action stands, without the target the rules would ignore
+            problems.append(f"{why}: {n}'s {d.action} stands without the target")
+            if faults is not None:
+                faults.append(TargetDrawn(why))
+            decls[n] = msgspec.structs.replace(d, target="")
     return tuple(decls[n] for n in members)
+
+
+# The declared actions whose attack (``osric attack``, ``osric grapple``) takes its target from the
+# opponents engaged (``attacks.choose_target``), drawn among several under melee_target=random.
+DRAWN = ("melee", "unarmed", "grapple")
+RANDOM_TARGET = f"{r.MELEE} (option melee_target=random)"
+
+
+class TargetDrawn(IllegalCommand):
+    """A declared target the attack would not strike under melee_target=random (``drawn_target``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, rule=RANDOM_TARGET)
+
+
+def drawn_target(s: OsricState, d: e.Declaration) -> str:
+    """Why ``d`` may not name its target (empty when it may).
+
+    Under the option melee_target=random (the default) the target of a melee attack is not chosen:
+    "When facing multiple opponents, the target of the attack is determined randomly" (seed 003 "Melee
+    Attack"; reference osric.md: "Against multiple opponents the target is random"), and against one
+    opponent it is that one. Neither text lets a declaration choose, so a declared target is accepted
+    only where it says what the attack will do: the declarer is engaged with that opponent alone (or
+    with nobody yet). Declared against several opponents engaged, or another than the one engaged, it
+    would be shown and then ignored, so it is refused. A target that is no standing opponent is left
+    to ``foresee``; a charge, a close or an overbearing attack names its target, and keeps it."""
+    if not d.target or d.action not in DRAWN or s.options.get("melee_target", "random") != "random":
+        return ""
+    if s.roster[d.target].side == s.roster[d.who].side or not s.standing(d.target):
+        return ""
+    opps = s.opponents_engaged(d.who)
+    if not opps or opps == [d.target]:
+        return ""
+    arg = f":{d.weapon}" if d.weapon else ""
+    facing = (f"faces {', '.join(opps)}: the target of its {d.action} attack is drawn among them"
+              if len(opps) > 1 else f"is engaged with {opps[0]} alone: its {d.action} attack strikes {opps[0]}")
+    return (f"{d.who}={d.action}{arg}@{d.target}: under the option melee_target=random (the default) the target "
+            f"is random, not declared; {d.who} {facing}. Declare {d.who}={d.action}{arg}, or create the "
+            "combat with --option melee_target=declared")
 
 
 def check_declaration(s: OsricState, d: e.Declaration) -> None:
@@ -328,7 +377,9 @@ def check_orders(s: OsricState, step: str, player: str, orders: dict[str, Any]) 
     hard = [f for f in faults if not isinstance(f, IllegalCommand)]
     if hard:
         raise hard[0]
-    problems = [(f.message.removesuffix(f" ({f.rule})") + ": the reveal would make it none", f.rule)
+    problems = [(f.message.removesuffix(f" ({f.rule})") + (": the reveal would drop the target"
+                                                           if isinstance(f, TargetDrawn) else
+                                                           ": the reveal would make it none"), f.rule)
                 for f in faults if isinstance(f, IllegalCommand)]
     faulty = {d.who for d in given} - {d.who for d in decls if d in given}
     for d in decls:

@@ -17,7 +17,7 @@ from combatlog.rulesets.drawn import note_drawn, prune
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric import tables as t
-from combatlog.rulesets.osric.declare import evolve_sealed, record
+from combatlog.rulesets.osric.declare import DRAWN, RANDOM_TARGET, evolve_sealed, record
 from combatlog.rulesets.osric.entries import (
     CLOSING, DEATH, DECLARE, DEX_SURPRISE, MONSTER_SURPRISE, MORALE, NEGOTIATION, RETREAT, ROUND, SLEEPING, SURPRISE,
     TABLE, describe_declaration,
@@ -330,6 +330,14 @@ def _attack(s: OsricState, ev: e.AttackRolled, seq: int) -> OsricState:
     if calc.shield_counts and ev.attacker not in s.live[ev.target].shield_vs:
         s = _live(s, ev.target, shield_vs=s.live[ev.target].shield_vs + (ev.attacker,))
     head = {"free": "free attack", "counter": "strikes first", "charge": "charge attack"}.get(ev.kind, ev.kind)
+    if ev.kind in ("melee", "grapple") and ev.routine > live.routines and s.options.get("melee_target") == "random":
+        # A declared target accepted while the declarer faced it alone (declare.drawn_target) and no longer
+        # what the attack strikes: the situation changed since; say so rather than drop it silently.
+        d = s.declaration(ev.attacker) if s.round else None
+        if d is not None and d.action in DRAWN and d.target and d.target != ev.target:
+            how = "it is drawn" if ev.candidates else f"{ev.target} is the one opponent engaged"
+            s = _log(s, seq, f"{ev.attacker} declared {d.target}, but under the option melee_target=random the "
+                             f"target is not chosen: {how}", RANDOM_TARGET, t_=at)
     if ev.candidates:
         s = _log(s, seq, f"{ev.attacker}'s target is chosen at random among {', '.join(ev.candidates)}: "
                          f"d{len(ev.candidates)} {ev.target_roll} -> {ev.target}",

@@ -1,7 +1,8 @@
 """What one player must decide now in an OSRIC combat, with the command to paste (``status --mine``).
 
 A player plays the sides the set-up's ``players`` gives him (without ``players``, the side named like
-him); the first player of a side is its caller, who seals its declarations. The referee's steps
+him); the first player of a side is its caller, who seals its declarations. A side no player plays is
+the referee's (anyone's in a combat without one). The referee's steps
 (opening rounds, surprise, initiative, ending rounds) go to ``referee``. Words in capitals are the
 player's to choose.
 """
@@ -17,11 +18,14 @@ from combatlog.rulesets.osric.views import pending
 from combatlog.trust.api import MyMove, command_line
 
 
-def my_moves(s: OsricState, player: str, stream: str, referee: bool) -> list[MyMove]:
+def my_moves(s: OsricState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[MyMove]:
+    """``unplayed``: ``player`` moves the sides no player plays (the referee, or anyone without one)."""
     if s.ended:
         return []
     cmd = lambda *words: command_line(*words, actor=player)  # noqa: E731
     sides = sides_of(s, player) or ([player] if player in s.sides and not s.players else [])
+    if unplayed:
+        sides += [x for x in s.sides if not s.players.get(x) and x not in sides]
     out: list[MyMove] = []
     if s.phase == "round" and s.pinned and any(must_declare(s, x) for x in s.sides):
         out += _sealed(s, player, stream, cmd)

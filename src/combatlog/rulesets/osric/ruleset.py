@@ -125,7 +125,15 @@ class Osric(Ruleset[OsricState]):
         dc.check_orders(state, step, player, orders)
 
     def my_moves(self, state: OsricState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[Any]:
-        """What ``player`` must decide now, each with its command line (``status --mine``)."""
+        """What ``player`` must decide now, each with its command line (``status --mine``); ``unplayed``:
+        he moves the sides no player plays too (the referee's, or anyone's without one)."""
         from combatlog.rulesets.osric.moves import my_moves
 
-        return my_moves(state, player, stream, referee)
+        return my_moves(state, player, stream, referee, unplayed)
+
+    def players_of(self, state: OsricState, piece: str) -> tuple[str, ...] | None:
+        """``pending`` names a combatant for its action and a side for its declarations: both are played
+        by the side's players (the set-up's ``players``; authority.py), () for a side no player plays."""
+        member = state.roster.get(piece)
+        side = member.side if member is not None else piece if piece in state.sides else None
+        return None if side is None else tuple(state.players.get(side, ()))

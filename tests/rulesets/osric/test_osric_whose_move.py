@@ -1,0 +1,104 @@
+"""Whose move in OSRIC (docs/trust.md "Whose move"): ``status --mine``'s "waiting for" and the mail name the
+players who must act, with the piece, not the piece alone.
+
+Found by an exploratory test: ``pending`` names a side ("party") for its declarations and a combatant
+("orc1") for its action, and without ``Ruleset.players_of`` the trust layer took those names for players:
+alice was told she was waiting for "party" (her own side) and bob for "orc1" (his own orc), and a
+player reading his mail could not tell it was his turn. The set-up's ``players`` (side -> players) says
+who plays what (OSRIC Combat: Declare Spells and General Actions: the players declare for their side;
+authority.py: a combatant's actions are its side's players', a side no player plays is the referee's).
+
+In-process: a memory store, the real handler, the trust layer's ``waiting_for``/``my_moves`` and the mail.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.exchange.mail import mail_json
+from combatlog.projections.fold import state_at
+from combatlog.rulesets.osric import commands as c
+from combatlog.rulesets.osric.commands import parse_declaration as P
+from combatlog.store import open_store
+from combatlog.trust.mine import my_moves, waiting_for
+from combatlog.wiring import create_combat, execute
+
+BROM = {"name": "Brom", "side": "party", "class": "fighter", "level": 1, "hp": 10, "weapons": ["long sword"]}
+ORC = {"name": "orc1", "side": "orcs", "hd": "1", "hp": 5, "ac": 6, "weapons": ["spear"]}
+
+
+class Table:
+    def __init__(self, players: dict[str, list[str]], **options: str) -> None:
+        self.store = open_store("memory:")
+        setup = {"players": players, "engaged": [["Brom", "orc1"]], "combatants": [BROM, ORC]}
+        create_combat(self.store, "t", "osric", actor="gm", setup=setup, dice="manual", options=options or None)
+
+    def do(self, actor: str, command: Any, **faces: int) -> None:
+        execute(self.store, "t", command, actor=actor, manual_faces={k: (v,) for k, v in faces.items()})
+
+    def waits(self, player: str) -> list[str]:
+        meta = self.store.get_stream(self.store.list_streams()[0].id)
+        return waiting_for(self.store, meta, state_at(self.store, meta), player)
+
+    def moves(self, player: str) -> list[str]:
+        meta = self.store.get_stream(self.store.list_streams()[0].id)
+        return [m.what for m in my_moves(self.store, meta, state_at(self.store, meta), player)[1]]
+
+    def mail(self, player: str) -> dict[str, Any]:
+        meta = self.store.get_stream(self.store.list_streams()[0].id)
+        return mail_json(self.store, meta, player, since=0)
+
+    def to_initiative(self, actor_party: str, actor_orcs: str) -> None:
+        # initiative (seed 003 "Determine Initiative"): each side's d6 is the segment the other side acts
+        # in: party 2, orcs 5 -> the orcs act in segment 2, the party in segment 5.
+        self.do("gm", c.StartRound())
+        self.do(actor_party, c.Declare(side="party", declarations=(P("Brom=melee"),)))
+        self.do(actor_orcs, c.Declare(side="orcs", declarations=(P("orc1=melee"),)))
+        self.do("gm", c.RollInitiative(), **{"r1/initiative/party": 2, "r1/initiative/orcs": 5})
+
+
+def test_waiting_for_names_the_players_of_a_side_and_of_a_combatant() -> None:
+    t = Table({"party": ["alice"], "orcs": ["bob"]})
+    t.do("gm", c.StartRound())
+    # declarations: each side's players declare for it; nobody waits for himself
+    assert t.waits("alice") == ["bob (orcs)"]
+    assert t.waits("bob") == ["alice (party)"]
+    assert t.waits("gm") == ["alice (party)", "bob (orcs)"]
+    t.do("alice", c.Declare(side="party", declarations=(P("Brom=melee"),)))
+    t.do("bob", c.Declare(side="orcs", declarations=(P("orc1=melee"),)))
+    t.do("gm", c.RollInitiative(), **{"r1/initiative/party": 2, "r1/initiative/orcs": 5})
+    # orc1 acts in segment 2: bob's move, not something bob waits for
+    assert t.waits("alice") == ["bob (orc1)", "gm"]
+    assert "bob" not in " ".join(t.waits("bob")) and "orc1" not in " ".join(t.waits("bob"))
+    assert t.moves("bob") == ["orc1: melee in segment 2 (next attack die r1/orc1/atk1)"]
+    # the mail says so too: bob's is his, alice's names bob with his orc
+    assert [x["who"] for x in t.mail("alice")["others"]][:1] == ["bob (orc1)"]
+    assert [x["what"] for x in t.mail("bob")["yours"]] == ["melee in segment 2 (next attack die r1/orc1/atk1)"]
+
+
+def test_a_side_no_player_plays_is_waited_for_as_the_referees() -> None:
+    # docs/osric.md "Players and sides" / authority.py: a side no player plays is the referee's. Here the
+    # orcs have no player and rita referees: alice waits for rita (with the orc), rita is offered the orcs'
+    # declarations and orc1's action as her own moves.
+    t = Table({"party": ["alice"]}, referee="rita")
+    t.do("rita", c.StartRound())
+    assert t.waits("alice") == ["rita (orcs)"]
+    assert "declare for orcs: declare spells and general actions for round 1 (osric declare)" in t.moves("rita")
+    t.do("alice", c.Declare(side="party", declarations=(P("Brom=melee"),)))
+    t.do("rita", c.Declare(side="orcs", declarations=(P("orc1=melee"),)))
+    t.do("rita", c.RollInitiative(), **{"r1/initiative/party": 2, "r1/initiative/orcs": 5})
+    assert t.waits("alice") == ["rita (orc1)", "rita"]
+    assert t.waits("rita") == []
+    assert t.moves("rita")[0] == "orc1: melee in segment 2 (next attack die r1/orc1/atk1)"
+    assert [x["who"] for x in t.mail("alice")["others"]][:1] == ["rita (orc1)"]
+    assert "orc1" not in " ".join(x["who"] for x in t.mail("rita")["others"])
+
+
+def test_without_a_referee_a_side_no_player_plays_is_anyones_move() -> None:
+    # docs/trust.md "Pieces no player plays": without a referee any player may move such a piece; so
+    # nobody waits for the orcs, and each player is offered orc1's action (status --mine and the mail).
+    t = Table({"party": ["alice"]})
+    t.to_initiative("alice", "alice")
+    assert "orc1" not in " ".join(t.waits("alice"))
+    assert "orc1: melee in segment 2 (next attack die r1/orc1/atk1)" in t.moves("alice")
+    assert [x["who"] for x in t.mail("alice")["yours"]] == ["orc1"]
