@@ -10,9 +10,10 @@ the core and the trust layer and offers the composed operations (docs/design.md)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 if TYPE_CHECKING:
     from combatlog.dice.port import DicePort
@@ -39,8 +40,7 @@ FinishCheck = Callable[["ChainVerifier"], None]
 DivergenceCheck = Callable[["EventStore", "StreamMeta", int, bytes, bytes, Path], None]
 
 
-@dataclass(frozen=True)
-class Wiring:
+class Wiring(msgspec.Struct, frozen=True):  # (not a dataclass: dataclasses imports inspect, felt at start-up)
     key_sources: Mapping[str, KeySource]
     deciders: Mapping[type, CoreDecider]
     pre_append: tuple[PreAppend, ...]

@@ -16,6 +16,7 @@ escapes could print a fake "bob concedes" line or hide the real signer, so:
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -40,12 +41,17 @@ MULTILINE = {"core.noted": ("text",), "core.orders_revealed": ("orders",)}
 
 # Right-to-left text (Hebrew, Arabic, Syriac, Thaana, N'Ko... and their presentation forms, Arabic digits)
 _RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff"
-_HAS_RTL = re.compile(f"[{_RTL}]")
-# a stretch of it: from a right-to-left character to the last one before a left-to-right letter, the spaces,
-# digits and punctuation between them included ("שלום עליכם" in "side שלום עליכם, 10 hp", not ", 10"); never
-# across a line break (each line is laid out by itself)
-_RTL_STRETCH = re.compile(f"[{_RTL}](?:[{_RTL}\\W\\d_]*[{_RTL}])?")
 FSI, PDI = "\u2068", "\u2069"  # FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE
+
+
+@functools.cache
+def _rtl_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(any right-to-left character, a stretch of them): compiled on first use, not at every command's start
+    (the Unicode classes take ~3 ms to compile, and most commands never meet right-to-left text). A stretch
+    runs from a right-to-left character to the last one before a left-to-right letter, the spaces, digits and
+    punctuation between them included ("שלום עליכם" in "side שלום עליכם, 10 hp", not ", 10"); never across a
+    line break (each line is laid out by itself)."""
+    return re.compile(f"[{_RTL}]"), re.compile(f"[{_RTL}](?:[{_RTL}\\W\\d_]*[{_RTL}])?")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -64,11 +70,14 @@ def isolated(text: str) -> str:
     words and numbers around it into its run ("joins side 10 ,שלום עליכם hp"). Left-to-right text needs none
     and is returned as it is. Each line on its own: an isolate is closed on the line it opens. For text
     shown to a person, after ``printable`` (which shows any isolate the text itself held as an escape)."""
-    if not _HAS_RTL.search(text):
+    if text.isascii():
+        return text
+    has_rtl, stretch = _rtl_patterns()
+    if not has_rtl.search(text):
         return text
     if "\n" in text:
         return "\n".join(isolated(line) for line in text.split("\n"))
-    return _RTL_STRETCH.sub(lambda m: f"{FSI}{m.group(0)}{PDI}", text)
+    return stretch.sub(lambda m: f"{FSI}{m.group(0)}{PDI}", text)
 
 
 def one_line(text: str) -> str:

@@ -30,6 +30,9 @@ COMMAND_MODULES = {"combatlog.cli.streams", "combatlog.cli.views", "combatlog.cl
                    "combatlog.cli.report", "combatlog.cli.sheet", "combatlog.cli.mail", "combatlog.cli.remote",
                    "combatlog.cli.replica", "combatlog.cli.follow", "combatlog.cli.copy", "combatlog.cli.ack",
                    "combatlog.cli.rulesets.freeform", "combatlog.cli.rulesets.magic_realm"}
+# What msgspec imported without typing_extensions (combatlog/lean_import.py) spares the fast path: typing_extensions
+# and the inspect module it pulls in (dataclasses would pull it in again), ~15 ms of each command's start.
+LEAN = {"typing_extensions", "inspect", "dataclasses"}
 PROBE = ("import json, sys\nfrom combatlog.cli.app import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
          "    pass\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)")
 
@@ -66,6 +69,7 @@ def test_list_imports_the_store_only_and_neither_click_nor_typer(duel: Path) -> 
     modules = modules_after(duel, "list")  # the fast path (cli/fast.py), as status
     assert not loaded(modules, COMMAND_MODULES | {"combatlog.cli.root", "combatlog.cli.common"})
     assert not loaded(modules, NEVER_AT_START | {"combatlog.projections", "combatlog.rulesets", "click", "typer"})
+    assert not loaded(modules, LEAN)
     modules = modules_after(duel, "list", "--json", "--json")  # a line the fast path leaves to click
     assert loaded(modules, COMMAND_MODULES) == {"combatlog.cli.streams"} and "typer" in modules
     assert not loaded(modules, NEVER_AT_START | {"combatlog.projections", "combatlog.rulesets"})
@@ -80,6 +84,7 @@ def test_status_imports_the_combats_ruleset_only_and_neither_click_nor_typer(due
         assert "combatlog.rulesets.freeform" in modules, args  # it did fold the combat
         assert not loaded(modules, COMMAND_MODULES | {"combatlog.cli.root", "combatlog.cli.common"}), args
         assert not loaded(modules, NEVER_AT_START | others | {"click", "typer", "shutil"}), args
+        assert not loaded(modules, LEAN), args
 
 
 def test_status_through_click_imports_its_view_and_the_combats_ruleset_only(duel: Path) -> None:

@@ -5,7 +5,6 @@ All against a real SQLite log; the freeform commands are those of docs/examples/
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +105,7 @@ def test_a_line_that_fails_after_its_rehearsal_drops_the_kept_head(brawl) -> Non
             execute(other, "brawl", AddNote(text="the landlord calls the watch"), actor="gm")
 
     heads_at = store.head(meta.id).seq
-    racing = dataclasses.replace(standard(), pre_append=(*standard().pre_append, meanwhile))
+    racing = msgspec.structs.replace(standard(), pre_append=(*standard().pre_append, meanwhile))
     with pytest.raises(ConcurrencyConflict):
         execute_keeping(heads, store, meta, ff.ChangeHp(who="Aldo", amount="2"), actor="gm", wiring=racing)
     assert meta.id not in heads

@@ -66,6 +66,10 @@ def main(argv: list[str] | None = None) -> None:
     from combatlog.errors import CombatlogError, ExitStatus
 
     args = hoist(list(sys.argv[1:] if argv is None else argv))
+    if args and not {"--help", "-h", "--version"} & set(args):  # help needs no msgspec at all
+        from combatlog.lean_import import import_msgspec_without_typing_extensions
+
+        import_msgspec_without_typing_extensions()
     as_json = _wants_json(args)
     fast = fast_command(args)
     code: int = ExitStatus.OK
