@@ -131,6 +131,17 @@ LINES = [
     (["import", "up.jsonl", "--name", "other"], False, 0),
     (["import", "up.jsonl", "--trust-new-key"], False, 0),
     (["import", "up.jsonl", "--bogus"], False, 2),
+    (["verify", "duel"], True, 0),
+    (["verify", "duel", "--json"], True, 0),
+    (["verify", "up.jsonl", "--allow-rules-mismatch"], True, 0),
+    (["verify", "--json", "up.jsonl", "--as", "ref"], True, 0),
+    (["verify", "nope"], True, 6),
+    (["verify", "missing.jsonl"], True, 6),
+    (["verify", "log.db"], True, 8),  # a log, not an export
+    (["verify"], False, 2),
+    (["verify", "duel", "dust"], False, 2),
+    (["verify", "duel", "--json", "--json"], False, 0),
+    (["verify", "duel", "--bogus"], False, 2),
 ]
 
 

@@ -107,3 +107,11 @@ def test_the_help_table_shortens_as_each_command_would(duel: Path) -> None:
         for limit in range(20, 125, 5):  # a root --help is at most 100 columns wide (docs/cli.md), 80 on a terminal
             stand_in = click.Command(name, help=SHORT_HELP[name]).get_short_help_str(limit)
             assert stand_in == real.get_short_help_str(limit), (name, limit)
+
+
+def test_verify_of_a_stored_combat_needs_neither_click_nor_typer(duel: Path) -> None:
+    # the fast path (cli/fast.py): a verify of a long combat paid ~100 ms for them before its first event
+    modules = modules_after(duel, "verify", "duel")
+    assert "combatlog.exchange.verify" in modules and "combatlog.rulesets.freeform" in modules  # it did verify
+    assert not loaded(modules, {"click", "typer", "combatlog.cli.root", "combatlog.cli.common", "combatlog.pictures",
+                                "combatlog.server", "cryptography"} | LEAN)

@@ -12,7 +12,7 @@ from typing import Any
 from combatlog.cli.output import echo, note, print_json
 from combatlog.cli.progress import progress
 from combatlog.cli.state import AppState
-from combatlog.errors import InvalidCommand
+from combatlog.errors import InvalidCommand, VerificationFailed
 
 
 def run_export(st: AppState, stream: str, output: str, since: int | None = None, for_player: str = "",
@@ -208,3 +208,101 @@ def _import_json(outcomes: list[Any]) -> dict[str, Any]:
             "held": [o.to_json() for o in outcomes if o.status in ("held", "still_held")],
             "merges": [msgspec.to_builtins(r.merge) for r in reports if r.merge is not None],
             "bundles": [o.to_json() for o in outcomes]}
+
+
+def run_verify(st: AppState, target: str, allow_rules_mismatch: bool = False, as_json: bool = False) -> None:
+    """``combatlog verify TARGET`` (cli/exchange.py's command and the fast path, cli/fast.py): an export file
+    (``-``: standard input), an equivocation proof, or a combat of this log; the report, or the first problem
+    as an error."""
+    import os
+
+    from combatlog.cli.state import log_exists
+    from combatlog.errors import NotFound
+    from combatlog.exchange.verify import report_text
+    from combatlog.wiring import verify_file, verify_stream
+
+    path = Path(target)
+    strict = not allow_rules_mismatch
+    if target == "-":
+        with progress("verifying", as_json=as_json) as bar:
+            report = _verify_stdin(st, strict, bar.callback)
+        if as_json:
+            import msgspec
+
+            print_json(msgspec.to_builtins(report))
+        else:
+            echo(report_text(report))
+        return
+    if path.is_file() and _is_evidence(path):
+        from combatlog.trust.evidence import evidence_text, verify_evidence
+
+        proof = verify_evidence(path)
+        if as_json:
+            import msgspec
+
+            print_json(msgspec.to_builtins(proof))
+        else:
+            echo(evidence_text(proof))
+        return
+    has_log = bool(st.db) or _default_db_exists()
+    if path.is_file():
+        store = st.store() if has_log else None
+        with progress("verifying", as_json=as_json) as bar:
+            report = verify_file(path, store, strict_rules=strict, progress=bar.callback)
+    else:
+        from combatlog.projections.streams import resolve_stream
+        from combatlog.store import default_url
+
+        if path.is_dir():
+            raise InvalidCommand(f"{target} is a folder; verify an export file or a combat in this log")
+        looks_like_a_file = "/" in target or os.sep in target or path.suffix.lower() in (".jsonl", ".json")
+        if looks_like_a_file and not log_exists(st.db or default_url()):
+            raise NotFound(f"no such file: {target}")
+        store = st.store()
+        try:
+            meta = resolve_stream(store, target)
+        except NotFound:
+            if looks_like_a_file:
+                raise NotFound(f"no such file: {target} (and no combat of that name in this log)") from None
+            raise
+        with progress("verifying", as_json=as_json) as bar:
+            report = verify_stream(store, meta, strict_rules=strict, progress=bar.callback)
+    if as_json:
+        import msgspec
+
+        print_json(msgspec.to_builtins(report))
+        return
+    echo(report_text(report))
+
+
+def _verify_stdin(st: Any, strict: bool, on_progress: Any = None) -> Any:
+    """``verify -``: an export piped in, read up to the size a file may have (an equivocation proof
+    is verified from a file)."""
+    from combatlog.exchange.bundle import MAX_FILE_BYTES
+    from combatlog.wiring import verify_file
+
+    data = _stdin().read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise VerificationFailed(f"more than {MAX_FILE_BYTES} bytes: a combat file is at most {MAX_FILE_BYTES} bytes",
+                                 where="standard input")
+    if not data:
+        raise VerificationFailed("nothing on standard input (pipe an export into `combatlog verify -`)",
+                                 where="standard input")
+    store = st.store() if (st.db or _default_db_exists()) else None
+    return verify_file(Path("standard input"), store, strict_rules=strict, progress=on_progress, data=data)
+
+
+def _is_evidence(path: Path) -> bool:
+    from combatlog.trust.evidence import is_evidence
+
+    try:
+        with open(path, "rb") as f:
+            return is_evidence(f.readline(4096))
+    except OSError:
+        return False  # verify_file says why it cannot read it
+
+
+def _default_db_exists() -> bool:
+    from combatlog.store import default_url
+
+    return Path(default_url()).exists()

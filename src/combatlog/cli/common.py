@@ -16,7 +16,7 @@ import typer
 from combatlog.cli.output import (  # noqa: F401  (for the command modules: one place to import from)
     echo, echo_view, note, pending_json, print_json, terminal_width, view_text,
 )
-from combatlog.cli.state import AppState, RunMemo, read_state_of  # noqa: F401
+from combatlog.cli.state import AppState, RunMemo, log_exists, read_state_of  # noqa: F401
 from combatlog.errors import InvalidCommand
 from combatlog.text import one_line, printable  # noqa: F401  (one_line: for the row views)
 
@@ -55,14 +55,6 @@ def _completion_store(ctx: click.Context) -> EventStore | None:
     if url.startswith(("http://", "https://")):
         return None  # completion does not reach a server
     return open_store(url) if log_exists(url) else None
-
-
-def log_exists(url: str) -> bool:
-    """Whether the log at ``url`` is there to read, without creating a SQLite file."""
-    from pathlib import Path
-
-    return (url.startswith(("postgresql://", "postgres://", "http://", "https://")) or url in ("memory:", ":memory:")
-            or Path(url).exists())
 
 
 def complete_stream(ctx: typer.Context, incomplete: str) -> list[str]:

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
 from combatlog.cli.bundles import (  # noqa: F401  (_to_stdout, _write_whole, since_for_player: cli/mail.py's)
-    _stdin, _to_stdout, _write_whole, run_export, run_import, since_for_player,
+    _stdin, _to_stdout, _write_whole, run_export, run_import, run_verify, since_for_player,
 )
-from combatlog.cli.common import app_state, echo, json_option, log_exists, print_json, stream_argument
-from combatlog.cli.progress import progress
-from combatlog.errors import InvalidCommand, NotFound, VerificationFailed
+from combatlog.cli.common import app_state, echo, json_option, print_json, stream_argument
 
 
 def export(
@@ -75,96 +72,7 @@ def verify(
 
     Example: combatlog verify duel.jsonl
     """
-    from combatlog.wiring import verify_file, verify_stream
-    from combatlog.exchange.verify import report_text
-
-    st = app_state(ctx)
-    path = Path(target)
-    strict = not allow_rules_mismatch
-    if target == "-":
-        with progress("verifying", as_json=as_json) as bar:
-            report = _verify_stdin(st, strict, bar.callback)
-        if as_json:
-            import msgspec
-
-            print_json(msgspec.to_builtins(report))
-        else:
-            echo(report_text(report))
-        return
-    if path.is_file() and _is_evidence(path):
-        from combatlog.trust.evidence import evidence_text, verify_evidence
-
-        proof = verify_evidence(path)
-        if as_json:
-            import msgspec
-
-            print_json(msgspec.to_builtins(proof))
-        else:
-            echo(evidence_text(proof))
-        return
-    has_log = bool(st.db) or _default_db_exists()
-    if path.is_file():
-        store = st.store() if has_log else None
-        with progress("verifying", as_json=as_json) as bar:
-            report = verify_file(path, store, strict_rules=strict, progress=bar.callback)
-    else:
-        from combatlog.projections.streams import resolve_stream
-        from combatlog.store import default_url
-
-        if path.is_dir():
-            raise InvalidCommand(f"{target} is a folder; verify an export file or a combat in this log")
-        looks_like_a_file = "/" in target or os.sep in target or path.suffix.lower() in (".jsonl", ".json")
-        if looks_like_a_file and not log_exists(st.db or default_url()):
-            raise NotFound(f"no such file: {target}")
-        store = st.store()
-        try:
-            meta = resolve_stream(store, target)
-        except NotFound:
-            if looks_like_a_file:
-                raise NotFound(f"no such file: {target} (and no combat of that name in this log)") from None
-            raise
-        with progress("verifying", as_json=as_json) as bar:
-            report = verify_stream(store, meta, strict_rules=strict, progress=bar.callback)
-    if as_json:
-        import msgspec
-
-        print_json(msgspec.to_builtins(report))
-        return
-    echo(report_text(report))
-
-
-def _verify_stdin(st: Any, strict: bool, on_progress: Any = None) -> Any:
-    """``verify -``: an export piped in, read up to the size a file may have (an equivocation proof
-    is verified from a file)."""
-    from combatlog.exchange.bundle import MAX_FILE_BYTES
-    from combatlog.wiring import verify_file
-
-    data = _stdin().read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise VerificationFailed(f"more than {MAX_FILE_BYTES} bytes: a combat file is at most {MAX_FILE_BYTES} bytes",
-                                 where="standard input")
-    if not data:
-        raise VerificationFailed("nothing on standard input (pipe an export into `combatlog verify -`)",
-                                 where="standard input")
-    store = st.store() if (st.db or _default_db_exists()) else None
-    return verify_file(Path("standard input"), store, strict_rules=strict, progress=on_progress, data=data)
-
-
-def _is_evidence(path: Path) -> bool:
-    from combatlog.trust.evidence import is_evidence
-
-    try:
-        with open(path, "rb") as f:
-            return is_evidence(f.readline(4096))
-    except OSError:
-        return False  # verify_file says why it cannot read it
-
-
-def _default_db_exists() -> bool:
-    from combatlog.store import default_url
-
-    return Path(default_url()).exists()
-
+    run_verify(app_state(ctx), target, allow_rules_mismatch, as_json)
 
 
 def superseded(

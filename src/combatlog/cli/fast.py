@@ -1,15 +1,17 @@
-"""The fast path of the commonest commands, ``combatlog status NAME``, ``combatlog list`` and, for a game by
-mail, ``combatlog export NAME -o FILE`` and ``combatlog import FILE...``: run without click or typer.
+"""The fast path of the commonest commands, ``combatlog status NAME``, ``combatlog list``, ``combatlog verify
+TARGET`` and, for a game by mail, ``combatlog export NAME -o FILE`` and ``combatlog import FILE...``: run without
+click or typer.
 
 Importing click and typer and building a command is more than half of a command's start-up (issue 22:
 ``status`` took 9.9x ``python -c pass``). This module takes only the plainest command lines of ``status``
 (the root's ``--db``, ``--as`` and ``--command-id`` with a value each, once; the combat; ``--mine`` and
 ``--json`` at most once each), of ``list`` (the root's options; ``--json`` at most once), of ``export`` (the
 combat; ``-o``/``--output`` FILE, not ``-``, once; ``--since`` N in digits, ``--for`` PLAYER and ``--json`` at
-most once each) and of ``import`` (one file or more, none ``-``; ``--json`` at most once), and returns None
+most once each), of ``import`` (one file or more, none ``-``; ``--json`` at most once) and of ``verify`` (one
+target, not ``-``; ``--json`` and ``--allow-rules-mismatch`` at most once each), and returns None
 for everything else (help, a missing or unknown option, a value that starts with ``-`` or is blank, shell
 completion...), which click then parses and answers as it always did. What it runs is what the typer command runs (cli/status.py
-``print_status``, ``print_streams``; cli/bundles.py ``run_export``, ``run_import``), with the root's defaults
+``print_status``, ``print_streams``; cli/bundles.py ``run_export``, ``run_import``, ``run_verify``), with the root's defaults
 (cli/root.py ``root``): the output, the errors and the exit statuses are the same
 (tests/cli/test_fast_path.py runs both paths side by side).
 """
@@ -28,6 +30,7 @@ _COMMANDS: dict[str, tuple[dict[str, str], dict[str, str], int, int]] = {
     "export": ({"--json": "as_json"}, {"-o": "output", "--output": "output", "--since": "since", "--for": "for_player"},
                1, 1),
     "import": ({"--json": "as_json"}, {}, 1, 1_000_000),  # any number of files
+    "verify": ({"--json": "as_json", "--allow-rules-mismatch": "allow_rules_mismatch"}, {}, 1, 1),
 }
 
 
@@ -88,6 +91,8 @@ def fast_command(args: list[str]) -> Callable[[], None] | None:
                                values.get("for_player", ""), **flags)
     if command == "import":
         return lambda: _import(root, words, **flags)
+    if command == "verify":
+        return lambda: _verify(root, words[0], **flags)
     return lambda: _status(root, words[0], **flags)
 
 
@@ -141,5 +146,15 @@ def _import(root: dict[str, str], files: list[str], *, as_json: bool = False) ->
     st = _state(root)
     try:
         run_import(st, files, as_json=as_json)
+    finally:
+        st.close()
+
+
+def _verify(root: dict[str, str], target: str, *, allow_rules_mismatch: bool = False, as_json: bool = False) -> None:
+    from combatlog.cli.bundles import run_verify
+
+    st = _state(root)
+    try:
+        run_verify(st, target, allow_rules_mismatch, as_json)
     finally:
         st.close()

@@ -145,3 +145,11 @@ def read_state_of(st: AppState, stream: str, *, at: int | None = None,
         seq = round_end(state_at(store, meta), round_no)
         return meta, state_at(store, meta, seq)
     return meta, state_at(store, meta, at)
+
+
+def log_exists(url: str) -> bool:
+    """Whether the log at ``url`` is there to read, without creating a SQLite file."""
+    from pathlib import Path
+
+    return (url.startswith(("postgresql://", "postgres://", "http://", "https://")) or url in ("memory:", ":memory:")
+            or Path(url).exists())
