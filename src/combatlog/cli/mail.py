@@ -82,8 +82,8 @@ def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, lis
     from combatlog.trust.mine import my_moves, out_of_the_fight
 
     referee, moves = my_moves(store, meta, folded, player)
-    mine = [Todo(player, m.what, m.rule, tuple(m.options), [m.command] if m.command else [], yours=True)
-            for m in moves]
+    mine = [Todo(player, m.what + (f" (not yet: {m.waiting})" if m.waiting else ""), m.rule, tuple(m.options),
+                 [m.command] if m.command else [], yours=True) for m in moves]
     out = out_of_the_fight(folded, player) if not moves and not referee else ""
     return mine, [t for t in todos if "countersign" in t.what], out
 

@@ -116,7 +116,8 @@ def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list
     for m in moves:
         rule = f"  ({m.rule})" if m.rule else ""
         echo(one_line(f"  {m.what}{rule}"))
-        echo(one_line(f"    {m.command}" if m.command else "    (this ruleset gives no command line for it)"))
+        echo(one_line(f"    {m.command}" if m.command else f"    not yet: {m.waiting}" if m.waiting
+                      else "    (this ruleset gives no command line for it)"))
         if m.options:
             echo(one_line(f"    choices: {' | '.join(m.options)}"))
 
