@@ -248,3 +248,43 @@ def test_an_error_quotes_a_huge_input_once_not_whole(cli: Cli) -> None:
     assert result.code == ExitStatus.INVALID and len(result.err) < 2_200 and "characters cut" in result.err
     as_json = cli("freeform", "act", "duel", name, "waves", "--json", ok=False)
     assert len(as_json.err) < 2_300 and "characters cut" in json.loads(as_json.err)["error"]["message"]
+
+
+def test_blank_names_are_refused_and_nothing_is_appended_or_written(cli: Cli, tmp_path: Path) -> None:
+    """``--by ''``, ``--about ''``, ``--for ''``, ``--name ''``: a name typed blank (a shell variable never set)
+    used to mean "the default" or an empty name in the log (a note about ``[]``, a roll by nobody, a mail for
+    nobody). Each is refused saying which option is blank, exit status 3, nothing appended or written."""
+    duel(cli)
+    before = cli("log", "duel", "--json").out
+    bundle = tmp_path / "duel.jsonl"
+    cli("export", "duel", "-o", str(bundle))
+    written = tmp_path / "out.txt"
+    for args, says in [
+        (("roll", "duel", "1d6", "--label", "r1/x", "--scheme", "manual", "--face", "3", "--by", ""), "--by is blank"),
+        (("roll", "duel", "1d6", "--label", "r1/x", "--scheme", "manual", "--face", "3", "--by", " "), "--by is blank"),
+        (("note", "duel", "Bo disputes the reach", "--about", ""), "--about is blank"),
+        (("note", "duel", "Bo disputes the reach", "--about", "Bo", "--about", "  "), "--about is blank"),
+        (("mail", "duel", "--for", "", "--since", "0", "-o", str(written)), "--for is blank: give the player"),
+        (("mail", "duel", "--for", "", "--since", "0"), "--for is blank"),
+        (("export", "duel", "--for", "", "-o", str(written)), "--for is blank"),
+        (("import", str(bundle), "--name", ""), "--name is blank"),
+    ]:
+        result = cli(*args, ok=False)
+        assert result.code == ExitStatus.INVALID, (args, result.err)
+        assert f"error[invalid]: {says}" in result.err, (args, result.err)
+        assert result.out == "", (args, result.out)  # no mail body on standard output either
+        assert cli("log", "duel", "--json").out == before, args
+        assert not written.exists(), args
+    # the same options with a name are taken, and without one mean the default as before
+    cli("note", "duel", "Bo disputes the reach", "--about", "Bo")
+    cli("roll", "duel", "1d6", "--label", "r1/x", "--scheme", "manual", "--face", "3")
+    assert "gm's 1d6" in cli("log", "duel").out
+
+
+def test_osric_aid_by_a_blank_name_is_refused(cli: Cli) -> None:
+    setup = REPO / "docs" / "examples" / "osric" / "ford.json"
+    cli("new", "ford", "--ruleset", "osric", "--setup", str(setup), "--dice", "manual")
+    before = cli("log", "ford", "--json").out
+    result = cli("osric", "aid", "ford", "Brom", "--by", "", ok=False)
+    assert result.code == ExitStatus.INVALID and "--by is blank: give who gives the aid" in result.err, result.err
+    assert cli("log", "ford", "--json").out == before

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import typer
 
-from combatlog.cli.common import app_state, note, print_json, stream_argument
+from combatlog.cli.common import app_state, note, print_json, refuse_blank, stream_argument
 
 
 def command(
@@ -35,6 +35,7 @@ def command(
     from combatlog.errors import InvalidCommand
     from combatlog.projections.streams import resolve_stream
 
+    refuse_blank(for_player, "--for", "the player the message is for", required=True)
     if fmt not in FORMATS:
         raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
     store = app_state(ctx).store()
