@@ -242,7 +242,7 @@ def retry_after(headers: dict[str, str]) -> int | None:
     """The Retry-After header in whole seconds (the form this server sends); None when absent or another
     form (an HTTP date): the caller then backs off on its own."""
     value = next((v for k, v in headers.items() if k.lower() == "retry-after"), "").strip()
-    return int(value) if value.isdigit() and len(value) <= 9 else None
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 9 else None
 
 
 def _opener() -> Any:
@@ -268,7 +268,7 @@ def _read(resp: Any) -> bytes:
     # A read of at most n bytes returns what came before the connection closed, without an error: a server
     # killed while answering would hand its half answer on as if whole (a truncated export, refused as not one).
     announced = (resp.headers.get("Content-Length") or "").strip() if resp.headers is not None else ""
-    if announced.isdigit() and int(announced) != len(data):
+    if announced.isascii() and announced.isdigit() and int(announced) != len(data):
         raise _CutOff(f"{len(data)} of the {int(announced)} bytes announced")
     return data
 
