@@ -92,6 +92,7 @@ class SeedNow(msgspec.Struct, frozen=True, kw_only=True):
     open: str  # the seed step open now ('' when none): no other may open before it is complete
     waiting: tuple[tuple[str, str], ...]  # whom it waits for: (player, "commit" | "reveal" | "link")
     chained: bool  # a fresh step would be seeded by chain links (every player has a chain)
+    released: frozenset[str]  # players whose chain is released: their links contribute by themselves
     taken: frozenset[str]  # the step names this combat has used
 
     @property
@@ -143,7 +144,8 @@ def seed_now(store: EventStore, folded: Folded) -> SeedNow | None:
             waiting = tuple((p, "reveal") for p in info.missing_reveals())
     players = tuple(checker.players)
     return SeedNow(players=players, why=why, open=info.name if info is not None else "", waiting=waiting,
-                   chained=will_chain(checker, players), taken=frozenset(checker.steps))
+                   chained=will_chain(checker, players), taken=frozenset(checker.steps),
+                   released=frozenset(p for p, chain in checker.chains.items() if chain.secret))
 
 
 def fresh_seed_move(seed: SeedNow, name: str, stream: str, player: str, *, what: str = "") -> MyMove:
@@ -198,12 +200,14 @@ def seed_first(store: EventStore, folded: Folded, stream: str, player: str, move
             out.append(held(m, f"its joint dice wait for seed step {seed.open}, which waits for {seed.waits(player)}"))
         else:
             name = seed.fresh(m.seed_step or base)
-            if name in offered:
+            if seed.chained and player in seed.released:  # his link goes by itself: the others' open the step
+                out.append(held(m, f"its joint dice wait for a fresh seed step ({name}): the other players' links"))
+            elif name in offered:
                 out.append(held(m, f"its joint dice wait for seed step {name} (above)"))
             else:
                 offered.add(name)
                 out.append(fresh_seed_move(seed, name, stream, player, what=m.what))
-    if needed and not seed.usable and not seed.open and not offered:
+    if needed and not seed.usable and not seed.open and not offered and not (seed.chained and player in seed.released):
         out.insert(0, fresh_seed_move(seed, seed.fresh(base), stream, player))
     return out
 
@@ -296,7 +300,7 @@ def waiting_for(store: EventStore, meta: StreamMeta, folded: Folded, player: str
         names = [n for n in names if not n.endswith(NO_PLAYER)]
     seed = seed_now(store, folded)
     if seed is not None and seed.open:  # the open seed step's missing parts: no die is drawn before them
-        names += [p for p, _what in seed.waiting]
+        names += [p for p, _what in seed.waiting if not any(n.startswith(f"{p} (") for n in names)]
     return list(dict.fromkeys(n for n in names if n != player and not n.startswith(f"{player} (")))
 
 
