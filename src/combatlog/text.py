@@ -144,3 +144,24 @@ def _fold(body: str, width: int, first: str, more: str) -> list[str]:
         rest = rest[cut + skip:].lstrip(" ")
         prefix = more
     return lines
+
+
+_WHOLE = re.compile(r"[+-]?[0-9]+", re.ASCII)
+
+
+def non_ascii(text: str) -> str:
+    """The first character of ``text`` outside ASCII, quoted and named ("'２' (U+FF12 FULLWIDTH DIGIT TWO)"),
+    or '' when there is none. Numbers are read from ASCII only: Python's ``int`` and ``str.isdigit`` also
+    take other scripts' digits ('２', '٣', '²'), which a reader of the log would not see as typed."""
+    import unicodedata
+
+    for ch in text:
+        if not ch.isascii():
+            name = unicodedata.name(ch, "")
+            return f"{ch!r} (U+{ord(ch):04X}{' ' + name if name else ''})"
+    return ""
+
+
+def ascii_whole(text: str) -> bool:
+    """Whether ``text`` is a whole number written with ASCII digits (an optional sign; no '_', no spaces)."""
+    return _WHOLE.fullmatch(text) is not None

@@ -113,11 +113,11 @@ LINES = [
     (["export", "duel", "-o", "out.jsonl", "-o", "out.jsonl"], False, 0),
     (["export", "duel", "-o", "out.jsonl", "--since", "x"], False, 2),
     (["export", "duel", "-o", "out.jsonl", "--since", "-1"], False, 3),
-    (["export", "duel", "-o", "out.jsonl", "--since", "\uff11"], False, 0),  # a fullwidth 1: click reads it
+    (["export", "duel", "-o", "out.jsonl", "--since", "\uff11"], False, 2),  # a fullwidth 1: refused by click
     (["export", "duel", "-o", "out.jsonl", "--since", "99999999999999999999999"], False, 2),
     (["export", "duel", "-o", "out.jsonl", "--for", "alice"], True, 3),  # nobody pinned here
     (["export", "duel", "-o", "out.jsonl", "--for", "alice", "--since", "1"], True, 3),  # one or the other
-    (["export", "duel", "-o", "out.jsonl", "--for", ""], False, 0),
+    (["export", "duel", "-o", "out.jsonl", "--for", ""], False, 3),  # a blank name: refused
     (["export", "duel", "-o", "out.jsonl", "--for", "-x"], False, 3),
     (["export", "duel", "dust", "-o", "out.jsonl"], False, 2),
     (["export", "duel", "-o", "out.jsonl", "--help"], False, 0),

@@ -248,3 +248,106 @@ def test_an_error_quotes_a_huge_input_once_not_whole(cli: Cli) -> None:
     assert result.code == ExitStatus.INVALID and len(result.err) < 2_200 and "characters cut" in result.err
     as_json = cli("freeform", "act", "duel", name, "waves", "--json", ok=False)
     assert len(as_json.err) < 2_300 and "characters cut" in json.loads(as_json.err)["error"]["message"]
+
+
+def test_blank_names_are_refused_and_nothing_is_appended_or_written(cli: Cli, tmp_path: Path) -> None:
+    """``--by ''``, ``--about ''``, ``--for ''``, ``--name ''``: a name typed blank (a shell variable never set)
+    used to mean "the default" or an empty name in the log (a note about ``[]``, a roll by nobody, a mail for
+    nobody). Each is refused saying which option is blank, exit status 3, nothing appended or written."""
+    duel(cli)
+    before = cli("log", "duel", "--json").out
+    bundle = tmp_path / "duel.jsonl"
+    cli("export", "duel", "-o", str(bundle))
+    written = tmp_path / "out.txt"
+    for args, says in [
+        (("roll", "duel", "1d6", "--label", "r1/x", "--scheme", "manual", "--face", "3", "--by", ""), "--by is blank"),
+        (("roll", "duel", "1d6", "--label", "r1/x", "--scheme", "manual", "--face", "3", "--by", " "), "--by is blank"),
+        (("note", "duel", "Bo disputes the reach", "--about", ""), "--about is blank"),
+        (("note", "duel", "Bo disputes the reach", "--about", "Bo", "--about", "  "), "--about is blank"),
+        (("mail", "duel", "--for", "", "--since", "0", "-o", str(written)), "--for is blank: give the player"),
+        (("mail", "duel", "--for", "", "--since", "0"), "--for is blank"),
+        (("export", "duel", "--for", "", "-o", str(written)), "--for is blank"),
+        (("import", str(bundle), "--name", ""), "--name is blank"),
+    ]:
+        result = cli(*args, ok=False)
+        assert result.code == ExitStatus.INVALID, (args, result.err)
+        assert f"error[invalid]: {says}" in result.err, (args, result.err)
+        assert result.out == "", (args, result.out)  # no mail body on standard output either
+        assert cli("log", "duel", "--json").out == before, args
+        assert not written.exists(), args
+    # the same options with a name are taken, and without one mean the default as before
+    cli("note", "duel", "Bo disputes the reach", "--about", "Bo")
+    cli("roll", "duel", "1d6", "--label", "r1/x", "--scheme", "manual", "--face", "3")
+    assert "gm's 1d6" in cli("log", "duel").out
+
+
+def test_osric_aid_by_a_blank_name_is_refused(cli: Cli) -> None:
+    setup = REPO / "docs" / "examples" / "osric" / "ford.json"
+    cli("new", "ford", "--ruleset", "osric", "--setup", str(setup), "--dice", "manual")
+    before = cli("log", "ford", "--json").out
+    result = cli("osric", "aid", "ford", "Brom", "--by", "", ok=False)
+    assert result.code == ExitStatus.INVALID and "--by is blank: give who gives the aid" in result.err, result.err
+    assert cli("log", "ford", "--json").out == before
+
+
+def test_numbers_are_read_from_ascii_digits_only(cli: Cli, tmp_path: Path) -> None:
+    """``roll duel ２d６`` rolled 2d6: Python's ``int`` (and ``str.isdigit``, and ``\\d`` in a pattern) read other
+    scripts' digits, and ``int`` reads '1_0' as 10. A number typed is read as its reader sees it: dice, faces
+    and every whole-number option take the digits 0-9 only; anything else is refused naming the character,
+    with nothing appended or written."""
+    duel(cli)
+    before = cli("log", "duel", "--json").out
+    out = tmp_path / "out.jsonl"
+    fullwidth_two = "'２' (U+FF12 FULLWIDTH DIGIT TWO) is not ASCII"
+    for args, code, says in [
+        (("roll", "duel", "２d６", "--label", "r1/x", "--scheme", "manual", "--face", "3,3"), ExitStatus.INVALID,
+         f"dice '２d６': {fullwidth_two}"),
+        (("roll", "duel", "1d٦", "--label", "r1/x", "--scheme", "manual", "--face", "3"), ExitStatus.INVALID,
+         "'٦' (U+0666 ARABIC-INDIC DIGIT SIX) is not ASCII"),
+        (("freeform", "damage", "duel", "Bo", "1d8", "--face", "r1/Bo/damage=５"), ExitStatus.INVALID,
+         "'５' (U+FF15 FULLWIDTH DIGIT FIVE) is not ASCII"),
+        (("freeform", "damage", "duel", "Bo", "1d8", "--face", "r1/Bo/damage=1_0"), ExitStatus.INVALID,
+         "faces '1_0' must be whole numbers in the digits 0-9"),
+        (("freeform", "damage", "duel", "Bo", "２"), ExitStatus.INVALID, fullwidth_two),
+        (("freeform", "join", "duel", "Cy", "--side", "red", "--hp", "１２"), ExitStatus.USAGE,
+         "'１２' is not a whole number written in the digits 0-9: '１' (U+FF11 FULLWIDTH DIGIT ONE) is not ASCII"),
+        (("export", "duel", "--since", "２", "-o", str(out)), ExitStatus.USAGE, fullwidth_two),
+        (("export", "duel", "--since", "²", "-o", str(out)), ExitStatus.USAGE, "'²' (U+00B2 SUPERSCRIPT TWO)"),
+        (("log", "duel", "--tail", "1_0"), ExitStatus.USAGE, "'1_0' is not a whole number written in the digits 0-9"),
+    ]:
+        result = cli(*args, ok=False)
+        assert result.code == code, (args, result.err)
+        assert says in result.err, (args, result.err)
+        assert "internal" not in result.err
+        assert cli("log", "duel", "--json").out == before, args
+        assert not out.exists(), args
+    # the same in ASCII digits are taken
+    cli("roll", "duel", "2d6", "--label", "r1/x", "--scheme", "manual", "--face", "3,3")
+    cli("freeform", "join", "duel", "Cy", "--side", "red", "--hp", "12")
+    cli("export", "duel", "--since", "2", "-o", str(out))
+
+
+def test_digits_inside_words_are_ascii_too_and_never_an_internal_error(cli: Cli, tmp_path: Path) -> None:
+    """'²' passes ``str.isdigit`` but not ``int``: a spell's casting time, an Argad rank and a mail's Size header
+    written with it were internal errors (ValueError); '１' was read as 1. Each is refused as the input it is."""
+    cli("new", "ford", "--ruleset", "osric", "--setup", str(REPO / "docs/examples/osric/ford.json"), "--dice", "manual")
+    cli("osric", "round", "ford")
+    for seg in ("²", "１"):
+        result = cli("osric", "declare", "ford", "party", f"Halvaine=spell:sleep:{seg}", "--rest", "melee", ok=False)
+        assert result.code == ExitStatus.INVALID and "a spell is spell:NAME:SEGMENTS" in result.err, result.err
+    cli("new", "goblins", "--ruleset", "argad", "--setup", str(REPO / "docs/examples/argad/warrior-vs-goblins.json"),
+        "--dice", "manual")
+    cli("argad", "turn", "goblins")
+    before = cli("log", "goblins", "--json").out
+    for rank in ("²", "２"):
+        result = cli("argad", "strike", "goblins", f"gob-d@{rank}", "--at", "warrior", ok=False)
+        assert result.code == ExitStatus.INVALID and "write NAME or NAME@RANK" in result.err, result.err
+    assert cli("log", "goblins", "--json").out == before
+    # a mail whose armoured block declares its size as '²' bytes
+    message = cli("mail", "goblins", "--for", "bob", "--since", "0").out
+    assert "\nSize: " in message
+    forged = tmp_path / "forged.txt"
+    forged.write_text("\n".join("Size: ²" if line.startswith("Size: ") else line for line in message.splitlines()))
+    other = Cli(tmp_path / "other.db", REPO)
+    result = other("import", str(forged), ok=False)
+    assert result.code == ExitStatus.VERIFY_FAILED and "the Size header '²' is not a byte count" in result.err, result.err

@@ -46,7 +46,7 @@ def test_freeform_damage_beyond_any_log_is_refused_and_the_log_still_verifies(cl
     cli("freeform", "round", "duel")
     before = log_fingerprint(cli.db)
     for amount, says in (("99999999999999999999", "an amount of 99999999999999999999 hp is too large"),
-                         ("²", "are not in NdS[+M] notation")):  # a digit to str.isdigit, not to int()
+                         ("²", "dice '²': '²' (U+00B2 SUPERSCRIPT TWO) is not ASCII")):  # a digit to isdigit
         result = cli("freeform", "damage", "duel", "Bo", amount, ok=False)
         assert result.code == 3 and says in result.err, result.err
         assert "error[internal]" not in result.err

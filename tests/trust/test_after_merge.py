@@ -82,6 +82,7 @@ def test_status_says_who_owes_a_decision_the_merge_could_not_place(tmp_path: Pat
     status = " ".join(bob("status", "duel").out.split())
     assert status.count("alice's decision \u201cAldo's 1d20 for asks for a parley") == 1, status
     assert status.count("(was #7) was not kept by the merge at #6") == 1, status
+    assert "alice applies it again by importing that merge, or decides it again" in status  # the rules allow it
     owed = bob("status", "duel", "--json").json()["owed"]  # type: ignore[index]
     assert [(o["player"], o["was"], o["merge_at"]) for o in owed] == [("alice", 7, 6)]  # type: ignore[index]
     assert owed[0]["what"].startswith("Aldo's 1d20 for asks for a parley")  # type: ignore[index]

@@ -294,7 +294,9 @@ OSRIC_SETUP = {
 def test_status_mine_in_an_osric_round_with_sealed_declarations(tmp_path: Path) -> None:
     S = "skirmish"
     alice, bob = _pair(tmp_path, S, "osric", OSRIC_SETUP, "joint")
-    assert _commands(alice, S) == ["combatlog osric round skirmish --as alice"]  # the referee's: the creator's
+    # the referee's (the creator's): round 1, or first a surprise check, whose joint dice need a seed step first
+    assert _commands(alice, S) == ["combatlog osric round skirmish --as alice",
+                                   "combatlog seal commit skirmish --step surprise --as alice"]
     assert _commands(bob, S) == []
     alice.paste(S)
     mail(alice, bob, S, tmp_path)

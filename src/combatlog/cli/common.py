@@ -209,6 +209,13 @@ def renamed(new_value: Any, old_value: Any, new: str, old: str) -> Any:
 JSON_HELP = "Print JSON (the stable contract) instead of text."
 
 
+def refuse_blank(value: str | None, option: str, what: str, *, required: bool = False) -> None:
+    """A name option typed with a blank value (``--by ''``: a shell variable that was never set) is a mistake,
+    not a request for the default: refused (exit status 3) before anything is read, appended or written."""
+    if value is not None and not value.strip():
+        raise InvalidCommand(f"{option} is blank: give {what}" + ("" if required else f", or leave {option} out"))
+
+
 def json_option() -> Any:
     return typer.Option(False, "--json", help=JSON_HELP)
 

@@ -19,7 +19,7 @@ def export(
     output: str = typer.Option(..., "-o", "--output", metavar="FILE",
                                help="The file to write (JSON Lines); - for standard output."),
     since: Optional[int] = typer.Option(None, "--since", help="Only events after this seq (an incremental bundle)."),
-    for_player: str = typer.Option("", "--for", metavar="PLAYER",
+    for_player: Optional[str] = typer.Option(None, "--for", metavar="PLAYER",
                                    help="Exactly what PLAYER lacks: the events after the last one they signed or "
                                         "acknowledged."),
     fmt: str = typer.Option("jsonl", "--format", help="jsonl (the authority) or text (for email and forums)."),
@@ -29,7 +29,10 @@ def export(
 
     Example: combatlog export duel --for bob -o duel-3.jsonl
     """
-    run_export(app_state(ctx), stream, output, since, for_player, fmt, as_json)
+    from combatlog.cli.common import refuse_blank
+
+    refuse_blank(for_player, "--for", "the player the bundle is for")
+    run_export(app_state(ctx), stream, output, since, for_player or "", fmt, as_json)
 
 
 def import_(
@@ -40,7 +43,7 @@ def import_(
              "- reads standard input. Any order: a bundle that arrives before its predecessor is held."),
     inbox: Optional[Path] = typer.Option(None, "--inbox", metavar="DIR",
                                          help="Also every file in this folder (by name; not its sub-folders)."),
-    name: str = typer.Option("", "--name", help="Local name for the combat, if its own name is taken here."),
+    name: Optional[str] = typer.Option(None, "--name", help="Local name for the combat, if its own name is taken here."),
     allow_rules_mismatch: bool = typer.Option(False, "--allow-rules-mismatch",
                                               help="Accept a log made under a different rules digest."),
     trust_new_key: bool = typer.Option(False, "--trust-new-key",
@@ -58,7 +61,10 @@ def import_(
 
     Example: combatlog import duel-3.jsonl mail.eml --inbox ~/combat-mail
     """
-    run_import(app_state(ctx), files, inbox, name, allow_rules_mismatch, trust_new_key, as_json)
+    from combatlog.cli.common import refuse_blank
+
+    refuse_blank(name, "--name", "the local name for the combat")
+    run_import(app_state(ctx), files, inbox, name or "", allow_rules_mismatch, trust_new_key, as_json)
 
 
 def verify(

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import typer
 
-from combatlog.cli.common import app_state, note, print_json, stream_argument
+from combatlog.cli.common import app_state, note, print_json, refuse_blank, stream_argument
 
 
 def command(
@@ -35,6 +35,7 @@ def command(
     from combatlog.errors import InvalidCommand
     from combatlog.projections.streams import resolve_stream
 
+    refuse_blank(for_player, "--for", "the player the message is for", required=True)
     if fmt not in FORMATS:
         raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
     store = app_state(ctx).store()
@@ -82,8 +83,8 @@ def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, lis
     from combatlog.trust.mine import my_moves, out_of_the_fight
 
     referee, moves = my_moves(store, meta, folded, player)
-    mine = [Todo(player, m.what, m.rule, tuple(m.options), [m.command] if m.command else [], yours=True)
-            for m in moves]
+    mine = [Todo(player, m.what + (f" (not yet: {m.waiting})" if m.waiting else ""), m.rule, tuple(m.options),
+                 [m.command] if m.command else [], yours=True) for m in moves]
     out = out_of_the_fight(folded, player) if not moves and not referee else ""
     return mine, [t for t in todos if "countersign" in t.what], out
 

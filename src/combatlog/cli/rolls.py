@@ -21,7 +21,7 @@ def roll(
                                         help="Manual dice: the faces rolled at the table, e.g. 3,5 (LABEL=3,5 as "
                                              "in other commands works too, with this roll's label)."),
     purpose: str = typer.Option("", "--purpose", help="Why, in words."),
-    by: str = typer.Option("", "--by", help="Who rolled (default: the actor)."),
+    by: Optional[str] = typer.Option(None, "--by", help="Who rolled (default: the actor)."),
     as_json: bool = json_option(),
     old_faces: Optional[str] = old_name("--faces"),
 ) -> None:
@@ -29,9 +29,11 @@ def roll(
 
     Example: combatlog roll duel 2d6 --label r1/morale/goblins --scheme manual --face 3,5
     """
+    from combatlog.cli.common import refuse_blank
     from combatlog.commands.core import RollDice
     from combatlog.errors import InvalidCommand
 
+    refuse_blank(by, "--by", "who rolled")
     faces = renamed(faces, old_faces, "--face", "--faces") or ""
     named, sep, rolled = faces.rpartition("=")
     if sep:
@@ -41,7 +43,7 @@ def roll(
 
     if faces and scheme is None:
         scheme = "manual"
-    outcome = run_command(ctx, stream, RollDice(label=label, notation=dice, purpose=purpose, by=by),
+    outcome = run_command(ctx, stream, RollDice(label=label, notation=dice, purpose=purpose, by=by or ""),
                           dice=scheme, faces=[f"{label}={faces}"] if faces else [], quiet=True)
     ev = outcome.events[0].event if outcome.events else None
     if as_json:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 from functools import lru_cache
 from typing import Any, Optional
 
@@ -251,22 +252,48 @@ def root_command() -> Any:
     return command
 
 
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+
+
 def bound_whole_numbers(click: object) -> None:
-    """Every whole number typed on the command line lies within +-2**53, as in the log.
+    """Every whole number typed on the command line lies within +-2**53, as in the log, and every number
+    (whole or not) is written in ASCII digits.
 
     One place for all options (seqs, rounds, modifiers): 99999999999999999999999 is a
-    usage error here, never an OverflowError deep in a store.
+    usage error here, never an OverflowError deep in a store. Python's ``int`` and ``float`` also read
+    other scripts' digits ('１２', '٣'), '_' between digits ('1_0') and, for ``float``, 'nan' and 'inf':
+    a usage error too, naming the character, so a number is read as the reader of the log sees it.
     """
+    from combatlog.text import ascii_whole, non_ascii
+
     types = click.types  # type: ignore[attr-defined]
     if getattr(types.IntParamType, "_combatlog_bounded", False):
         return
     convert = types.IntParamType.convert
+    convert_float = types.FloatParamType.convert
+
+    def written(self, value, param, ctx, whole: bool) -> None:  # type: ignore[no-untyped-def]
+        if not isinstance(value, str):
+            return  # a default, already a number
+        text = value.strip()
+        if ascii_whole(text) if whole else _DECIMAL.fullmatch(text):
+            return
+        odd = non_ascii(text)
+        kind = "whole number" if whole else "number"
+        self.fail(f"{value!r} is not a {kind} written in the digits 0-9" + (f": {odd} is not ASCII" if odd else ""),
+                  param, ctx)
 
     def bounded(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        written(self, value, param, ctx, True)
         number = convert(self, value, param, ctx)
         if isinstance(number, int) and abs(number) > 2**53 - 1:
             self.fail(f"{value!r} is too large (whole numbers up to 2**53)", param, ctx)
         return number
 
+    def decimal(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        written(self, value, param, ctx, False)
+        return convert_float(self, value, param, ctx)
+
     types.IntParamType.convert = bounded
+    types.FloatParamType.convert = decimal
     types.IntParamType._combatlog_bounded = True

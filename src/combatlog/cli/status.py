@@ -22,7 +22,8 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
 
     meta, folded = read_state_of(st, stream)
     store = st.store()
-    owed = AfterMerge(store, meta).owed(folded.ruleset)  # decisions a merge could neither keep nor place
+    # decisions a merge could neither keep nor place: still owed, or (the rules refuse them now) dropped
+    owed = AfterMerge(store, meta).owed(folded.ruleset, folded)
     if mine:
         _status_mine(st, meta, folded, as_json, owed)
         return
@@ -35,8 +36,8 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
                     "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
                     "finished": ruleset.finished(state),
                     "pending": [pending_json(p, meta.ruleset, meta.name) for p in pending], "held": held,
-                    "roles": roles_json(roles(folded)), "owed": [owed_json(o) for o in owed],
-                    "out_of_the_fight": out})
+                    "roles": roles_json(roles(folded)), "owed": [owed_json(o) for o in owed if o.owed],
+                    "dropped": [owed_json(o) for o in owed if not o.owed], "out_of_the_fight": out})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     echo_view(f"{meta.name}: {where}, seq {folded.core.head_seq}")
@@ -59,7 +60,12 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
 
 
 def owed_json(o: Any) -> dict[str, Any]:
-    return {"player": o.player, "what": o.what, "was": o.was, "merge_at": o.merge_at}
+    """A decision a merge could neither keep nor place (``trust/after_merge.py``); a dropped one (``refused``:
+    the rules refuse it now, so nobody owes it) says why."""
+    out = {"player": o.player, "what": o.what, "was": o.was, "merge_at": o.merge_at}
+    if o.refused:
+        out["refused"] = o.refused
+    return out
 
 
 def roles(folded: Any) -> Any:
@@ -90,14 +96,16 @@ def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list
     others = waiting_for(st.store(), meta, folded, st.actor)
     out = out_of_the_fight(folded, st.actor) if not moves and not referee else ""
     mine = [o for o in owed if o.player == st.actor]
-    # another who owes a decision is waited for as that, not as an ordinary pending move
-    owing = {o.player for o in owed if o.player != st.actor}
+    # another who owes a decision is waited for as that, not as an ordinary pending move (not for one the rules
+    # refuse now: it cannot be made again)
+    owing = {o.player for o in owed if o.player != st.actor and o.owed}
     others += [name for name in sorted(owing) if name not in others]
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "finished": ruleset.finished(state), "player": st.actor,
                     "referee": referee, "pending": moves_json(moves, st.actor), "waiting_for": others,
-                    "out_of_the_fight": out, "owed": [owed_json(o) for o in mine]})
+                    "out_of_the_fight": out, "owed": [owed_json(o) for o in mine if o.owed],
+                    "dropped": [owed_json(o) for o in mine if not o.owed]})
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     # "the referee" only for one the combat has (named, or the ruleset's by default): in a combat without one,
@@ -109,14 +117,16 @@ def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list
     for o in mine:
         echo(one_line(f"  {o.line(st.actor)}"))
     waiting = [f"{name} (a decision the merge could not place)" if name in owing else name for name in others]
-    if out and not mine:  # his characters are dead or gone: told so, not "waiting for" the others' moves
+    owes = [o for o in mine if o.owed]
+    if out and not owes:  # his characters are dead or gone: told so, not "waiting for" the others' moves
         echo(one_line(f"  nothing: {out}"))
-    elif not moves and not mine:
+    elif not moves and not owes:
         echo("  nothing now" + (f" (waiting for {', '.join(waiting)})" if waiting else ""))
     for m in moves:
         rule = f"  ({m.rule})" if m.rule else ""
         echo(one_line(f"  {m.what}{rule}"))
-        echo(one_line(f"    {m.command}" if m.command else "    (this ruleset gives no command line for it)"))
+        echo(one_line(f"    {m.command}" if m.command else f"    not yet: {m.waiting}" if m.waiting
+                      else "    (this ruleset gives no command line for it)"))
         if m.options:
             echo(one_line(f"    choices: {' | '.join(m.options)}"))
 

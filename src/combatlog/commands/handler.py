@@ -112,6 +112,8 @@ def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: D
     if isinstance(command, AddNote):
         if not command.text.strip():
             raise InvalidCommand("a note needs some text")
+        if any(not about.strip() for about in command.about):
+            raise InvalidCommand("--about is blank: name who or what the note concerns, or leave --about out")
         if len(command.text) > MAX_NOTE:
             raise InvalidCommand(f"a note is at most {MAX_NOTE} characters (this one has {len(command.text)})")
         return [Noted(text=command.text, about=command.about)]

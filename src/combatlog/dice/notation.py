@@ -8,8 +8,10 @@ from functools import lru_cache
 import msgspec
 
 from combatlog.errors import InvalidCommand
+from combatlog.text import ascii_whole, non_ascii
 
-_NOTATION = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+|%)\s*(?:([+-])\s*(\d+))?\s*$")
+# ASCII only (re.ASCII): \d would also match other scripts' digits ('２d６'), which int() reads as 2d6
+_NOTATION = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+|%)\s*(?:([+-])\s*(\d+))?\s*$", re.ASCII)
 MAX_COUNT, MAX_SIDES, MAX_MODIFIER = 100, 1000, 1000
 
 
@@ -28,6 +30,10 @@ class Dice(msgspec.Struct, frozen=True):
 
 @lru_cache(maxsize=1024)  # a combat names a few notations thousands of times (verify parses each die's twice);
 def parse_dice(text: str) -> Dice:  # the Dice is frozen, and a refusal is raised afresh each time (never cached)
+    odd = non_ascii(text)
+    if odd:
+        raise InvalidCommand(f"dice {text!r}: {odd} is not ASCII; write the notation with the digits 0-9, d, + "
+                             "and - (e.g. 2d6, d100, 1d10+3)")
     m = _NOTATION.match(text)
     if not m:
         raise InvalidCommand(f"dice {text!r} are not in NdS[+M] notation (e.g. 2d6, d100, 1d10+3)")
@@ -44,10 +50,13 @@ def parse_dice(text: str) -> Dice:  # the Dice is frozen, and a refusal is raise
 
 
 def parse_faces(text: str) -> tuple[int, ...]:
-    try:
-        faces = tuple(int(part) for part in text.replace(" ", "").split(",") if part)
-    except ValueError:
-        raise InvalidCommand(f"faces {text!r} must be whole numbers separated by commas (e.g. 3,5)") from None
+    parts = [part for part in text.replace(" ", "").split(",") if part]
+    odd = non_ascii(text)
+    if odd or not all(ascii_whole(part) for part in parts):
+        why = f": {odd} is not ASCII" if odd else ""
+        raise InvalidCommand(f"faces {text!r} must be whole numbers in the digits 0-9, separated by commas (e.g. "
+                             f"3,5){why}")
+    faces = tuple(int(part) for part in parts)
     if not faces:
         raise InvalidCommand("no faces given")
     return faces

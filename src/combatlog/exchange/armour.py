@@ -146,7 +146,7 @@ def _read_block(lines: list[str], start: int, where: str, budget: list[int]) -> 
     if fields.get("Version") != VERSION:
         raise bad(f"armour version {fields.get('Version', '(none)')!r}: this combatlog reads version {VERSION}")
     size_text = fields.get("Size", "")
-    if not size_text.isdigit() or len(size_text) > 12:
+    if not (size_text.isascii() and size_text.isdigit()) or len(size_text) > 12:  # isdigit alone takes '²'
         raise bad(f"the Size header {size_text[:20]!r} is not a byte count")
     size = int(size_text)
     if size > MAX_BUNDLE_BYTES:

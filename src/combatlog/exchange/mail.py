@@ -262,8 +262,10 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     if mine is not None:
         todos = list(mine) + [t for t in todos if not t.yours]
     todos += list(extra)
+    merged = seen.owed(ruleset, head)
     owed = [Todo(o.player, o.line(player, in_mail=True), RULE_OWED, yours=o.player == player)
-            for o in seen.owed(ruleset)]
+            for o in merged if o.owed]
+    dropped = [o for o in merged if not o.owed and o.player == player]  # the rules refuse them now: not owed
     todos = [t for t in owed if t.yours] + todos + [t for t in owed if not t.yours]
     for todo in todos:
         if known is not None:
@@ -275,6 +277,8 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     yours = [t for t in todos if t.yours]
     others = [t for t in todos if not t.yours]
     doc.heading("What you must decide now")
+    for o in dropped:  # told once, before what he must decide: nothing to do for it
+        doc.para(o.line(player, in_mail=True)[0].upper() + o.line(player, in_mail=True)[1:] + ".")
     if out and not yours:  # his characters are out: said once, not "waiting for" the others' moves
         doc.para(f"Nothing: {out}." + (" The combat goes on without you:" if others else ""))
     elif not yours:

@@ -54,9 +54,10 @@ from combatlog.events.base import tag_of
 from combatlog.events.core import CombatStarted, OrdersCommitted
 from combatlog.events.envelope import Envelope, decode_envelope, encode_envelope
 from combatlog.exchange.verify import ChainVerifier, segments_of
-from combatlog.projections.fold import lineage, state_at
+from combatlog.projections.fold import Folded, lineage, state_at
 from combatlog.store.base import AppendResult, EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
 from combatlog.store.memory import MemoryStore
+from combatlog.trust.after_merge import refusal
 from combatlog.trust.rewind import RULE_REWIND, decides, rank, rewinder, settled_by_sequencer, signed_by
 from combatlog.ports import Wiring
 
@@ -189,12 +190,25 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
             continue
         overlay.import_batches([ImportBatch(stream_id=meta.id, expected_version=rows[0].seq - 1, rows=rows)])
         d.outcome, d.now, d.message = "placed", _span(rows[0].seq, rows[-1].seq), ""
-    # 2. what could not be placed goes back to its author: re-decided here when his key is here, else awaited
+    # 2. what could not be placed goes back to its author: re-decided here when his key is here, else awaited;
+    #    unless the rules refuse it on the log as it now stands (the kept branch made it illegal): then nobody
+    #    can make it again, and it is refused here as on its author's machine
+    now: Folded | None = None  # the overlay's head state, folded when first needed and again after a re-apply
     for batch, d in unplaced:
         first = batch[0]
         signer = signer_for(first.actor) if signer_for is not None else None
         pinned = {p.name: p.fingerprint for p in genesis.players} if genesis is not None else {}
         if signer is None or getattr(signer, "fingerprint", None) != pinned.get(first.actor):
+            if d.message.startswith("not tried"):  # past the placement bound: back to its author untried
+                d.outcome = "awaited"
+                continue
+            if now is None:
+                now = state_at(overlay, meta)
+            refused = refusal(now, first)
+            if refused is not None:
+                d.outcome, d.rule = "refused", getattr(refused, "rule", "") or refused.code
+                d.message = refused.message.removesuffix(f" ({d.rule})")
+                continue
             d.outcome = "awaited"
             continue
         recalled = recall(store, meta.id, first.command_id)
@@ -212,9 +226,11 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
             outcome = execute(overlay, meta.id, command, actor=first.actor, command_id=first.command_id,
                               scheme=how.scheme, manual_faces=how.manual_faces or None, signer=signer, wiring=wiring)
         except CombatlogError as exc:
-            d.outcome, d.message, d.rule = "refused", str(exc), getattr(exc, "rule", "") or exc.code
+            d.outcome, d.rule = "refused", getattr(exc, "rule", "") or exc.code
+            d.message = str(exc).removesuffix(f" ({d.rule})")  # an IllegalCommand's text ends with its rule
             continue
         d.outcome, d.now = "reapplied", _span(outcome.first_seq, outcome.last_seq)
+        now = None  # the overlay moved on
     new_rows = [_row(r) for r in overlay.read_stream(meta.id, kept_head + 1)]
     at = now_utc()
     if keep_theirs:

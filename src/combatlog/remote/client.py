@@ -242,7 +242,7 @@ def retry_after(headers: dict[str, str]) -> int | None:
     """The Retry-After header in whole seconds (the form this server sends); None when absent or another
     form (an HTTP date): the caller then backs off on its own."""
     value = next((v for k, v in headers.items() if k.lower() == "retry-after"), "").strip()
-    return int(value) if value.isdigit() and len(value) <= 9 else None
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 9 else None
 
 
 def _opener() -> Any:
@@ -268,7 +268,7 @@ def _read(resp: Any) -> bytes:
     # A read of at most n bytes returns what came before the connection closed, without an error: a server
     # killed while answering would hand its half answer on as if whole (a truncated export, refused as not one).
     announced = (resp.headers.get("Content-Length") or "").strip() if resp.headers is not None else ""
-    if announced.isdigit() and int(announced) != len(data):
+    if announced.isascii() and announced.isdigit() and int(announced) != len(data):
         raise _CutOff(f"{len(data)} of the {int(announced)} bytes announced")
     return data
 
@@ -421,12 +421,35 @@ def _parted(store: EventStore, client: Client, meta: StreamMeta, header: Any, se
         where = f"from #{seq} on"
         theirs = f"#{seq}-#{header.head_seq}" if header.head_seq > seq else f"#{seq}"
         ours = f"#{seq}-#{local.seq}" if local.seq > seq else f"#{seq}"
+    from combatlog.trust.players import genesis_of
+
+    genesis = genesis_of(store, meta)
+    why = "" if genesis is not None and genesis.players else \
+        ", and a combat that pins no players never merges (anyone may write anything there)"
     return RemoteConflict(
         f"{meta.name}: the server holds other events {where} ({theirs}, {header.head_hash[:16]}..., "
-        f"verified) than this log ({ours}, {local.hash[:16]}...). The server keeps whichever came first, "
-        f"so yours are not on it; your log is unchanged. Until the automatic rebase lands: pull the server's "
-        f"into another log (combatlog --db OTHER.db pull {meta.name}) and make your moves again there",
-        where=client.remote.name)
+        f"verified) than this log ({ours}, {local.hash[:16]}...){why}. The server keeps whichever came first, "
+        f"so yours are not on it; your log is unchanged. To go on: pull the server's into another log "
+        f"(combatlog --db OTHER.db pull {meta.name}) and make your moves again there", where=client.remote.name)
+
+
+def _self_crossing(store: EventStore, client: Client, meta: StreamMeta, header: Any, exc: Any,
+                   proof: Path) -> RemoteConflict:
+    """The report of a pull that met two branches both signed by a player whose key is on this machine: he
+    moved from two logs (another machine, or a copy of this one) and the server holds the other's moves.
+    The import refused it as equivocation (or a rewind), which it is to everyone else: never merged."""
+    local = store.head(meta.id)
+    written = sorted(proof.parent.glob(f"{proof.name}.equivocation-*.jsonl"))
+    kept = f" (the evidence is in {written[-1]})" if written else ""
+    return RemoteConflict(
+        f"{meta.name}: the server holds other events from #{exc.seq} on (head #{header.head_seq}, "
+        f"{header.head_hash[:16]}..., verified) than this log (head #{local.seq}, {local.hash[:16]}...), and "
+        f"both hold events signed by {exc.author}, whose key is on this machine: {exc.author} has moved from two "
+        f"logs (another machine, or a copy of this one). That is refused, not merged: two different branches one "
+        f"player signed are equivocation to everyone else{kept}. Nothing was pulled or pushed, and this log is "
+        f"unchanged. To go on: continue from the log whose moves the server holds, or pull the server's into a "
+        f"fresh log (combatlog --db OTHER.db pull {meta.name}) and make again there the moves this log holds "
+        f"from #{exc.seq} on; and pull before moving from a log you have not used since", where=client.remote.name)
 
 
 def import_pulled(store: EventStore, client: Client, data: bytes, combat_id: str, since: int) -> Any:
@@ -462,6 +485,11 @@ def import_pulled(store: EventStore, client: Client, data: bytes, combat_id: str
             raise
         if exc.seq == since and since > 0:  # only the hash at ``since`` is known to differ: find where, from #1
             return import_pulled(store, client, client.events(combat_id, 0), combat_id, 0)
+        author = getattr(exc, "author", None)  # equivocation (or a rewind): one player signed both branches
+        if author is not None:
+            if author == client.actor or signers_here()(author) is not None:
+                raise _self_crossing(store, client, meta, header, exc, proof) from None
+            raise  # another player's: the import's own refusal, with its proof
         raise _parted(store, client, meta, header, exc.seq) from None
     if report.merge is not None:
         client.merges.append(report.merge)

@@ -120,7 +120,7 @@ def follow(store: EventStore, client: Client, ref: str, seconds: float | None,
             for kind, ident, data in sse(client, combat_id, since, ask, NO_DEADLINE_S if left is None else left + 15,
                                          stop):
                 failures = 0
-                if kind == "event" and ident.isdigit():
+                if kind == "event" and ident.isascii() and ident.isdigit():
                     if int(ident) <= since:
                         continue  # pulled already, with an earlier event of the same burst
                     outcome = pull(store, client, combat_id)

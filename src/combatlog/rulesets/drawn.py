@@ -55,7 +55,7 @@ def in_sequence(label: str, base: str) -> bool:
     if label == base:
         return True
     head, sep, n = label.rpartition("#")
-    return bool(sep) and head == base and n.isdigit() and not n.startswith("0") and int(n) >= 2
+    return bool(sep) and head == base and n.isascii() and n.isdigit() and not n.startswith("0") and int(n) >= 2
 
 
 def rule_label(drawn: tuple[str, ...], base: str) -> str:

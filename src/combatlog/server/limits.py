@@ -50,7 +50,7 @@ async def read_body(receive_chunks, content_length: str | None, limit: int) -> b
     """The request body, refused with 413 as soon as it is known to exceed ``limit``: from its
     Content-Length before reading anything, else while reading (chunked), never buffering more."""
     if content_length is not None:
-        if not content_length.isdigit() or len(content_length) > 18:
+        if not (content_length.isascii() and content_length.isdigit()) or len(content_length) > 18:
             raise ApiError(400, "bad_request", "Content-Length is not a whole number")
         if int(content_length) > limit:
             raise ApiError(413, "too_large", f"the body is {content_length} bytes; at most {limit} are accepted")

@@ -14,7 +14,9 @@ at), and keeps the rest in the store's ``superseded`` table. Three facts follow 
 - **What he owes.** A decision of his that sits in ``superseded``, has no event of the same command id
   in the log, and after whose parting point he has signed nothing in the log (so his machine has not
   yet seen the merge, or it refused to re-apply it) is his to make again: his machine re-applies it
-  when he imports the merge (the same command id), else he decides it again.
+  when he imports the merge (the same command id), else he decides it again. Unless the rules would
+  refuse it now (re-decided on the log as it stands: the winner's move made it illegal): then it cannot
+  be made again, and he is told why instead, once, and nobody waits for it.
 
 Acknowledgements and chain links are never owed: the seed step they belong to asks for them itself.
 """
@@ -52,10 +54,21 @@ class Owed(msgspec.Struct, frozen=True):
     was: int  # its seq in the branch that was not kept
     merge_at: int  # the seq after which the branches parted
     command_id: str
+    # Why the rules would refuse the decision now, re-decided on the log as it stands ('' when they would accept
+    # it, or when it records no command to re-decide): then it cannot be made again, and nobody owes it.
+    refused: str = ""
+
+    @property
+    def owed(self) -> bool:
+        return not self.refused
 
     def line(self, reader: str | None, *, in_mail: bool = False) -> str:
         """The words for the owing player (``reader``; ``in_mail``: in a mail that carries the merge), or for
         anyone else: no hash, no internal id."""
+        if self.refused:  # said once, so that nobody waits for it: not "decide it again"
+            whose = "your decision" if reader == self.player else f"{self.player}'s decision"
+            return (f"{whose} \u201c{self.what}\u201d (was #{self.was}) was not kept by the merge at #{self.merge_at} "
+                    f"and cannot be made again now: {self.refused}; nobody owes it")
         if reader == self.player:
             how = ("importing this mail applies it again on your machine, if the rules still allow it" if in_mail
                    else "import the mail that brought that merge if you have not (your machine then applies it "
@@ -146,8 +159,10 @@ class AfterMerge:
         return out
 
     # -- what is owed -----------------------------------------------------------------------------
-    def owed(self, ruleset: Any) -> list[Owed]:
-        """Every decision still owed by its author, in the order it was made."""
+    def owed(self, ruleset: Any, folded: Any = None) -> list[Owed]:
+        """Every decision still owed by its author, in the order it was made. With ``folded`` (the log's head),
+        each is re-decided there: one the rules would refuse now carries why (``Owed.refused``), and is owed by
+        nobody (the caller says so once)."""
         if not self.superseded:
             return []  # nothing was ever replaced by a merge: the log is not read (status asks on every call)
         in_log = {(e.actor, e.command_id) for e in self.log}
@@ -166,7 +181,7 @@ class AfterMerge:
             if self._signed.get(first.actor, 0) > merge_at:
                 continue  # he signed on the kept branch: his machine has seen the merge and settled it
             out.append(Owed(player=first.actor, what=_what(ruleset, batch), was=first.seq, merge_at=merge_at,
-                            command_id=first.command_id))
+                            command_id=first.command_id, refused=_refusal(folded, first) if folded is not None else ""))
         return out
 
 
@@ -179,6 +194,39 @@ def held_by(store: EventStore, meta: StreamMeta) -> dict[str, int]:
         return {}
     seen = AfterMerge(store, meta)
     return {p.name: seen.held(p.name)[0] for p in genesis.players}
+
+
+def _refusal(folded: Any, first: Envelope) -> str:
+    refused = refusal(folded, first)
+    return refused.message if refused is not None else ""
+
+
+def refusal(folded: Any, first: Envelope) -> CombatlogError | None:
+    """Why the rules would refuse, on ``folded`` (the log as it stands), the command recorded on ``first`` (a
+    batch's first envelope), issued again by its author: authority and ``decide`` as the write path runs them,
+    dice drawn as placeholders (only whether the rules accept it matters here). None when they accept it, or
+    when the batch records no command (a core command: a note, a seal) or the command cannot be read."""
+    from combatlog.commands.authority import check_authority, roles_of
+    from combatlog.commands.record import decode_record
+    from combatlog.dice.port import DicePort
+
+    if first.command is msgspec.UNSET or folded.state is None:
+        return None
+    ruleset = folded.ruleset
+    try:
+        command = decode_record(ruleset.info.name, ruleset.command_types, first.command)  # type: ignore[arg-type]
+    except CombatlogError:
+        return None
+    port = DicePort(scheme="manual", actor=first.actor, labels_taken=folded.core.labels, collect_missing=True)
+    try:
+        check_authority(ruleset, folded.state, roles_of(ruleset, folded.core.genesis, folded.core.creator),
+                        command, first.actor)
+        ruleset.decide(folded.state, command, port)
+    except CombatlogError as exc:
+        return exc
+    except Exception:  # a command these rules cannot even run: not a refusal to report as theirs
+        return None
+    return None
 
 
 def _what(ruleset: Any, batch: list[Envelope]) -> str:

@@ -26,7 +26,12 @@ Sealed orders
     ``my_moves(state, player, stream, referee, unplayed=False) -> list[MyMove]``: what
     ``player`` must decide now, each with a command line to paste (``status --mine``);
     ``referee``: he takes the referee's steps; ``unplayed``: he may move the pieces no
-    player plays (the referee where there is one, anyone where there is none).
+    player plays (the referee where there is one, anyone where there is none). A move
+    whose command draws dice says so (``MyMove.dice``): with joint dice and no seed to
+    draw from, the seed step is offered in its place.
+    ``seed_needed(state) -> bool``: with joint dice, whether what the combat waits for
+    now draws dice, for a ruleset without ``my_moves`` (every pinned player is then asked
+    for the seed step before it, by ``status --mine`` and the mail).
 
 Joint dice
     With the ``joint`` scheme, ``dice.roll(label, "2d6")`` derives faces from the
@@ -83,6 +88,12 @@ class MyMove(msgspec.Struct, frozen=True, kw_only=True):
     command: str = ""
     options: tuple[str, ...] = ()
     step: str = ""  # the sealed step this move commits or reveals to, if any
+    # Its command draws joint dice: with none to draw from now (no seed yet, or strict mode after a decision
+    # point), ``status --mine`` offers the seed step first instead (trust/mine.py); ``seed_step`` names the
+    # step to seal for them then ('': r<round>).
+    dice: bool = False
+    seed_step: str = ""
+    waiting: str = ""  # why it has no command yet: it could not succeed now (set by trust/mine.seed_first)
 
 
 def command_line(*words: str, actor: str = "") -> str:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from combatlog.errors import CombatlogError
 from combatlog.projections.fold import Folded
 from combatlog.store.base import EventStore, StreamMeta
@@ -76,7 +78,138 @@ def my_moves(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -
     # A ruleset that gives the moves knows which contribution each player owes to a step seeded by chain
     # links (sealed orders, or a bare link): the log alone cannot tell, so it offers none of its own there.
     extra = [m for m in _sealed_steps(store, folded, meta.name, player, links=hook is None) if m.step not in named]
-    return referee, moves + extra
+    return referee, seed_first(store, folded, meta.name, player, moves, generic=hook is None) + extra
+
+
+# -- joint dice: a seed before the dice (docs/trust.md, "Whose move") ------------------------------------------
+
+
+class SeedNow(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a combat with joint dice stands for its next die (``seed_now``)."""
+
+    players: tuple[str, ...]  # the pinned players: every seed step needs each of them
+    why: str  # why no joint die can be drawn now ('' when one can)
+    open: str  # the seed step open now ('' when none): no other may open before it is complete
+    waiting: tuple[tuple[str, str], ...]  # whom it waits for: (player, "commit" | "reveal" | "link")
+    chained: bool  # a fresh step would be seeded by chain links (every player has a chain)
+    released: frozenset[str]  # players whose chain is released: their links contribute by themselves
+    taken: frozenset[str]  # the step names this combat has used
+
+    @property
+    def usable(self) -> bool:
+        return not self.why
+
+    def waits(self, player: str = "") -> str:
+        """"bob (commit), gm (link)": whom the open step waits for (``player`` named "you")."""
+        return ", ".join(f"{'you' if p == player else p} ({what})" for p, what in self.waiting)
+
+    def fresh(self, base: str) -> str:
+        """``base``, or ``base#2``... when this combat has used it (a step is sealed once)."""
+        name, n = base, 1
+        while name in self.taken:
+            n += 1
+            name = f"{base}#{n}"
+        return name
+
+
+def seed_now(store: EventStore, folded: Folded) -> SeedNow | None:
+    """For a combat with joint dice and pinned players (else None): can a joint die be drawn now, and which seed
+    step is open. The same facts ``joint_key`` refuses a die on (trust/sealed.py)."""
+    from combatlog.trust.sealed import scanned, will_chain
+
+    genesis = folded.core.genesis
+    if genesis is None or genesis.dice != "joint" or not genesis.players:
+        return None
+    checker = scanned(store, folded.core)
+    seed = checker.seed_step
+    decisions = checker.decisions.get(seed.name) if seed is not None else None
+    if seed is None:
+        why = "no joint dice seed yet"
+    elif decisions and checker.mode == "strict":
+        d = decisions[0]
+        why = (f"the seed of step {seed.name} was known when {d.player} decided ({d.what}, #{d.seq}): strict mode "
+               "draws no more dice from it")
+    else:
+        why = ""
+    info = checker.step_open()
+    waiting: tuple[tuple[str, str], ...] = ()
+    if info is not None:
+        if info.chained:  # a link needs no commit; a sealed commit in a chained step is revealed once all are in
+            ready = not info.missing_commits()
+            waiting = tuple((p, "reveal" if p in info.commits else "link") for p in info.required
+                            if p not in info.reveals and (ready or p not in info.commits))
+        elif info.missing_commits():
+            waiting = tuple((p, "commit") for p in info.missing_commits())
+        else:
+            waiting = tuple((p, "reveal") for p in info.missing_reveals())
+    players = tuple(checker.players)
+    return SeedNow(players=players, why=why, open=info.name if info is not None else "", waiting=waiting,
+                   chained=will_chain(checker, players), taken=frozenset(checker.steps),
+                   released=frozenset(p for p, chain in checker.chains.items() if chain.secret))
+
+
+def fresh_seed_move(seed: SeedNow, name: str, stream: str, player: str, *, what: str = "") -> MyMove:
+    """``player``'s contribution to a fresh seed step ``name``: his next chain link, or a nonce to commit (then
+    reveal). ``what``: the move the dice are for, said first."""
+    from combatlog.trust.track import RULE_JOINT
+
+    head = f"{what}: its joint dice need a seed first ({seed.why})" if what else \
+        f"joint dice need a seed first ({seed.why})"
+    if seed.chained:
+        return MyMove(what=f"{head}: contribute your next chain link to seed step {name} (one message; every "
+                           "player does)", rule=RULE_JOINT,
+                      command=command_line("seal", "link", stream, "--step", name, actor=player), step=name)
+    return MyMove(what=f"{head}: commit a nonce to seed step {name} (every player commits, then each reveals with "
+                       f"seal reveal {stream} --step {name})", rule=RULE_JOINT,
+                  command=command_line("seal", "commit", stream, "--step", name, actor=player), step=name)
+
+
+def seed_first(store: EventStore, folded: Folded, stream: str, player: str, moves: list[MyMove], *,
+               generic: bool) -> list[MyMove]:
+    """``moves`` without the commands that cannot succeed for want of a seed, and with the seed step the
+    player owes for them (joint dice only).
+
+    - A move whose command draws joint dice (``MyMove.dice``) keeps no command while no joint die can be drawn:
+      with a seed step open, it waits for that step; with none, the seed step it needs is offered instead,
+      with the command (the first such move carries it).
+    - A move that would open another seed step while one is open (one at a time) waits for the open one.
+    - With no step open and the rules' next step drawing dice (``seed_needed``, for a ruleset without
+      ``my_moves``: ``generic``, whose moves carry no command to withhold), the player owes his part of a
+      fresh seed step, listed first.
+    """
+    seed = seed_now(store, folded)
+    if seed is None or player not in seed.players:
+        return moves
+    ruleset, state = folded.ruleset, folded.state
+    hook = getattr(ruleset, "seed_needed", None) if generic else None
+    needed = bool(hook is not None and state is not None and not ruleset.finished(state) and hook(state))
+    base = f"r{max(1, ruleset.current_round(state))}" if state is not None else "r1"
+    out: list[MyMove] = []
+    offered: set[str] = set()
+
+    def held(m: MyMove, why: str) -> MyMove:
+        return msgspec.structs.replace(m, command="", options=(), waiting=why)
+
+    for m in moves:
+        if seed.open and m.step and m.step != seed.open and m.step not in seed.taken:
+            out.append(held(m, f"once seed step {seed.open} is complete (one seed step at a time), which waits for "
+                               f"{seed.waits(player)}"))
+        elif seed.usable or not m.dice:
+            out.append(m)
+        elif seed.open:
+            out.append(held(m, f"its joint dice wait for seed step {seed.open}, which waits for {seed.waits(player)}"))
+        else:
+            name = seed.fresh(m.seed_step or base)
+            if seed.chained and player in seed.released:  # his link goes by itself: the others' open the step
+                out.append(held(m, f"its joint dice wait for a fresh seed step ({name}): the other players' links"))
+            elif name in offered:
+                out.append(held(m, f"its joint dice wait for seed step {name} (above)"))
+            else:
+                offered.add(name)
+                out.append(fresh_seed_move(seed, name, stream, player, what=m.what))
+    if needed and not seed.usable and not seed.open and not offered and not (seed.chained and player in seed.released):
+        out.insert(0, fresh_seed_move(seed, seed.fresh(base), stream, player))
+    return out
 
 
 def _plays(ruleset: Any, state: Any, piece: str, player: str, unplayed: bool) -> bool:
@@ -165,9 +298,12 @@ def waiting_for(store: EventStore, meta: StreamMeta, folded: Folded, player: str
         names.append(referee if p.who == REFEREE else piece_taker(players, p.who, mover))
     if unplayed:  # pieces no player plays ("carl (no player)") are his to move too
         names = [n for n in names if not n.endswith(NO_PLAYER)]
+    seed = seed_now(store, folded)
+    if seed is not None and seed.open:  # the open seed step's missing parts: no die is drawn before them
+        names += [p for p, _what in seed.waiting if not any(n.startswith(f"{p} (") for n in names)]
     return list(dict.fromkeys(n for n in names if n != player and not n.startswith(f"{player} (")))
 
 
 def moves_json(moves: list[MyMove], player: str) -> list[dict[str, Any]]:
-    return [{"who": player, "what": m.what, "options": list(m.options), "rule": m.rule, "command": m.command}
-            for m in moves]
+    return [{"who": player, "what": m.what, "options": list(m.options), "rule": m.rule, "command": m.command,
+             "waiting": m.waiting or None} for m in moves]

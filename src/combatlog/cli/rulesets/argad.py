@@ -29,7 +29,7 @@ def _attackers(items: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]]:
     ranks: list[int] = []
     for item in items:
         name, sep, rank = item.partition("@")
-        if sep and not rank.isdigit():
+        if sep and not (rank.isascii() and rank.isdigit()):
             raise InvalidCommand(f"{item!r}: write NAME or NAME@RANK, e.g. gob-d@2")
         names.append(name)
         ranks.append(int(rank) if sep else 1)

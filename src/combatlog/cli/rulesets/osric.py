@@ -406,14 +406,16 @@ def condition(ctx: typer.Context, stream: str = stream_argument(), who: str = WH
 
 @app.command()
 def aid(ctx: typer.Context, stream: str = stream_argument(), who: str = WHO,
-        by: str = typer.Option("", "--by", autocompletion=_combatants), as_json: bool = json_option()) -> None:
+        by: Optional[str] = typer.Option(None, "--by", autocompletion=_combatants), as_json: bool = json_option()) -> None:
     """Aid a combatant at 0 hp or below: the bleeding stops.
 
     Example: combatlog osric aid ford Brom --by Halvaine
     """
+    from combatlog.cli.common import refuse_blank
     from combatlog.rulesets.osric.commands import Aid
 
-    _run(ctx, stream, Aid(who=who, by=by), as_json=as_json)
+    refuse_blank(by, "--by", "who gives the aid")
+    _run(ctx, stream, Aid(who=who, by=by or ""), as_json=as_json)
 
 
 @app.command()

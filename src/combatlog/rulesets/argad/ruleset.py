@@ -143,6 +143,11 @@ class Argad(Ruleset[ArgadState]):
         fig = state.figures.get(piece)
         return None if fig is None else tuple(state.players.get(fig.side, ()))
 
+    def seed_needed(self, state: ArgadState) -> bool:
+        """With joint dice: a game turn's shooting, melee and survival roll dice; starting one does not
+        (trust/mine.py ``seed_first``)."""
+        return state.turn is not None and not state.ended
+
     def pending(self, state: ArgadState) -> list[Pending]:
         if state.ended:
             return []

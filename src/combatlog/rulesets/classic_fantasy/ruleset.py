@@ -183,6 +183,10 @@ class ClassicFantasy(Ruleset[CFIState]):
         member = state.combatants.get(piece)
         return None if member is None else tuple(state.players.get(member.side, ()))
 
+    def seed_needed(self, state: CFIState) -> bool:
+        """With joint dice: every step from round 1's Initiative on rolls dice (trust/mine.py ``seed_first``)."""
+        return not state.ended
+
     def check(self, state: CFIState) -> list[str]:
         return views.check(state)
 

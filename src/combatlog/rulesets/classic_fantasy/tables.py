@@ -186,7 +186,7 @@ DM_ROWS: tuple[tuple[int, str], ...] = (
     (40, "+1d6"), (45, "+1d8"), (50, "+1d10"), (60, "+1d12"), (70, "+2d6"), (80, "+1d8+1d6"),
     (90, "+2d8"), (100, "+1d10+1d8"), (110, "+2d10"), (120, "+2d10+1d2"), (130, "+2d10+1d4"),
 )
-_DM = re.compile(r"^[+-]?(\d*d\d+)(\+\d*d\d+)*$|^[+-]?0$")
+_DM = re.compile(r"^[+-]?(\d*d\d+)(\+\d*d\d+)*$|^[+-]?0$", re.ASCII)
 
 
 def damage_modifier(str_plus_siz: int) -> str:

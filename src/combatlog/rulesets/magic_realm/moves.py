@@ -200,8 +200,9 @@ def _seed_moves(state: MRState, player: str, stream: str, cmd, referee: bool = F
     if todo == "reveal":
         return [MyMove(what=f"{SEED_MOVES['reveal']} [step {step}]", rule=SEED_RULE,
                        command=cmd("mr", "reveal", stream), step=step)]
-    if todo == "link" and not closing_link(state, player) and not (referee and info is not None):
-        # The referee reveals his link last, with the step that draws from it (first mover reveals last).
+    if todo == "link" and not (referee and info is not None):
+        # The referee reveals his link last, with the step that draws from it (first mover reveals last). Any
+        # other player owes his link, even the last one missing: only the referee's command reveals it for him.
         return [MyMove(what=f"{SEED_MOVES['link']} [step {step}]", rule=SEED_RULE,
                        command=cmd("mr", "seed", stream), step=step)]
     return []

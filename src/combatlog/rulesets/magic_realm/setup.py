@@ -165,7 +165,7 @@ def _character(entry: dict[str, Any], cat: Catalog, seen: set[str], i: int) -> t
 
 STRENGTHS = {"L": 1, "M": 2, "H": 3, "T": 4}
 ITEM_KINDS = {"boots": ("BOOTS", "K"), "gloves": ("GLOVES", "G")}
-_FLY = re.compile(r"^FLY ([LMHT])(\d+)(\**)$")
+_FLY = re.compile(r"^FLY ([LMHT])(\d+)(\**)$", re.ASCII)
 
 
 def _items(entry: dict[str, Any], where: str) -> tuple[tuple[Chit, ...], tuple[str, ...]]:

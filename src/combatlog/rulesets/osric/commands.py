@@ -200,7 +200,7 @@ def parse_declaration(text: str) -> Declaration:
         raise InvalidCommand(f"declaration {text!r}: action must be one of {', '.join(ACTIONS)}")
     if action == "spell":
         spell, _, seg = arg.rpartition(":")
-        if not spell or not seg.strip().isdigit() or int(seg) < 1:
+        if not spell or not (seg.strip().isascii() and seg.strip().isdigit()) or int(seg) < 1:
             raise InvalidCommand(f"declaration {text!r}: a spell is spell:NAME:SEGMENTS (casting time), "
                                  "e.g. spell:sleep:1; a round is 10 segments")
         return Declaration(who=who, action=action, spell=spell.strip(), casting=int(seg), target=target)

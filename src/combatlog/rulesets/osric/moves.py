@@ -97,13 +97,18 @@ def _action(s: OsricState, who: str, what: str, rule: str, stream: str, cmd) -> 
         words = [action, stream, who]
     else:  # other, negotiate, hold: a general action in words
         words = ["act", stream, who, "WHAT"]
-    return MyMove(what=f"{who}: {what}", rule=rule, command=cmd("osric", *words))
+    # attacks, and a flight's free attacks, roll dice (a joint die needs a seed: trust/mine.seed_first)
+    dice = action in ("melee", "unarmed", "missile", "charge", "overbear", "grapple", "flee")
+    return MyMove(what=f"{who}: {what}", rule=rule, command=cmd("osric", *words), dice=dice)
 
 
 def _referee(s: OsricState, stream: str, cmd) -> list[MyMove]:  # type: ignore[no-untyped-def]
     if s.phase == "setup":
-        return [MyMove(what="check surprise, or start round 1 (a step of the referee's)", rule=SURPRISE,
-                       command=cmd("osric", "round", stream), options=(command_line("osric", "surprise", stream),))]
+        # two moves, not one with a choice: a surprise check rolls dice (with joint dice a seed step of its own,
+        # ``surprise``, comes first: trust/mine.seed_first offers it in this move's place) and round 1 does not
+        return [MyMove(what="start round 1 (a step of the referee's)", rule=SURPRISE, command=cmd("osric", "round", stream)),
+                MyMove(what="or first check surprise (a step of the referee's)", rule=SURPRISE,
+                       command=cmd("osric", "surprise", stream), dice=True, seed_step="surprise")]
     if s.phase == "surprise":
         seg = segment_of(s.cursor, 0)
         if seg < s.surprise_len:
@@ -120,7 +125,7 @@ def _referee(s: OsricState, stream: str, cmd) -> list[MyMove]:  # type: ignore[n
         return []  # the sides declare first
     if not s.initiative:
         return [MyMove(what=f"roll initiative for round {s.round} (a step of the referee's)", rule=r.INITIATIVE,
-                       command=cmd("osric", "initiative", stream))]
+                       command=cmd("osric", "initiative", stream), dice=True)]
     return [MyMove(what=f"end round {s.round} once every action is resolved (a step of the referee's)", rule=ROUND,
                    command=cmd("osric", "end-round", stream))]
 

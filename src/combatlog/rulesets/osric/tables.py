@@ -70,8 +70,8 @@ def needed(b: int, ac: int) -> int:
     return r - 5
 
 
-_HD = re.compile(r"^\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
-_HD_FRACTION = re.compile(r"^\s*(?:\d+\s*/\s*\d+|\d+d\d+\s*hp|\d+\s*hp)\s*$", re.I)
+_HD = re.compile(r"^\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$", re.ASCII)  # ASCII digits: \d also takes '２'
+_HD_FRACTION = re.compile(r"^\s*(?:\d+\s*/\s*\d+|\d+d\d+\s*hp|\d+\s*hp)\s*$", re.I | re.ASCII)
 
 
 def parse_hd(hd: str) -> tuple[int, int]:
@@ -115,7 +115,7 @@ def hd_for_morale(hd: str) -> int:
 
 # -- abilities ---------------------------------------------------------------------------
 
-_STR = re.compile(r"^\s*(\d+)\s*(?:[/.]\s*(\d{1,2}))?\s*$")
+_STR = re.compile(r"^\s*(\d+)\s*(?:[/.]\s*(\d{1,2}))?\s*$", re.ASCII)
 
 
 def parse_strength(text: str | int) -> tuple[int, int]:

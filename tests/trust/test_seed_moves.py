@@ -1,0 +1,190 @@
+"""Joint dice and whose move (docs/trust.md, "Whose move"): ``status --mine`` and the mail list the part of a
+seed step a player owes, with the exact command, and never offer a command that needs a seed before one can
+be drawn. Two players on two machines (``tests/trust/pbem.Seat``: the real CLI in subprocesses, bundles by
+file).
+
+Every command these tests take from ``status --mine`` is run as given, and must succeed; every command it
+withholds is run too, and must be refused (so the test would fail if the withholding were wrong either way).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from combatlog.rulesets import available
+from tests.conftest import REPO
+from tests.trust.pbem import Seat, mail, pair
+
+
+def _mine(seat: Seat, stream: str) -> dict[str, Any]:
+    return seat("status", stream, "--mine", "--json").json()  # type: ignore[return-value]
+
+
+def _commands(seat: Seat, stream: str) -> list[str]:
+    return [m["command"] for m in _mine(seat, stream)["pending"] if m["command"]]
+
+
+def _run(seat: Seat, line: str) -> None:
+    """Run a command line exactly as ``status --mine`` gave it."""
+    words = shlex.split(line)
+    assert words[0] == "combatlog" and not any(w.isupper() and len(w) > 2 for w in words), line
+    seat(*words[1:])
+
+
+def _mailed_to(sender: Seat, stream: str, reader: str) -> list[str]:
+    """The commands the mail for ``reader`` offers him as his own."""
+    message = sender("mail", stream, "--for", reader, "--json").json()
+    return [c for todo in message["yours"] for c in todo["commands"]]  # type: ignore[index]
+
+
+# -- Magic Realm with nonce chains, no referee pinned: the creator takes the referee's steps ------------------
+
+MR_SETUP = {
+    "first_round_of_day": False,
+    "characters": [{"id": "bk", "character": "Black Knight", "player": "alice", "level": 4},
+                   {"id": "amazon", "character": "Amazon", "player": "bob", "level": 4}],
+    "denizens": [{"id": "giant", "monster": "Giant"}, {"id": "goblin-1", "monster": "Axe Goblin"},
+                 {"id": "goblin-2", "monster": "Axe Goblin"}],
+}
+
+
+@pytest.mark.skipif("magic_realm" not in available(), reason="the Magic Realm ruleset is not installed")
+def test_the_last_chain_link_of_a_seed_step_is_listed_for_the_player_who_owes_it(tmp_path: Path) -> None:
+    """bob lures first, so his link to r1/assign waits (the first mover reveals last); alice lures next and
+    her link rides along. The step then waits for bob alone: bob is no referee (alice, the creator, takes the
+    referee's steps), so no command of someone else's reveals it for him. His status and his mail used to
+    say he owed nothing, alice's that she waited for nobody: nobody could tell what the combat waited for."""
+    G = "cave"
+    setup = tmp_path / "cave.json"
+    setup.write_text(json.dumps(MR_SETUP))
+    alice, bob = pair(tmp_path, G, ruleset="magic_realm", dice="joint", setup=str(setup))
+    bob("mr", "lure", G, "amazon", "goblin-1")
+    mail(bob, alice, G, tmp_path)
+    alice("mr", "lure", G, "bk", "giant")  # goblin-2 is left for the random assignment: joint dice
+    status = alice("status", G).out
+    assert "step r1/assign waits for bob (next chain link: mr seed)" in status
+    # alice waits for bob, and is offered nothing that would be refused
+    mine = _mine(alice, G)
+    assert mine["waiting_for"] == ["bob"] and _commands(alice, G) == []
+    assert alice("mr", "assign", G, ok=False).code == 4  # the seed is not there yet
+    mail(alice, bob, G, tmp_path)
+
+    line = f"combatlog mr seed {G} --as bob"
+    assert _commands(bob, G) == [line]
+    assert "reveal your next chain link" in bob("status", G, "--mine").out
+    assert line in _mailed_to(alice, G, "bob")  # alice's next mail to bob lists it as his
+    _run(bob, line)
+    mail(bob, alice, G, tmp_path)
+    assert _commands(alice, G) == [f"combatlog mr assign {G} --as alice"]
+    _run(alice, _commands(alice, G)[0])
+    assert alice.verify(G)["ok"]
+
+
+# -- OSRIC: a surprise check before round 1 needs a seed step of its own --------------------------------------
+
+OSRIC_SETUP = {
+    "title": "Sealed skirmish",
+    "players": {"party": ["alice"], "orcs": ["bob"]},
+    "engaged": [["Brom", "orc1"], ["Halvaine", "orc2"]],
+    "combatants": [
+        {"name": "Brom", "side": "party", "class": "fighter", "level": 1, "hp": 10, "armour": "mail",
+         "shield": "medium", "weapons": ["long sword"]},
+        {"name": "Halvaine", "side": "party", "class": "magic-user", "level": 1, "hp": 4, "weapons": ["dagger"]},
+        {"name": "orc1", "side": "orcs", "hd": "1", "hp": 5, "ac": 6, "weapons": ["spear"]},
+        {"name": "orc2", "side": "orcs", "hd": "1", "hp": 5, "ac": 6, "weapons": ["spear"]},
+    ],
+}
+
+
+def test_osric_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_roll(tmp_path: Path) -> None:
+    S = "skirmish"
+    setup = tmp_path / "skirmish.json"
+    setup.write_text(json.dumps(OSRIC_SETUP))
+    alice, bob = pair(tmp_path, S, ruleset="osric", dice="joint", setup=str(setup))
+    commit = f"combatlog seal commit {S} --step surprise --as alice"
+    # the referee (alice, the creator) may start round 1, or seal the surprise step first: `osric surprise`
+    # itself, offered before, is refused for want of a seed
+    assert _commands(alice, S) == [f"combatlog osric round {S} --as alice", commit]
+    refused = alice("osric", "surprise", S, ok=False)
+    assert refused.code == 4 and "no joint dice seed yet" in refused.err
+    assert _commands(bob, S) == []  # bob owes nothing until the referee chooses a surprise check
+    _run(alice, commit)
+    mine = _mine(alice, S)
+    surprise = next(m for m in mine["pending"] if "surprise" in m["what"])
+    assert surprise["command"] == "" and "seed step surprise" in surprise["waiting"] and "bob (commit)" in surprise["waiting"]
+    assert mine["waiting_for"] == ["bob"]
+    assert "not yet: its joint dice wait for seed step surprise" in alice("status", S, "--mine").out
+
+    # alice starts round 1 anyway (allowed): the declarations' step cannot open while `surprise` is open, so
+    # their sealing is not offered, and it is refused
+    _run(alice, f"combatlog osric round {S} --as alice")
+    declare = next(m for m in _mine(alice, S)["pending"] if "declarations" in m["what"])
+    assert declare["command"] == "" and "once seed step surprise is complete" in declare["waiting"]
+    sealing = alice("osric", "declare", S, "party", "Brom=melee", "Halvaine=melee", "--seal", ok=False)
+    assert sealing.code == 4 and "one seed step at a time" in sealing.err
+    mail(alice, bob, S, tmp_path)
+
+    # bob is listed his commit to the surprise step (status and mail), then his reveal
+    bob_commit = f"combatlog seal commit {S} --step surprise --as bob"
+    assert bob_commit in _commands(bob, S) and bob_commit in _mailed_to(bob, S, "bob")
+    assert not any("declare" in c for c in _commands(bob, S))  # his sealing waits for the step too
+    _run(bob, bob_commit)
+    reveal = f"combatlog seal reveal {S} --step surprise --as bob"
+    assert reveal in _commands(bob, S)
+    _run(bob, reveal)
+    mail(bob, alice, S, tmp_path)
+    assert f"combatlog seal reveal {S} --step surprise --as alice" in _commands(alice, S)
+    _run(alice, f"combatlog seal reveal {S} --step surprise --as alice")
+    # the step is complete: the declarations' sealing is offered again, and goes through
+    line = next(c for c in _commands(alice, S) if "declare" in c)
+    _run(alice, line.replace("ACTION", "melee"))
+    assert alice.verify(S)["ok"]
+
+
+def test_osric_surprise_is_offered_once_its_seed_step_is_complete(tmp_path: Path) -> None:
+    S = "skirmish"
+    setup = tmp_path / "skirmish.json"
+    setup.write_text(json.dumps(OSRIC_SETUP))
+    alice, bob = pair(tmp_path, S, ruleset="osric", dice="joint", setup=str(setup))
+    _run(alice, f"combatlog seal commit {S} --step surprise --as alice")
+    mail(alice, bob, S, tmp_path)
+    bob("seal", "commit", S, "--step", "surprise")
+    bob("seal", "reveal", S, "--step", "surprise")
+    mail(bob, alice, S, tmp_path)
+    alice("seal", "reveal", S, "--step", "surprise")
+    assert f"combatlog osric surprise {S} --as alice" in _commands(alice, S)
+    _run(alice, f"combatlog osric surprise {S} --as alice")
+
+
+# -- Classic Fantasy: every pinned player owes the first seed before round 1's Initiative ----------------------
+
+
+def test_classic_fantasy_lists_the_first_seed_for_every_player(tmp_path: Path) -> None:
+    G = "duel"
+    setup = json.loads((REPO / "docs/examples/classic_fantasy/duel.json").read_text())
+    setup["players"] = {"party": ["alice"], "orcs": ["bob"]}
+    path = tmp_path / "duel.json"
+    path.write_text(json.dumps(setup))
+    alice, bob = pair(tmp_path, G, ruleset="classic_fantasy", dice="joint", setup=str(path))
+    refused = alice("cfi", "round", G, ok=False)  # Initiative is rolled: no seed yet
+    assert refused.code == 4 and "no joint dice seed yet" in refused.err
+    for seat in (alice, bob):
+        line = f"combatlog seal commit {G} --step r1 --as {seat.name}"
+        assert _commands(seat, G) == [line]
+    assert f"combatlog seal commit {G} --step r1 --as bob" in _mailed_to(alice, G, "bob")
+    _run(alice, f"combatlog seal commit {G} --step r1 --as alice")
+    assert _commands(alice, G) == [] and _mine(alice, G)["waiting_for"] == ["bob"]
+    mail(alice, bob, G, tmp_path)
+    _run(bob, _commands(bob, G)[0])  # his commit
+    _run(bob, _commands(bob, G)[0])  # his reveal: every commit is in
+    mail(bob, alice, G, tmp_path)
+    assert _commands(alice, G) == [f"combatlog seal reveal {G} --step r1 --as alice"]
+    _run(alice, _commands(alice, G)[0])
+    assert _commands(alice, G) == []  # Classic Fantasy gives no command lines of its own
+    alice("cfi", "round", G)  # the seed of r1 rolls the Initiative
+    assert alice.verify(G)["ok"]
