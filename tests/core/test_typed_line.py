@@ -30,12 +30,24 @@ BIG = b"9007199254740992"  # 2**53
 
 @pytest.fixture(scope="module")
 def combat() -> tuple[object, object, list[bytes]]:
-    """A freeform duel: seq 2 joins Aldo (hp 12), seq 5 rolls die hit/Bo/5/4 for a command naming it."""
-    store = open_store(":memory:")
-    duel(store)
-    hit(store, "duel", "Bo", 5, label="hit/Bo/5/4")
-    meta = resolve_stream(store, "duel")
-    return store, meta, [row.body for row in store.read_stream(meta.id, 1, 100)]
+    """A freeform duel: seq 2 joins Aldo (hp 12), seq 5 rolls die hit/Bo/5/4 for a command naming it.
+
+    Its hashes, command ids and times are random, and a line holding a run of 16 decimal digits (a hash's hex
+    does, a few times in a hundred) is left to the full check by design (``typed_line``: a number that large
+    may be beyond 2**53), so the tests below, which start from lines that take the shortcut, would fail by
+    chance: the duel is played again until none does (each try fails with odds of a few in a hundred)."""
+    from combatlog.events.canonical import _DIGITS_ONLY, _SIXTEEN_DIGITS
+
+    for _ in range(50):
+        store = open_store(":memory:")
+        duel(store)
+        hit(store, "duel", "Bo", 5, label="hit/Bo/5/4")
+        meta = resolve_stream(store, "duel")
+        lines = [row.body for row in store.read_stream(meta.id, 1, 100)]
+        if not any(_SIXTEEN_DIGITS in line.translate(_DIGITS_ONLY) for line in lines[1:]):  # (the genesis's prev is
+            # 64 zeros: it never takes the shortcut, its set-up being free-form)
+            return store, meta, lines
+    raise AssertionError("50 duels in a row held a run of 16 digits")
 
 
 def refusal(combat: tuple[object, object, list[bytes]], index: int, line: bytes) -> str:
