@@ -19,6 +19,8 @@ import pytest
 from combatlog.rulesets import available
 from tests.conftest import REPO
 from tests.trust.pbem import Seat, mail, pair
+from tests.trust.test_converge import MR_SETUP
+from tests.trust.test_osric_sealed import SETUP as OSRIC_SETUP
 
 
 def _mine(seat: Seat, stream: str) -> dict[str, Any]:
@@ -44,13 +46,7 @@ def _mailed_to(sender: Seat, stream: str, reader: str) -> list[str]:
 
 # -- Magic Realm with nonce chains, no referee pinned: the creator takes the referee's steps ------------------
 
-MR_SETUP = {
-    "first_round_of_day": False,
-    "characters": [{"id": "bk", "character": "Black Knight", "player": "alice", "level": 4},
-                   {"id": "amazon", "character": "Amazon", "player": "bob", "level": 4}],
-    "denizens": [{"id": "giant", "monster": "Giant"}, {"id": "goblin-1", "monster": "Axe Goblin"},
-                 {"id": "goblin-2", "monster": "Axe Goblin"}],
-}
+# (the fight of tests/trust/test_converge.py: the Black Knight and the Amazon against a Giant and two Axe Goblins)
 
 
 @pytest.mark.skipif("magic_realm" not in available(), reason="the Magic Realm ruleset is not installed")
@@ -87,18 +83,7 @@ def test_the_last_chain_link_of_a_seed_step_is_listed_for_the_player_who_owes_it
 
 # -- OSRIC: a surprise check before round 1 needs a seed step of its own --------------------------------------
 
-OSRIC_SETUP = {
-    "title": "Sealed skirmish",
-    "players": {"party": ["alice"], "orcs": ["bob"]},
-    "engaged": [["Brom", "orc1"], ["Halvaine", "orc2"]],
-    "combatants": [
-        {"name": "Brom", "side": "party", "class": "fighter", "level": 1, "hp": 10, "armour": "mail",
-         "shield": "medium", "weapons": ["long sword"]},
-        {"name": "Halvaine", "side": "party", "class": "magic-user", "level": 1, "hp": 4, "weapons": ["dagger"]},
-        {"name": "orc1", "side": "orcs", "hd": "1", "hp": 5, "ac": 6, "weapons": ["spear"]},
-        {"name": "orc2", "side": "orcs", "hd": "1", "hp": 5, "ac": 6, "weapons": ["spear"]},
-    ],
-}
+# (the skirmish of tests/trust/test_osric_sealed.py: Brom and Halvaine, alice's, against bob's two orcs)
 
 
 def test_osric_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_roll(tmp_path: Path) -> None:
