@@ -83,14 +83,17 @@ def test_the_last_chain_link_of_a_seed_step_is_listed_for_the_player_who_owes_it
 
 # -- OSRIC: a surprise check before round 1 needs a seed step of its own --------------------------------------
 
-# (the skirmish of tests/trust/test_osric_sealed.py: Brom and Halvaine, alice's, against bob's two orcs)
+def _skirmish(tmp_path: Path) -> tuple[Seat, Seat]:
+    """The skirmish of tests/trust/test_osric_sealed.py (Brom and Halvaine, alice's, against bob's two orcs),
+    with joint dice; alice creates it and referees."""
+    setup = tmp_path / "skirmish.json"
+    setup.write_text(json.dumps(OSRIC_SETUP))
+    return pair(tmp_path, "skirmish", ruleset="osric", dice="joint", setup=str(setup))
 
 
 def test_osric_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_roll(tmp_path: Path) -> None:
     S = "skirmish"
-    setup = tmp_path / "skirmish.json"
-    setup.write_text(json.dumps(OSRIC_SETUP))
-    alice, bob = pair(tmp_path, S, ruleset="osric", dice="joint", setup=str(setup))
+    alice, bob = _skirmish(tmp_path)
     commit = f"combatlog seal commit {S} --step surprise --as alice"
     # the referee (alice, the creator) may start round 1, or seal the surprise step first: `osric surprise`
     # itself, offered before, is refused for want of a seed
@@ -133,9 +136,7 @@ def test_osric_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_ro
 
 def test_osric_surprise_is_offered_once_its_seed_step_is_complete(tmp_path: Path) -> None:
     S = "skirmish"
-    setup = tmp_path / "skirmish.json"
-    setup.write_text(json.dumps(OSRIC_SETUP))
-    alice, bob = pair(tmp_path, S, ruleset="osric", dice="joint", setup=str(setup))
+    alice, bob = _skirmish(tmp_path)
     _run(alice, f"combatlog seal commit {S} --step surprise --as alice")
     mail(alice, bob, S, tmp_path)
     bob("seal", "commit", S, "--step", "surprise")
