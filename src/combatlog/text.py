@@ -153,6 +153,8 @@ def non_ascii(text: str) -> str:
     """The first character of ``text`` outside ASCII, quoted and named ("'２' (U+FF12 FULLWIDTH DIGIT TWO)"),
     or '' when there is none. Numbers are read from ASCII only: Python's ``int`` and ``str.isdigit`` also
     take other scripts' digits ('２', '٣', '²'), which a reader of the log would not see as typed."""
+    if text.isascii():  # (most text: no loop over its characters)
+        return ""
     import unicodedata
 
     for ch in text:
