@@ -19,6 +19,8 @@ CLI = [sys.executable, "-m", "combatlog.cli.app"]
 # PYTHONDONTWRITEBYTECODE (this one does) would make every one of the suite's thousands of CLI calls compile
 # the package from source again: a third of the suite's time, and not what anyone's `combatlog` does.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+# The environment the suite began with: the warm launcher (tests/warm_cli.py) starts Python with it.
+_START_ENV = dict(os.environ)
 
 
 # The longest tests (whole fights played through the CLI by several players, 10-60 s each on this project's
@@ -75,7 +77,8 @@ class CliResult:
 
 
 class Cli:
-    """Runs ``combatlog`` in a subprocess against one log, as a user would."""
+    """Runs ``combatlog`` in a subprocess against one log, as a user would (forked from a warm launcher,
+    tests/warm_cli.py, unless the call changes how Python starts or COMBATLOG_TEST_COLD is set)."""
 
     def __init__(self, db: Path, cwd: Path, env: dict[str, str] | None = None) -> None:
         self.db, self.cwd = db, cwd
@@ -87,8 +90,14 @@ class Cli:
             self.env["COMBATLOG_HOME"] = str(folder / "keys")
 
     def __call__(self, *args: str, ok: bool = True, stdin: str | None = None) -> CliResult:
-        proc = subprocess.run([*CLI, *args], cwd=self.cwd, env=self.env, capture_output=True, text=True,
-                              input=stdin, timeout=120)
+        from tests.warm_cli import launcher, startup_env_matches
+
+        warm = launcher(_START_ENV, REPO)  # each call its own process, without Python's start-up each time
+        if warm is not None and startup_env_matches(warm.env, self.env):
+            proc = warm.run(list(args), self.cwd, self.env, stdin, timeout=120)
+        else:
+            proc = subprocess.run([*CLI, *args], cwd=self.cwd, env=self.env, capture_output=True, text=True,
+                                  input=stdin, timeout=120)
         result = CliResult(proc.returncode, proc.stdout, proc.stderr)
         if ok and proc.returncode != 0:
             raise AssertionError(f"combatlog {' '.join(args)} exited {proc.returncode}\n{proc.stderr}\n{proc.stdout}")
