@@ -266,7 +266,7 @@ def run_verify(st: AppState, target: str, allow_rules_mismatch: bool = False, as
                 raise NotFound(f"no such file: {target} (and no combat of that name in this log)") from None
             raise
         with progress("verifying", as_json=as_json) as bar:
-            report = verify_stream(store, meta, strict_rules=strict, progress=bar.callback)
+            report = verify_stream(store, meta, strict_rules=strict, progress=bar.callback, split=True)
     if as_json:
         import msgspec
 

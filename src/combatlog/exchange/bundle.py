@@ -364,8 +364,21 @@ def _compare_with_local(store: EventStore, lines: list[bytes], path: Path, wirin
 
 
 def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = True,
-                  progress: Progress | None = None, wiring: Wiring) -> VerifyReport:
-    verifier = ChainVerifier(segments_of(store, meta), strict_rules=strict_rules, wiring=wiring)
+                  progress: Progress | None = None, wiring: Wiring, split: bool = False) -> VerifyReport:
+    """Verify ``meta``'s history as stored. ``split``: a long one on two cores (``exchange/split.py``; only for a
+    caller whose process forks safely, one thread: the CLI)."""
+    segments = segments_of(store, meta)
+    if split:
+        from combatlog.exchange.split import verify_split, worth_splitting
+
+        if worth_splitting(store.head(meta.id).seq):
+            lines = [(f"{meta.name}#{seq}", body) for seg, low, high in lineage(store, meta)
+                     for seq, body in store.read_bodies(seg.id, low, high)]
+            report = verify_split(lambda: ChainVerifier(segments, strict_rules=strict_rules, wiring=wiring), lines,
+                                  meta.name, progress)
+            if report is not None:
+                return report
+    verifier = ChainVerifier(segments, strict_rules=strict_rules, wiring=wiring)
     for _event in fed(verifier, store, meta):
         if progress is not None and verifier.count % 1000 == 0:
             progress(verifier.count, 0)

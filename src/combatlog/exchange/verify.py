@@ -23,9 +23,9 @@ from combatlog.dice.port import LABEL_PATTERN, SCHEMES
 from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
 from combatlog.events.canonical import MAX_DEPTH, MAX_LINE_BYTES, is_canonical, line_size_problem  # noqa: F401
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
-from combatlog.events.envelope import GENESIS_PREV, Recorded, decode_envelope, decode_recorded, future_problem, hash_of, latest_allowed, parse_recorded_at
+from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, decode_recorded, future_problem, hash_of, latest_allowed, parse_recorded_at
 from combatlog.exchange.redecide import Redecider
-from combatlog.exchange.typed_line import NOT_DECODED, typed_line
+from combatlog.exchange.typed_line import NOT_DECODED, TypedLine, typed_line
 from combatlog.projections.fold import Folded, empty, lineage
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
@@ -148,6 +148,24 @@ class ChainVerifier:
         return self.segments[-1]
 
     def feed(self, body: bytes, where: str) -> Recorded:
+        env, line = self.check_line(body, where)
+        return self._take(env, line, where)
+
+    def feed_line_checked(self, body: bytes, where: str) -> Recorded:
+        """``feed`` for a line whose own checks (``check_line``) another process is making of the same bytes, in
+        step (``exchange/split.py``): the line is decoded, not proven, and everything else is checked as ``feed``
+        checks it. Only a verifier whose every line that other process passes may report success."""
+        try:
+            env = decode_envelope(body)
+        except msgspec.DecodeError as exc:
+            self.fail(where, f"not a valid event envelope: {exc}")
+            raise  # unreachable; keeps type checkers calm
+        return self._take(env, None, where)
+
+    def check_line(self, body: bytes, where: str) -> tuple[Envelope, TypedLine | None]:
+        """The checks of one line that need nothing of the rules' fold: its bytes (size, canonical JSON, no
+        control characters), its hash, its place in the chain (seq, prev) and its time. The envelope, and what
+        proving the line decoded (None when ``is_canonical`` had to judge it)."""
         if type(body) is not bytes:  # a row of a log file edited to hold text (SQLite keeps what it is given)
             self.fail(where, "not an event line: the stored event is text, not the bytes the log writes (the log "
                              "file was edited)")
@@ -190,6 +208,11 @@ class ChainVerifier:
                              f"({self._last_time_text}): times never go backwards along the chain")
         else:
             self._last_time, self._last_time_text = when, env.recorded_at
+        return env, line
+
+    def _take(self, env: Envelope, line: TypedLine | None, where: str) -> Recorded:
+        """The checks of a line whose own checks passed (or are made elsewhere): its stream, its payload, its
+        meaning, the trust layer's checks, the re-decision of its command; then it is folded."""
         self._command_id = env.command_id
         seg = self._segment_for(env.seq)
         if env.stream != seg.id:
