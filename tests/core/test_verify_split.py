@@ -144,3 +144,35 @@ def test_the_cli_splits_and_answers_as_before(cli, tmp_path: Path) -> None:  # t
         result = cli("verify", "brawl", ok=False)
         answers.append((result.code, result.out, result.err))
     assert answers[0] == answers[1] and answers[0][0] != 0 and "#7" in answers[0][2], answers
+
+
+def file_answer(path: Path, *, split: bool) -> tuple[str, Any]:
+    from combatlog.wiring import verify_file
+
+    try:
+        return "ok", msgspec.to_builtins(verify_file(path, split=split))
+    except VerificationFailed as exc:
+        return "failed", str(exc)
+
+
+@pytest.mark.parametrize("edit", [None, *sorted(EDITS)])
+def test_an_export_file_split_answers_as_one_process(edit: str | None, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # `verify FILE` (a player checking the file another mailed him) splits too; the same edits, in the file
+    from combatlog.exchange import split
+    from combatlog.exchange.bundle import export_file
+
+    store, meta, _last = small_brawl(tmp_path / "log.db")
+    if edit is not None:
+        seq, change, rechain = EDITS[edit]
+        rewrite(store, seq, change, rechain=rechain)
+    path = tmp_path / "brawl.jsonl"
+    export_file(store, meta, path)
+    answers: list[Any] = []
+    real = split.verify_split
+    monkeypatch.setattr(split, "verify_split", lambda *a, **k: answers.append(real(*a, **k)) or answers[-1])
+    one = file_answer(path, split=False)
+    assert not answers  # (one process: no split)
+    assert file_answer(path, split=True) == one
+    assert len(answers) == 1 and (answers[0] is None) is (edit is not None)  # the split ran, and answered so
+    assert one[0] == ("ok" if edit is None else "failed")

@@ -248,7 +248,7 @@ def run_verify(st: AppState, target: str, allow_rules_mismatch: bool = False, as
     if path.is_file():
         store = st.store() if has_log else None
         with progress("verifying", as_json=as_json) as bar:
-            report = verify_file(path, store, strict_rules=strict, progress=bar.callback)
+            report = verify_file(path, store, strict_rules=strict, progress=bar.callback, split=True)
     else:
         from combatlog.projections.streams import resolve_stream
         from combatlog.store import default_url
@@ -289,7 +289,8 @@ def _verify_stdin(st: Any, strict: bool, on_progress: Any = None) -> Any:
         raise VerificationFailed("nothing on standard input (pipe an export into `combatlog verify -`)",
                                  where="standard input")
     store = st.store() if (st.db or _default_db_exists()) else None
-    return verify_file(Path("standard input"), store, strict_rules=strict, progress=on_progress, data=data)
+    return verify_file(Path("standard input"), store, strict_rules=strict, progress=on_progress, data=data,
+                       split=True)
 
 
 def _is_evidence(path: Path) -> bool:

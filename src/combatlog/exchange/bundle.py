@@ -317,16 +317,26 @@ def _prior(store: EventStore, meta: StreamMeta | None, since: int) -> Prior | No
 def verify_lines(header: Header, lines: list[bytes], path: Path | str, *, base: Folded | None,
                  strict_rules: bool = True, progress: Progress | None = None,
                  prior: Prior | None = None, wiring: Wiring,
-                 verifier: ChainVerifier | None = None) -> VerifyReport:
-    """``verifier``: one already at the bundle's base (``ChainVerifier.continuing``), instead of a new one."""
-    verifier = verifier or ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior,
-                                         wiring=wiring)
+                 verifier: ChainVerifier | None = None, split: bool = False) -> VerifyReport:
+    """``verifier``: one already at the bundle's base (``ChainVerifier.continuing``), instead of a new one.
+    ``split``: a long file verified whole (no base) on two cores, as ``verify_stream``."""
     total = len(lines)
-    for i, line in enumerate(lines, start=2):
-        verifier.feed(line, f"{path}:{i}")
-        if progress is not None and i % 1000 == 0:
-            progress(i - 1, total)
-    report = verifier.finish(f"{path}:{total + 1}")
+    report = None
+    if split and verifier is None and base is None and prior is None:
+        from combatlog.exchange.split import verify_split, worth_splitting
+
+        if worth_splitting(total):
+            report = verify_split(lambda: ChainVerifier(header.segments, strict_rules=strict_rules, wiring=wiring),
+                                  [(f"{path}:{i}", line) for i, line in enumerate(lines, start=2)],
+                                  f"{path}:{total + 1}", progress, total)
+    if report is None:
+        verifier = verifier or ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior,
+                                             wiring=wiring)
+        for i, line in enumerate(lines, start=2):
+            verifier.feed(line, f"{path}:{i}")
+            if progress is not None and i % 1000 == 0:
+                progress(i - 1, total)
+        report = verifier.finish(f"{path}:{total + 1}")
     if report.head_seq != header.head_seq or report.head_hash != header.head_hash:
         raise VerificationFailed(f"the events end at seq {report.head_seq} ({report.head_hash[:12]}...), the header "
                                  f"announces {header.head_seq} ({header.head_hash[:12]}...)", where=f"{path}")
@@ -335,15 +345,16 @@ def verify_lines(header: Header, lines: list[bytes], path: Path | str, *, base: 
 
 def verify_file(path: Path, store: EventStore | None = None, *, strict_rules: bool = True,
                 progress: Progress | None = None, wiring: Wiring,
-                data: bytes | None = None) -> VerifyReport:
-    """Verify an export file, or ``data`` already read (standard input) named by ``path``."""
+                data: bytes | None = None, split: bool = False) -> VerifyReport:
+    """Verify an export file, or ``data`` already read (standard input) named by ``path``. ``split``: as
+    ``verify_lines``."""
     header, lines = read_file(path) if data is None else read_bytes(data, str(path))
     base, base_meta = _base_from_store(store, header, str(path)) if store is not None else (None, None)
     if header.since and base is None:
         raise InvalidCommand(f"{path} is an incremental bundle; verify it against a log with --db")
     report = verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress,
                           prior=_prior(store, base_meta, header.since) if store is not None else None,
-                          wiring=wiring)
+                          wiring=wiring, split=split)
     if store is not None:
         _compare_with_local(store, lines, path, wiring)
     return report

@@ -42,9 +42,11 @@ def worth_splitting(events: int) -> bool:
 
 
 def verify_split(new_verifier: Callable[[], ChainVerifier], lines: list[tuple[str, bytes]], name: str,
-                 progress: Callable[[int, int], None] | None = None) -> VerifyReport | None:
+                 progress: Callable[[int, int], None] | None = None, total: int = 0) -> VerifyReport | None:
     """The report of verifying ``lines`` ((where, bytes) in order) split over two processes, or None when
-    either found a problem: then verify them the ordinary way to say which (see the module's docstring)."""
+    either found a problem: then verify them the ordinary way to say which (see the module's docstring).
+    ``new_verifier`` makes a verifier from the same start each time (none built on a shared base: a verifier
+    folds its base in place). ``progress(done, total)`` every thousand lines."""
     lines_checker = new_verifier()
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -64,7 +66,7 @@ def verify_split(new_verifier: Callable[[], ChainVerifier], lines: list[tuple[st
         for where, body in lines:
             verifier.feed_line_checked(body, where)
             if progress is not None and verifier.count % 1000 == 0:
-                progress(verifier.count, 0)
+                progress(verifier.count, total)
         report = verifier.finish(name)
     except Exception:  # a problem (or something the ordinary way will name): that way decides
         pass
