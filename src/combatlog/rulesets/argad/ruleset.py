@@ -149,6 +149,13 @@ class Argad(Ruleset[ArgadState]):
         fig = state.figures.get(piece)
         return None if fig is None else tuple(state.players.get(fig.side, ()))
 
+    def my_moves(self, state: ArgadState, player: str, stream: str, referee: bool,
+                 unplayed: bool = False) -> list[Any]:
+        """What ``player`` must decide now, with the command lines (``status --mine``; argad/moves.py)."""
+        from combatlog.rulesets.argad.moves import my_moves
+
+        return my_moves(self, state, player, stream, referee, unplayed)
+
     def seed_needed(self, state: ArgadState) -> bool:
         """With joint dice: a game turn's shooting, melee and survival roll dice; starting one does not
         (trust/mine.py ``seed_first``)."""
