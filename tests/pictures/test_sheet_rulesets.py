@@ -8,7 +8,9 @@ import pytest
 from combatlog.pictures import draw, scene_of
 from combatlog.projections.fold import round_end, state_at
 from tests.pictures.conftest import EXAMPLES
+from tests.conftest import Cli
 from tests.pictures.svgcheck import every_element_titled, groups, parse_svg, texts, title
+from tests.views_helpers import run_upto
 
 STEMS = [p.stem for p in EXAMPLES]
 
@@ -96,6 +98,10 @@ def check_argad(d, root, where):  # type: ignore[no-untyped-def]
     for g in figs:
         if g.get("data-name") in recoils:
             assert g.get("data-recoiled") == "yes", where
+    held = [f["name"] for f in d["figures"] if (f.get("this_turn") or {}).get("held")]
+    assert [g.get("data-name") for g in figs if g.get("data-held") == "yes"] == held, where
+    assert [g.get("data-figures") for g in groups(root, "held")] == (
+        [" ".join(summary["held"])] if summary.get("held") else []), where
 
 
 def check_mr(d, root, where):  # type: ignore[no-untyped-def]
@@ -116,6 +122,26 @@ def test_argad_recoils_and_strikes_of_the_turn(open_example) -> None:  # type: i
     strikes = groups(root, "strike")
     assert [s.get("data-n") for s in strikes] == ["1", "2", "3"]
     assert "knight strike troll" in " ".join(texts(strikes[0])) and "kills" in " ".join(texts(strikes[2]))
+
+
+def test_argad_figures_held_this_turn_are_marked(cli: Cli) -> None:
+    """``argad hold``: a side says which of its figures will not strike this turn (docs/argad.md, "Holding";
+    seed 004 'Wounds': a blow comes at its step or not at all). The sheet marks them on their cards while the
+    turn is open, and lists them with the turn's strikes, as ``argad turn-summary`` does (``held``)."""
+    # The seed's example, turn 1: the warrior's axe kills Gob D; Gob A and Gob B are out of contact: held
+    run_upto(cli, "argad/warrior-vs-goblins.cmds", "argad strike goblins warrior --at gob-d")
+    cli("argad", "hold", "goblins", "gob-a", "gob-b")
+    root = parse_svg(cli("sheet", "goblins", "-o", "-").out)
+    held = {g.get("data-name"): g for g in groups(root, "figure") if g.get("data-held") == "yes"}
+    assert list(held) == ["gob-a", "gob-b"]
+    assert "holds its blow" in texts(held["gob-a"]) and "holds its blow" in title(held["gob-b"])
+    assert "holds its blow" not in " ".join(texts(groups(root, "figure", data_name="gob-c")[0]))
+    (line,) = groups(root, "held")
+    assert line.get("data-figures") == "gob-a gob-b" and "held back (no blow this turn): gob-a, gob-b" in texts(line)
+    cli("argad", "end-turn", "goblins")  # anyone's in a hot seat; the turn's summary keeps the holds
+    root = parse_svg(cli("sheet", "goblins", "--round", "1", "-o", "-").out)
+    assert [g.get("data-figures") for g in groups(root, "held")] == ["gob-a gob-b"]
+    assert "Turn 1: strikes" in " ".join(texts(root))
 
 
 def test_cfi_serious_and_major_wounds_are_marked(open_example) -> None:  # type: ignore[no-untyped-def]

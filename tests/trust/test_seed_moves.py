@@ -171,6 +171,8 @@ def test_classic_fantasy_lists_the_first_seed_for_every_player(tmp_path: Path) -
     mail(bob, alice, G, tmp_path)
     assert _commands(alice, G) == [f"combatlog seal reveal {G} --step r1 --as alice"]
     _run(alice, _commands(alice, G)[0])
-    assert _commands(alice, G) == []  # Classic Fantasy gives no command lines of its own
-    alice("cfi", "round", G)  # the seed of r1 rolls the Initiative
+    # the seed is complete: round 1 (the referee's step: alice created the combat) is offered, and its command
+    # rolls the Initiative from the seed of r1
+    assert _commands(alice, G) == [f"combatlog cfi round {G} --as alice"]
+    _run(alice, _commands(alice, G)[0])
     assert alice.verify(G)["ok"]

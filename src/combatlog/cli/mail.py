@@ -66,7 +66,7 @@ def command(
 def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, list[Any], str]:
     """What the player must decide now, as ``status --mine`` gives it (complete command lines), and the
     acknowledgement they owe, where the ruleset knows who plays what (its own ``my_moves``: Magic Realm,
-    OSRIC; or ``players_of``: Classic Fantasy, Argad) and players are pinned. Otherwise: the ruleset's own pending entries (None) and the trust layer's sealed steps.
+    OSRIC, Classic Fantasy, Argad; or ``players_of``) and players are pinned. Otherwise: the ruleset's own pending entries (None) and the trust layer's sealed steps.
     Last, why he has nothing more to decide in this fight, as ``status --mine`` says it ("" unless so)."""
     from combatlog.exchange.mail import Todo
     from combatlog.projections.fold import state_at

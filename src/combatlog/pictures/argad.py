@@ -1,5 +1,5 @@
 """« Argad ! »: the figures by side with their wounds, recoils and status, and this turn's volleys and
-strikes in the order they were resolved."""
+strikes in the order they were resolved, and the figures held back (``argad hold``)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def figure(c: Canvas, x: float, y: float, f: dict[str, Any], fill: str, recoiled
                              (f"+{turn.get('new_wounds')} wound(s) this turn", turn.get("new_wounds")),
                              ("recoil refused", turn.get("recoil_refused")),
                              ("recoiled", turn.get("recoiled") or recoiled), ("struck", turn.get("struck")),
-                             ("shot", turn.get("shot"))) if on]
+                             ("shot", turn.get("shot")), ("holds its blow", turn.get("held"))) if on]
     species = species_name(str(f.get("species")))
     weapon = weapon_name(f.get("weapon") or "") if f.get("weapon") else "no melee weapon"
     missile = weapon_name(f["missile"], missile=True) if f.get("missile") else ""
@@ -58,7 +58,8 @@ def figure(c: Canvas, x: float, y: float, f: dict[str, Any], fill: str, recoiled
             f"(life points {f.get('life_points')})" + (f"; {', '.join(marks)}" if marks else "") + \
             (f"; {', '.join(f['effects'])}" if f.get("effects") else "")
     with c.group(title, cls="figure", data_name=f["name"], data_side=f["side"], data_status=status,
-                 data_wounds=f.get("wounds", 0), data_recoiled="yes" if "recoiled" in marks else None):
+                 data_wounds=f.get("wounds", 0), data_recoiled="yes" if "recoiled" in marks else None,
+                 data_held="yes" if turn.get("held") else None):
         out = status != "standing"
         c.rect(x, y, CARD_W, CARD_H, fill="#eeeeee" if out else fill, stroke=INK, rx=6, dash="5 3" if out else "")
         # the base, as on the table, its size in mm
@@ -165,6 +166,11 @@ def draw(scene: Scene, prefix: str = "p") -> str:
         else:
             c.text(MARGIN, y, "no strike", size=11, fill=MUTED)
             y += 16
+        held = list(summary.get("held") or [])
+        if held:  # argad hold: figures whose side gave up their blow this turn (docs/argad.md, "Holding")
+            line = f"held back (no blow this turn): {', '.join(held)}"
+            with c.group(line, cls="held", data_figures=" ".join(held)):
+                y = c.lines(MARGIN, y + 4, line, WIDTH - 2 * MARGIN, size=11)
         survival = list(summary.get("survival") or [])
         if survival:
             y = section(c, y + 4, f"Turn {turn_no}: survival rolls")

@@ -30,8 +30,10 @@ Sealed orders
     whose command draws dice says so (``MyMove.dice``): with joint dice and no seed to
     draw from, the seed step is offered in its place.
     ``seed_needed(state) -> bool``: with joint dice, whether what the combat waits for
-    now draws dice, for a ruleset without ``my_moves`` (every pinned player is then asked
-    for the seed step before it, by ``status --mine`` and the mail).
+    now draws dice, for a ruleset with no sealed orders of its own, ``my_moves`` or not
+    (every pinned player is then asked for the seed step before it, by ``status --mine``
+    and the mail; a ruleset that has it leaves the seed steps, chain links included, to
+    the log).
 
 Joint dice
     With the ``joint`` scheme, ``dice.roll(label, "2d6")`` derives faces from the

@@ -75,10 +75,13 @@ def my_moves(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -
                  for p in ruleset.pending(state) if p.who == player or (referee and p.who == REFEREE)
                  or _plays(ruleset, state, p.who, player, unplayed)]
     named = {m.step for m in moves}
-    # A ruleset that gives the moves knows which contribution each player owes to a step seeded by chain
-    # links (sealed orders, or a bare link): the log alone cannot tell, so it offers none of its own there.
-    extra = [m for m in _sealed_steps(store, folded, meta.name, player, links=hook is None) if m.step not in named]
-    return referee, seed_first(store, folded, meta.name, player, moves, generic=hook is None) + extra
+    # A ruleset whose moves seal orders of their own (Magic Realm, OSRIC) knows which contribution each player
+    # owes to a step seeded by chain links (sealed orders, or a bare link): the log alone cannot tell, so it
+    # offers none of its own there. A ruleset with no sealed orders says when its next step draws dice
+    # (``seed_needed``: Classic Fantasy, Argad) and leaves the seed steps to the log, moves of its own or not.
+    seeds = hook is None or getattr(ruleset, "seed_needed", None) is not None
+    extra = [m for m in _sealed_steps(store, folded, meta.name, player, links=seeds) if m.step not in named]
+    return referee, seed_first(store, folded, meta.name, player, moves, generic=seeds) + extra
 
 
 # -- joint dice: a seed before the dice (docs/trust.md, "Whose move") ------------------------------------------
@@ -173,9 +176,9 @@ def seed_first(store: EventStore, folded: Folded, stream: str, player: str, move
       with a seed step open, it waits for that step; with none, the seed step it needs is offered instead,
       with the command (the first such move carries it).
     - A move that would open another seed step while one is open (one at a time) waits for the open one.
-    - With no step open and the rules' next step drawing dice (``seed_needed``, for a ruleset without
-      ``my_moves``: ``generic``, whose moves carry no command to withhold), the player owes his part of a
-      fresh seed step, listed first.
+    - With no step open and the rules' next step drawing dice (``seed_needed``, for a ruleset that leaves the
+      seed steps to the log: ``generic``), the player owes his part of a fresh seed step, listed first (every
+      pinned player owes it, whether or not a move of his own draws the dice).
     """
     seed = seed_now(store, folded)
     if seed is None or player not in seed.players:

@@ -43,9 +43,10 @@ def head(f: Fight) -> int:
     return f.store.head(f.store.list_streams()[0].id).seq
 
 
-def pinned(f: Fight):  # type: ignore[no-untyped-def]
-    """The fight's state with the sides played by alice (humans) and bob (goblins), as a set-up's ``players``."""
-    return msgspec.structs.replace(f.state, players=PLAYERS)
+def pinned(f: Fight, roles: Roles = Roles()):  # type: ignore[no-untyped-def]
+    """The fight's state with the sides played by alice (humans) and bob (goblins), as a set-up's ``players``
+    (and the genesis's ``roles``: the state's own, as ``new --player`` or ``--referee`` would make them)."""
+    return msgspec.structs.replace(f.state, players=PLAYERS, roles=roles)
 
 
 def test_hold_refuses_bad_input_and_records_nothing() -> None:
@@ -191,10 +192,18 @@ def test_hold_is_its_sides_players_or_the_referees() -> None:
 def test_pending_says_whom_the_end_of_the_turn_waits_for() -> None:
     f = goblins()
     f.strike("warrior", "gob-d", {"t1/melee/gob-d/warrior": 4})
-    pending = {p.who: p.what for p in RULESET.pending(f.state)}
-    assert pending["gob-a"].endswith(", or hold its blow")
-    assert pending["gm"] == ("end game turn 1 once gob-a, gob-b, gob-c, gob-d, gob-e, gob-f have struck or held "
-                             "(before that, only their players or the referee may end it)")
+    open_ = "end game turn 1 once gob-a, gob-b, gob-c, gob-d, gob-e, gob-f have struck or held"
+    only = " (before that, only their players or the referee may end it)"
+    for roles in (PINNED, REFEREED):  # players bound to the sides, or a referee: the end is theirs to make
+        pending = {p.who: p.what for p in RULESET.pending(pinned(f, roles))}
+        assert pending["gob-a"].endswith(", or hold its blow")
+        assert pending["gm"] == open_ + only
+    # A hot seat (no pinned player, no referee: one person types everything, anyone may end the turn), with or
+    # without a set-up's players: it waits for the blows, and says of no one that only they may end it.
+    for state in (f.state, pinned(f)):
+        assert {p.who: p.what for p in RULESET.pending(state)}["gm"] == open_
+    # roles enforced, but the open figures are no player's and there is no referee: anyone's too
+    assert {p.who: p.what for p in RULESET.pending(msgspec.structs.replace(f.state, roles=PINNED))}["gm"] == open_
 
 
 def test_views_and_invariant_know_a_held_figure() -> None:

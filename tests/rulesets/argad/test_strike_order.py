@@ -63,9 +63,9 @@ def test_status_names_who_strikes_first() -> None:
     assert pending(f)["spear"] == "may strike in melee (long step), or hold its blow"
     assert "after spear" in pending(f)["ogre"]
     f.strike("spear", "ogre", {"t1/melee/ogre/spear": 3})
+    # a hot seat (no pinned player, no referee): anyone may end the turn, so no "only its players" is said
     assert pending(f) == {"ogre": "may strike in melee (half-long step), or hold its blow",
-                          "gm": "end game turn 1 once ogre has struck or held (before that, only its players or "
-                                "the referee may end it)"}
+                          "gm": "end game turn 1 once ogre has struck or held"}
     f.strike("ogre", "spear", {"t1/melee/spear/ogre": 1})  # 1D10 1 +1 = 2 < 4: nothing
     assert pending(f) == {"gm": "end game turn 1"}
 

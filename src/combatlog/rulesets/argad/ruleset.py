@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
-from combatlog.commands.authority import Authority, side_players
+from combatlog.commands.authority import Authority, roles_of, side_players
 from combatlog.commands.record import commands_in
 from combatlog.dice.port import DicePort
 from combatlog.rulesets.argad import commands as argad_commands
@@ -47,13 +47,18 @@ def strikers_pending(state: ArgadState, turn: Turn) -> list[Pending]:
 
 def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
     """The end of the turn: anyone's once no figure may still strike; before, it gives up their blows, which
-    is their players' or the referee's to do (argad/authority.py), so it says whom it waits for."""
+    is their players' or the referee's to do where roles are enforced (argad/authority.py), so it says whom
+    it waits for (in a hot seat, where one person types everything, nobody in particular)."""
     due = survival_due(turn)
     rolls = f" (survival rolls: {', '.join(due)})" if due else ""
-    open_ = [f.name for f in may_still_strike(state, turn)]
+    figures = may_still_strike(state, turn)
+    open_ = [f.name for f in figures]
     one = len(open_) == 1
-    wait = (f" once {', '.join(open_)} {'has' if one else 'have'} struck or held (before that, only "
-            f"{'its' if one else 'their'} players or the referee may end it)") if open_ else ""
+    # whether ending the turn over them is someone's in particular: a figure of a side with players, or one
+    # no player plays where the combat has a referee (commands/authority.check_authority)
+    bound = state.roles.enforced and any(state.players.get(f.side) or state.roles.referee for f in figures)
+    only = (f" (before that, only {'its' if one else 'their'} players or the referee may end it)" if bound else "")
+    wait = f" once {', '.join(open_)} {'has' if one else 'have'} struck or held{only}" if open_ else ""
     return Pending(who="gm", what=f"end game turn {turn.number}{wait}{rolls}", rule=R_TURN)
 
 
@@ -112,7 +117,8 @@ class Argad(Ruleset[ArgadState]):
             fig = build_figure(entry)
             figures[fig.name] = fig
         players = {side: tuple(names) for side, names in setup.get("players", {}).items()}
-        return ArgadState(options=options, figures=figures, players=players)
+        # Argad names no referee by default, so the creator (unknown here) plays no part in the roles
+        return ArgadState(options=options, figures=figures, players=players, roles=roles_of(self, genesis, ""))
 
     def decide(self, state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
         return decide(state, command, dice)
@@ -142,6 +148,13 @@ class Argad(Ruleset[ArgadState]):
     def players_of(self, state: ArgadState, piece: str) -> tuple[str, ...] | None:
         fig = state.figures.get(piece)
         return None if fig is None else tuple(state.players.get(fig.side, ()))
+
+    def my_moves(self, state: ArgadState, player: str, stream: str, referee: bool,
+                 unplayed: bool = False) -> list[Any]:
+        """What ``player`` must decide now, with the command lines (``status --mine``; argad/moves.py)."""
+        from combatlog.rulesets.argad.moves import my_moves
+
+        return my_moves(self, state, player, stream, referee, unplayed)
 
     def seed_needed(self, state: ArgadState) -> bool:
         """With joint dice: a game turn's shooting, melee and survival roll dice; starting one does not

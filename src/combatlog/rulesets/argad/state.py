@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import msgspec
 
+from combatlog.commands.authority import Roles
 from combatlog.rulesets.argad.options import Options
 
 
@@ -164,6 +165,7 @@ class ArgadState(msgspec.Struct, frozen=True, kw_only=True):
     options: Options = Options()
     figures: dict[str, Figure] = {}
     players: dict[str, tuple[str, ...]] = {}  # side -> its players (set-up "players"; commands/authority.py)
+    roles: Roles = Roles()  # the genesis's roles: whether they are enforced, and the referee (commands/authority.py)
     turn: Turn | None = None
     last_turn: Turn | None = None  # the game turn just finished (for the summary and explain)
     turns_done: int = 0

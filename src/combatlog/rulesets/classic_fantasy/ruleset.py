@@ -183,6 +183,12 @@ class ClassicFantasy(Ruleset[CFIState]):
         member = state.combatants.get(piece)
         return None if member is None else tuple(state.players.get(member.side, ()))
 
+    def my_moves(self, state: CFIState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[Any]:
+        """What ``player`` must decide now, with the command lines (``status --mine``; classic_fantasy/moves.py)."""
+        from combatlog.rulesets.classic_fantasy.moves import my_moves
+
+        return my_moves(state, player, stream, referee, unplayed)
+
     def seed_needed(self, state: CFIState) -> bool:
         """With joint dice: every step from round 1's Initiative on rolls dice (trust/mine.py ``seed_first``)."""
         return not state.ended
