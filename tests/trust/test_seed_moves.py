@@ -100,6 +100,9 @@ def test_osric_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_ro
     assert _commands(alice, S) == [f"combatlog osric round {S} --as alice", commit]
     refused = alice("osric", "surprise", S, ok=False)
     assert refused.code == 4 and "no joint dice seed yet" in refused.err
+    # the refusal names the step status --mine offers (it said --step r1 whatever the die)
+    assert f"every player runs: combatlog seal commit {S} --step surprise, then: combatlog seal reveal {S} --step " \
+           "surprise" in refused.err, refused.err
     assert _commands(bob, S) == []  # bob owes nothing until the referee chooses a surprise check
     _run(alice, commit)
     mine = _mine(alice, S)
@@ -174,3 +177,52 @@ def test_classic_fantasy_lists_the_first_seed_for_every_player(tmp_path: Path) -
     assert _commands(alice, G) == []  # Classic Fantasy gives no command lines of its own
     alice("cfi", "round", G)  # the seed of r1 rolls the Initiative
     assert alice.verify(G)["ok"]
+
+
+# -- the refusal of a joint die without a seed names the seed step to make ---------------------------------------
+
+
+def test_a_die_refused_for_want_of_a_seed_names_the_step_of_its_round(tmp_path: Path) -> None:
+    """docs/trust.md "Whose move": a fresh seed step is named after the round (``seed_first``: r2 in round 2).
+    The refusal of the die itself said `--step r1` whatever the round; here a freeform duel reaches round 2 with
+    no seed (opening and ending rounds draw no dice), its first die is refused, and the commands the refusal
+    names, run by each player, make the seed that die then draws from."""
+    alice, bob = pair(tmp_path)
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    alice("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    alice("freeform", "round", "duel")
+    alice("freeform", "end-round", "duel")
+    alice("freeform", "round", "duel")
+    refused = alice("freeform", "act", "duel", "Aldo", "thrusts at Bo", "--roll", "1d20", ok=False)
+    commit, reveal = "combatlog seal commit duel --step r2", "combatlog seal reveal duel --step r2"
+    assert refused.code == 4 and f"no joint dice seed yet (every player runs: {commit}, then: {reveal})" in refused.err
+    _run(alice, commit)
+    mail(alice, bob, "duel", tmp_path)
+    _run(bob, commit)
+    _run(bob, reveal)
+    mail(bob, alice, "duel", tmp_path)
+    _run(alice, reveal)
+    alice("freeform", "act", "duel", "Aldo", "thrusts at Bo", "--roll", "1d20")
+    assert alice("dice", "duel", "--json").json()["rolls"][-1]["scheme"] == "joint"  # type: ignore[index]
+    assert alice.verify("duel")["ok"]
+
+
+def test_with_nonce_chains_the_refusal_names_the_links_of_the_step(tmp_path: Path) -> None:
+    """docs/trust.md "Nonce chains": where every player has a chain, a seed step takes one link from each (``seal
+    link``, as status --mine's fresh seed move offers it), no commit and reveal."""
+    alice, bob = pair(tmp_path)
+    alice("seal", "chain", "duel")
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    mail(alice, bob, "duel", tmp_path)
+    bob("seal", "chain", "duel")
+    mail(bob, alice, "duel", tmp_path)
+    alice("freeform", "round", "duel")
+    refused = alice("freeform", "act", "duel", "Aldo", "lunges", "--roll", "1d20", ok=False)
+    link = "combatlog seal link duel --step r1"
+    assert refused.code == 4 and f"no joint dice seed yet (every player runs: {link} (one message))" in refused.err
+    _run(alice, link)
+    mail(alice, bob, "duel", tmp_path)
+    _run(bob, link)
+    mail(bob, alice, "duel", tmp_path)
+    alice("freeform", "act", "duel", "Aldo", "lunges", "--roll", "1d20")
+    assert alice.verify("duel")["ok"]

@@ -105,11 +105,9 @@ class SeedNow(msgspec.Struct, frozen=True, kw_only=True):
 
     def fresh(self, base: str) -> str:
         """``base``, or ``base#2``... when this combat has used it (a step is sealed once)."""
-        name, n = base, 1
-        while name in self.taken:
-            n += 1
-            name = f"{base}#{n}"
-        return name
+        from combatlog.trust.sealed import fresh_step
+
+        return fresh_step(base, self.taken)
 
 
 def seed_now(store: EventStore, folded: Folded) -> SeedNow | None:
