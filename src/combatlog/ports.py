@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from combatlog.projections.fold import CoreTrack, Folded
     from combatlog.store.base import EventStore, StreamMeta
 
-# scheme -> f(store, core) -> (seq of the commitment, key); raises a clear error when it cannot draw now
-KeySource = Callable[["EventStore", "CoreTrack"], tuple[int, bytes]]
+# scheme -> f(store, core, label of the die to draw) -> (seq of the commitment, key); raises a clear error
+# when it cannot draw now
+KeySource = Callable[["EventStore", "CoreTrack", str], tuple[int, bytes]]
 # a core command decided outside the handler: f(store, folded, command, dice, actor) -> events
 CoreDecider = Callable[["EventStore", "Folded", Any, "DicePort", str], list["Event"]]
 # refuse a sealed batch before it is appended: f(store, folded state before it, envelopes)

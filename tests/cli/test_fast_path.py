@@ -82,8 +82,8 @@ LINES = [
     (["status", "duel", "--"], False, 0),
     (["status", "-", "duel"], False, 2),
     (["status", ""], False, 6),
-    (["--as", "", "status", "duel"], False, 2),  # blank --as: refused by the root
-    (["--as", "  ", "status", "duel", "--json"], False, 2),
+    (["--as", "", "status", "duel"], False, 3),  # blank --as: refused by the root, as a blank name is
+    (["--as", "  ", "status", "duel", "--json"], False, 3),
     (["--as", "ref", "--as", "bob", "status", "duel", "--mine"], False, 0),
     (["--as", "-x", "status", "duel", "--mine"], False, 0),
     (["status", "duel", "--db"], False, 2),

@@ -100,11 +100,21 @@ def test_round_0_is_the_set_up_in_magic_realm_too(cli: Cli, tmp_path: Path) -> N
     assert (tmp_path / "r0.svg").read_text().startswith("<svg")
 
 
-@pytest.mark.parametrize("option", ["--as", "--command-id"])
-def test_blank_global_options_are_refused(cli: Cli, option: str) -> None:
+@pytest.mark.parametrize(("option", "says"), [("--as", "--as is blank: give a player name, or leave --as out"),
+                                              ("--command-id", "--command-id is blank: give any non-blank text, "
+                                                               "or leave --command-id out")])
+def test_blank_global_options_are_refused(cli: Cli, option: str, says: str) -> None:
+    """A blank --as or --command-id (a shell variable never set) is refused as a blank --by or --name is
+    (test_blank_names_are_refused_and_nothing_is_appended_or_written): error[invalid], exit status 3, naming
+    the option, nothing appended. They were click usage errors (exit status 2), unlike every other blank name."""
     duel(cli)
-    refused(cli, option, "", "freeform", "act", "duel", "Aldo", "x", code=ExitStatus.USAGE, says=f"{option}")
-    refused(cli, "freeform", "act", "duel", "Aldo", "x", option, " ", code=ExitStatus.USAGE, says="blank")
+    refused(cli, option, "", "freeform", "act", "duel", "Aldo", "x", code=ExitStatus.INVALID, says=f"error[invalid]: {says}")
+    refused(cli, "freeform", "act", "duel", "Aldo", "x", option, " ", code=ExitStatus.INVALID, says=says)
+    # a read command too, in text and in JSON (the error as JSON on stderr, the same exit status)
+    result = cli("status", "duel", option, "", ok=False)
+    assert result.code == ExitStatus.INVALID and f"error[invalid]: {says}" in result.err and result.out == ""
+    result = cli("status", "duel", "--json", option, "", ok=False)
+    assert result.code == ExitStatus.INVALID and json.loads(result.err)["error"] == {"code": "invalid", "message": says}
 
 
 def test_unknown_db_url_scheme(cli: Cli, tmp_path: Path) -> None:

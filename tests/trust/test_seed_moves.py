@@ -38,6 +38,21 @@ def _run(seat: Seat, line: str) -> None:
     seat(*words[1:])
 
 
+def _offered(seat: Seat, stream: str) -> tuple[list[str], list[dict[str, str]]]:
+    """Plain ``status --json``: the commands it offers (every pending entry's), and those it withholds."""
+    pending = seat("status", stream, "--json").json()["pending"]  # type: ignore[index]
+    return [c for p in pending for c in p["commands"]], [w for p in pending for w in p["withheld"]]
+
+
+def _each_runs(seat: Seat, lines: list[str], tmp_path: Path) -> None:
+    """Each line, run as given on its own copy of ``seat``'s machine (each was offered at the same state)."""
+    import shutil
+
+    for i, line in enumerate(lines):
+        shutil.copytree(seat.dir, tmp_path / f"try-{i}" / seat.name)
+        _run(Seat(seat.name, tmp_path / f"try-{i}"), line)
+
+
 def _mailed_to(sender: Seat, stream: str, reader: str) -> list[str]:
     """The commands the mail for ``reader`` offers him as his own."""
     message = sender("mail", stream, "--for", reader, "--json").json()
@@ -100,6 +115,9 @@ def test_osric_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_ro
     assert _commands(alice, S) == [f"combatlog osric round {S} --as alice", commit]
     refused = alice("osric", "surprise", S, ok=False)
     assert refused.code == 4 and "no joint dice seed yet" in refused.err
+    # the refusal names the step status --mine offers (it said --step r1 whatever the die)
+    assert f"every player runs: combatlog seal commit {S} --step surprise, then: combatlog seal reveal {S} --step " \
+           "surprise" in refused.err, refused.err
     assert _commands(bob, S) == []  # bob owes nothing until the referee chooses a surprise check
     _run(alice, commit)
     mine = _mine(alice, S)
@@ -134,6 +152,39 @@ def test_osric_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_ro
     assert alice.verify(S)["ok"]
 
 
+def test_plain_status_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_roll(tmp_path: Path) -> None:
+    """Plain status --json offered `osric surprise --as gm` with no seed (refused twice over: no seed, and gm is
+    not a pinned player). It now offers what status --mine offers the referee (alice, the creator), withholds
+    the surprise check saying why, and every line it offers runs."""
+    S = "skirmish"
+    alice, bob = _skirmish(tmp_path)
+    commit = f"combatlog seal commit {S} --step surprise --as alice"
+    offered, withheld = _offered(alice, S)
+    assert offered == [f"combatlog osric round {S} --as alice", commit]
+    assert withheld == [{"command": f"combatlog osric surprise {S} --as alice",
+                         "waiting": "its joint dice need a seed first (no joint dice seed yet)"}]
+    assert alice("osric", "surprise", S, ok=False).code == 4  # withheld: refused indeed
+    text = alice("status", S).out
+    assert "    not yet: osric surprise: its joint dice need a seed first (no joint dice seed yet); first: " + commit in text
+    _each_runs(alice, offered, tmp_path)
+    assert _offered(bob, S) == (offered, withheld), "the same from bob's machine"
+
+    # the step open, the check still waits: for bob's commit
+    _run(alice, commit)
+    offered, withheld = _offered(alice, S)
+    assert offered == [f"combatlog osric round {S} --as alice"]
+    assert [w["waiting"] for w in withheld] == ["seed step surprise comes first, which waits for bob (commit)"]
+    mail(alice, bob, S, tmp_path)
+    bob("seal", "commit", S, "--step", "surprise")
+    bob("seal", "reveal", S, "--step", "surprise")
+    mail(bob, alice, S, tmp_path)
+    alice("seal", "reveal", S, "--step", "surprise")
+    offered, withheld = _offered(alice, S)  # the seed is there: the check is offered, and rolls
+    assert offered == [f"combatlog osric surprise {S} --as alice", f"combatlog osric round {S} --as alice"]
+    assert withheld == []
+    _each_runs(alice, offered, tmp_path / "seeded")
+
+
 def test_osric_surprise_is_offered_once_its_seed_step_is_complete(tmp_path: Path) -> None:
     S = "skirmish"
     alice, bob = _skirmish(tmp_path)
@@ -162,6 +213,10 @@ def test_classic_fantasy_lists_the_first_seed_for_every_player(tmp_path: Path) -
     for seat in (alice, bob):
         line = f"combatlog seal commit {G} --step r1 --as {seat.name}"
         assert _commands(seat, G) == [line]
+    # plain status: the referee's step (alice's: the creator's) waits for the seed, whose part she owes first
+    offered, withheld = _offered(alice, G)
+    assert offered == [f"combatlog seal commit {G} --step r1 --as alice"]
+    assert [w["command"] for w in withheld] == [f"combatlog cfi round {G} --as alice"]
     assert f"combatlog seal commit {G} --step r1 --as bob" in _mailed_to(alice, G, "bob")
     _run(alice, f"combatlog seal commit {G} --step r1 --as alice")
     assert _commands(alice, G) == [] and _mine(alice, G)["waiting_for"] == ["bob"]
@@ -176,3 +231,56 @@ def test_classic_fantasy_lists_the_first_seed_for_every_player(tmp_path: Path) -
     assert _commands(alice, G) == [f"combatlog cfi round {G} --as alice"]
     _run(alice, _commands(alice, G)[0])
     assert alice.verify(G)["ok"]
+
+
+# -- the refusal of a joint die without a seed names the seed step to make ---------------------------------------
+
+
+def test_a_die_refused_for_want_of_a_seed_names_the_step_of_its_round(tmp_path: Path) -> None:
+    """docs/trust.md "Whose move": a fresh seed step is named after the round (``seed_first``: r2 in round 2).
+    The refusal of the die itself said `--step r1` whatever the round; here a freeform duel reaches round 2 with
+    no seed (opening and ending rounds draw no dice), its first die is refused, and the commands the refusal
+    names, run by each player, make the seed that die then draws from."""
+    alice, bob = pair(tmp_path)
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    alice("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    alice("freeform", "round", "duel")
+    alice("freeform", "end-round", "duel")
+    alice("freeform", "round", "duel")
+    # (plain status: freeform says nobody plays Aldo, and the combat pins alice and bob: the --as of his command
+    # is a pinned player's to fill in, not "--as Aldo", which would be refused)
+    aldo = next(p for p in alice("status", "duel", "--json").json()["pending"] if p["who"] == "Aldo")  # type: ignore[index]
+    assert aldo["players"] is None and aldo["commands"] == ['combatlog freeform act duel Aldo "ACTION" --as PLAYER']
+    refused = alice("freeform", "act", "duel", "Aldo", "thrusts at Bo", "--roll", "1d20", ok=False)
+    commit, reveal = "combatlog seal commit duel --step r2", "combatlog seal reveal duel --step r2"
+    assert refused.code == 4 and f"no joint dice seed yet (every player runs: {commit}, then: {reveal})" in refused.err
+    _run(alice, commit)
+    mail(alice, bob, "duel", tmp_path)
+    _run(bob, commit)
+    _run(bob, reveal)
+    mail(bob, alice, "duel", tmp_path)
+    _run(alice, reveal)
+    alice("freeform", "act", "duel", "Aldo", "thrusts at Bo", "--roll", "1d20")
+    assert alice("dice", "duel", "--json").json()["rolls"][-1]["scheme"] == "joint"  # type: ignore[index]
+    assert alice.verify("duel")["ok"]
+
+
+def test_with_nonce_chains_the_refusal_names_the_links_of_the_step(tmp_path: Path) -> None:
+    """docs/trust.md "Nonce chains": where every player has a chain, a seed step takes one link from each (``seal
+    link``, as status --mine's fresh seed move offers it), no commit and reveal."""
+    alice, bob = pair(tmp_path)
+    alice("seal", "chain", "duel")
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    mail(alice, bob, "duel", tmp_path)
+    bob("seal", "chain", "duel")
+    mail(bob, alice, "duel", tmp_path)
+    alice("freeform", "round", "duel")
+    refused = alice("freeform", "act", "duel", "Aldo", "lunges", "--roll", "1d20", ok=False)
+    link = "combatlog seal link duel --step r1"
+    assert refused.code == 4 and f"no joint dice seed yet (every player runs: {link} (one message))" in refused.err
+    _run(alice, link)
+    mail(alice, bob, "duel", tmp_path)
+    _run(bob, link)
+    mail(bob, alice, "duel", tmp_path)
+    alice("freeform", "act", "duel", "Aldo", "lunges", "--roll", "1d20")
+    assert alice.verify("duel")["ok"]

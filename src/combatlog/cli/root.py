@@ -176,22 +176,17 @@ def root(
                                  callback=_print_version, expose_value=False),
 ) -> None:
     """Global options go before or after the command."""
-    _refuse_blank(ctx, "actor", "--as", "a player name, or leave --as out")
-    _refuse_blank(ctx, "command_id", "--command-id", "any non-blank text, or leave --command-id out")
+    from combatlog.cli.common import refuse_blank
+
+    # refused as every blank name is (--by '', --name ''): error[invalid], exit status 3, before anything is done
+    refuse_blank(actor, "--as", "a player name")
+    refuse_blank(command_id, "--command-id", "any non-blank text")
     if not actor:
         actor = default_actor()  # one key here: this machine is that player's
     run = ctx.obj  # a line of run FILE is given the run's state: its open log and the heads it keeps
     line = run.for_line(db, actor, command_id) if isinstance(run, AppState) else None
     ctx.obj = line or AppState(db=db, actor=actor, command_id=command_id)
     ctx.call_on_close(ctx.obj.close)
-
-
-def _refuse_blank(ctx: typer.Context, param: str, option: str, what: str) -> None:
-    """An option typed with a blank value is a mistake (a shell variable that was never set), not a
-    request for the default: refused before anything is recorded."""
-    value = ctx.params.get(param)
-    if value is not None and not value.strip():
-        raise click.BadParameter(f"blank: give {what}", ctx=ctx, param_hint=option)
 
 
 

@@ -18,7 +18,7 @@ from combatlog.text import one_line
 def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> None:
     from combatlog.exchange.held import held_for
     from combatlog.trust.after_merge import AfterMerge
-    from combatlog.trust.mine import out_of_the_fight_all, step_taker
+    from combatlog.trust.mine import Offered, out_of_the_fight_all, takers, waiting_for
 
     meta, folded = read_state_of(st, stream)
     store = st.store()
@@ -31,11 +31,19 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
     pending = ruleset.pending(state)
     held = held_for(store, meta)  # bundles that arrived before their predecessor
     out = out_of_the_fight_all(store, meta, folded)
+    # who takes each decision, named as status --mine and the mail name them (a piece with its players), and
+    # the commands each can run now (with joint dice, none that needs a seed not there yet: its seed step first)
+    named = takers(store, meta, folded, pending)
+    offered = Offered(store, meta, folded)
+    pinned = set(offered.seed.players) if offered.seed is not None else set(roles(folded).players)
+    # (the text says only what is withheld: it builds no command lines where nothing can be)
+    entries = [_entry(p, players, meta, offered, pinned) if as_json or offered.withholds else {"withheld": []}
+               for p, (_name, players) in zip(pending, named)]
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
-                    "finished": ruleset.finished(state),
-                    "pending": [pending_json(p, meta.ruleset, meta.name) for p in pending], "held": held,
+                    "finished": ruleset.finished(state), "pending": entries, "held": held,
+                    "waiting_for": waiting_for(store, meta, folded, ""),
                     "roles": roles_json(roles(folded)), "owed": [owed_json(o) for o in owed if o.owed],
                     "dropped": [owed_json(o) for o in owed if not o.owed], "out_of_the_fight": out})
         return
@@ -46,17 +54,46 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
         echo_view("  " + the_roles.describe())
     if not pending:
         echo_view("  nothing pending")
-    referee = _referee_name(st, meta) if any(p.who == "gm" for p in pending) else "gm"
-    for p in pending:
+    for p, (name, _players), entry in zip(pending, named, entries):
         opts = f"  [{' | '.join(p.options)}]" if p.options else ""
         rule = f"  ({p.rule})" if p.rule else ""
-        echo_view(one_line(f"  {step_taker(p.who, referee)}: {p.what}{opts}{rule}"))
+        echo_view(one_line(f"  {name}: {p.what}{opts}{rule}"))
+        for w in entry["withheld"]:
+            first = [c for c in entry["commands"] if _kind(c) in ("seal commit", "seal link", "seal reveal")]
+            echo_view(one_line(f"    not yet: {_kind(w['command'])}: {w['waiting']}"
+                               + (f"; first: {first[0]}" if first else "")))
     for o in owed:
         echo_view(one_line(f"  {o.player}: {o.line(None)}"))
     for name, how in out.items():  # once per player, not on every pending item
         echo_view(one_line(f"  {name}: out of the fight ({how}), nothing more to decide in it"))
     for h in held:
         echo_view(one_line(f"  held: bundle {h['events']} (from {h['source']}), waiting for {h['waiting_for']}"))
+
+
+def _entry(p: Any, players: Any, meta: Any, offered: Any, pinned: set[str]) -> dict[str, Any]:
+    """A pending decision as ``status --json`` gives it (``pending_json``), its command lines run as the players
+    who take it (``players``, also given; else the name ``pending`` gives, or PLAYER to fill in where the
+    combat pins players and that name is none of them), without those that cannot run now (``withheld``, each
+    with why: ``Offered``)."""
+    from combatlog.exchange.mail import commands_for
+
+    entry = pending_json(p, meta.ruleset, meta.name)
+    runs_as = list(players) if players else [entry["player"]]
+    commands: list[str] = []
+    withheld: list[dict[str, str]] = []
+    for player in runs_as:
+        mine, held = offered.split(player, commands_for(meta.ruleset, meta.name, p,
+                                                        "PLAYER" if pinned and player not in pinned else player))
+        commands += [c for c in mine if c not in commands]
+        withheld += [{"command": c, "waiting": why} for c, why in held]
+    command = commands[0] if commands else None
+    entry.update(players=list(players) if players is not None else None, command=command, commands=commands,
+                 kind=_kind(command) if command else None, withheld=withheld)
+    return entry
+
+
+def _kind(command: str) -> str:
+    return " ".join(command.split()[1:3])
 
 
 def owed_json(o: Any) -> dict[str, Any]:
@@ -77,13 +114,6 @@ def roles(folded: Any) -> Any:
 def roles_json(roles: Any) -> dict[str, Any]:
     return {"enforced": roles.enforced, "referee": roles.referee or None, "referee_named": roles.referee_named,
             "players": list(roles.players)}
-
-
-def _referee_name(st: AppState, meta: Any) -> str:
-    """Who takes the steps ``pending`` gives to ``gm`` (with pinned players but no gm: the creator)."""
-    from combatlog.trust.mine import referee_of
-
-    return referee_of(st.store(), meta)
 
 
 def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list[Any]) -> None:

@@ -87,7 +87,7 @@ def dice_port(
     source = wiring.key_sources.get(chosen)
     return DicePort(
         scheme=chosen, actor=actor, labels_taken=folded.core.labels,
-        key_source=(lambda _s: source(store, folded.core)) if source else None,
+        key_source=(lambda label: source(store, folded.core, label)) if source else None,
         manual_faces=manual_faces, collect_missing=True,
     )
 

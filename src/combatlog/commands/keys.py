@@ -7,7 +7,7 @@ from combatlog.projections.fold import CoreTrack
 from combatlog.store.base import EventStore
 
 
-def referee_key(store: EventStore, core: CoreTrack) -> tuple[int, bytes]:
+def referee_key(store: EventStore, core: CoreTrack, label: str = "") -> tuple[int, bytes]:
     seq = core.open_seed("referee")
     if seq is None:
         raise IllegalCommand(

@@ -21,8 +21,8 @@ from combatlog.events.core import DiceRolled
 SCHEMES = ("manual", "local", "referee", "joint")
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/#@+-]{0,199}$")
 
-# A key source answers, for a scheme, the seq of the commitment to derive from and
-# the secret key; it raises a clear error when the scheme cannot draw now.
+# A key source answers, for the label of the die to draw, the seq of the commitment to
+# derive from and the secret key; it raises a clear error when the scheme cannot draw now.
 KeySource = Callable[[str], tuple[int, bytes]]
 
 
@@ -130,7 +130,7 @@ class DicePort:
         else:
             if self._key_source is None:
                 raise InvalidCommand(f"the {self.scheme} dice scheme is not available here")
-            seed_ref, key = self._key_source(self.scheme)
+            seed_ref, key = self._key_source(label)
             faces = derive_faces(key, label, dice.count, dice.sides)
         total = dice.total(faces)
         event = DiceRolled(

@@ -88,9 +88,18 @@ def scene_of(store: EventStore, meta: StreamMeta, folded: Folded, viewer: str | 
         data=data, state=state,
         sealed=sealed if sealed is not None else sealed_orders(store, meta, core.head_seq),
         players=[p.name for p in genesis.players] if genesis is not None else [],
-        pending=[(p.who, p.what) for p in ruleset.pending(state)] if with_pending else [],
+        pending=_pending(store, meta, folded) if with_pending else [],
         steps=(steps if steps is not None else round_steps(store, meta, folded, viewer)) if with_steps else [],
     )
+
+
+def _pending(store: EventStore, meta: StreamMeta, folded: Folded) -> list[tuple[str, str]]:
+    """(who, what) the combat waits for, who named as ``status`` names him: a piece with its players ("bob
+    (orc1)"), the referee's steps with who takes them (trust/mine.py ``takers``)."""
+    from combatlog.trust.mine import takers
+
+    pending = folded.ruleset.pending(folded.state)
+    return [(name, p.what) for p, (name, _players) in zip(pending, takers(store, meta, folded, pending))]
 
 
 def draw(scene: Scene, prefix: str = "p") -> str:

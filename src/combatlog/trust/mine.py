@@ -108,11 +108,9 @@ class SeedNow(msgspec.Struct, frozen=True, kw_only=True):
 
     def fresh(self, base: str) -> str:
         """``base``, or ``base#2``... when this combat has used it (a step is sealed once)."""
-        name, n = base, 1
-        while name in self.taken:
-            n += 1
-            name = f"{base}#{n}"
-        return name
+        from combatlog.trust.sealed import fresh_step
+
+        return fresh_step(base, self.taken)
 
 
 def seed_now(store: EventStore, folded: Folded) -> SeedNow | None:
@@ -310,3 +308,78 @@ def waiting_for(store: EventStore, meta: StreamMeta, folded: Folded, player: str
 def moves_json(moves: list[MyMove], player: str) -> list[dict[str, Any]]:
     return [{"who": player, "what": m.what, "options": list(m.options), "rule": m.rule, "command": m.command,
              "waiting": m.waiting or None} for m in moves]
+
+
+# -- plain status: who takes each pending decision, and which commands can run now ---------------------------
+
+
+def takers(store: EventStore, meta: StreamMeta, folded: Folded, pending: list[Any]) -> list[tuple[str, Any]]:
+    """For each of ``pending``: how ``status`` and the pictures name who takes it, as ``waiting_for`` and the
+    mail do ("bob (orc1)", "alice (party)", "rita (orc1)" for a piece no player plays, "gm (alice: the
+    referee's step)"), and the players who take it, whom its command lines run as: the piece's players, the
+    referee (for his steps and the pieces no player plays), the pinned player ``pending`` names, or None
+    where nobody can tell (the name ``pending`` gives stands)."""
+    ruleset, state = folded.ruleset, folded.state
+    referee = referee_of(store, meta) if any(p.who == REFEREE for p in pending) else REFEREE
+    mover = unplayed_mover(folded)
+    genesis = folded.core.genesis
+    pinned = {p.name for p in genesis.players} if genesis is not None else set()
+    out: list[tuple[str, Any]] = []
+    for p in pending:
+        if p.who == REFEREE:
+            out.append((step_taker(p.who, referee), (referee,)))
+            continue
+        players = ruleset.players_of(state, p.who)
+        if players is None:  # a player by name ("bob", "bob (amazon)"), or a name the ruleset does not place
+            player = p.who.partition(" (")[0]
+            out.append((p.who, (player,) if player in pinned else None))
+        else:
+            out.append((piece_taker(players, p.who, mover), players or ((mover,) if mover else None)))
+    return out
+
+
+class Offered:
+    """Which command lines ``status`` may offer a player now, with joint dice: those whose kind (``combatlog
+    GROUP SUB``) his ``status --mine`` offers, and in place of the others the seed step he owes for them, as
+    ``seed_first`` has it. Nothing is withheld while a seed can be drawn and no seed step is open, nor for a
+    player no seed step needs."""
+
+    def __init__(self, store: EventStore, meta: StreamMeta, folded: Folded) -> None:
+        self.store, self.meta, self.folded = store, meta, folded
+        self.seed = seed_now(store, folded)
+        self._moves: dict[str, list[MyMove]] = {}
+
+    @property
+    def withholds(self) -> bool:
+        """Whether any command may be withheld now."""
+        return self.seed is not None and (not self.seed.usable or bool(self.seed.open))
+
+    def split(self, player: str, commands: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+        """(the commands to offer ``player``, the withheld ones with why)."""
+        seed = self.seed
+        if seed is None or not self.withholds or player not in seed.players or not commands:
+            return commands, []
+        from combatlog.trust.track import RULE_JOINT, RULE_SEAL
+
+        moves = self._moves.get(player)
+        if moves is None:
+            moves = self._moves[player] = my_moves(self.store, self.meta, self.folded, player)[1]
+        ruleset, state = self.folded.ruleset, self.folded.state
+        if getattr(ruleset, "my_moves", None) is not None:
+            kinds = {_kind(m.command) for m in moves if m.command}
+            kept = [c for c in commands if _kind(c) in kinds]
+        else:  # the generic moves carry no commands: the rules say whether the next step draws dice
+            hook = getattr(ruleset, "seed_needed", None)
+            needed = hook is not None and not ruleset.finished(state) and hook(state)
+            kept = commands if seed.usable or not needed else []
+        held = [c for c in commands if c not in kept]
+        if not held:
+            return commands, []
+        why = (f"seed step {seed.open} comes first, which waits for {seed.waits()}" if seed.open
+               else f"its joint dice need a seed first ({seed.why})")
+        first = [m.command for m in moves if m.command and m.rule in (RULE_JOINT, RULE_SEAL)]
+        return kept + [c for c in first if c not in kept], [(c, why) for c in held]
+
+
+def _kind(command: str) -> str:
+    return " ".join(command.split()[1:3])

@@ -108,8 +108,9 @@ def pre_append(store: EventStore, folded: Folded, envelopes: list[Envelope]) -> 
 # -- dice key source -------------------------------------------------------------------
 
 
-def joint_key(store: EventStore, core: CoreTrack) -> tuple[int, bytes]:
-    """The newest joint seed: (seq of the reveal that completed its step, seed)."""
+def joint_key(store: EventStore, core: CoreTrack, label: str = "") -> tuple[int, bytes]:
+    """The newest joint seed: (seq of the reveal that completed its step, seed). ``label``: the die to draw,
+    whose first part names the seed step its refusal asks for ("surprise/party": step ``surprise``)."""
     checker = scanned(store, core)
     step = checker.seed_step
     if step is None:
@@ -117,8 +118,7 @@ def joint_key(store: EventStore, core: CoreTrack) -> tuple[int, bytes]:
         hint = (f"step {open_step.name} is waiting for "
                 + (f"commits from {', '.join(open_step.missing_commits())}" if open_step.missing_commits()
                    else f"reveals from {', '.join(open_step.missing_reveals())}")) if open_step else \
-            (f"every player runs: combatlog seal commit {core.name or 'STREAM'} --step r1, then: combatlog seal reveal "
-             f"{core.name or 'STREAM'}")
+            _fresh_seed_hint(checker, core, label)
         raise IllegalCommand(f"no joint dice seed yet ({hint})", rule=RULE_JOINT)
     decisions = checker.decisions.get(step.name)
     if decisions and checker.mode == "strict":
@@ -128,6 +128,29 @@ def joint_key(store: EventStore, core: CoreTrack) -> tuple[int, bytes]:
             "needs a fresh commit-reveal before the next joint die: every player runs "
             "combatlog seal commit STREAM --step NEW-STEP, then seal reveal", rule=RULE_JOINT)
     return step.completed_at, step.seed
+
+
+def fresh_step(base: str, taken: Any) -> str:
+    """``base``, or ``base#2``... when this combat has used it (a step is sealed once)."""
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}#{n}"
+    return name
+
+
+def _fresh_seed_hint(checker: TrustChecker, core: CoreTrack, label: str) -> str:
+    """What every player runs for the first seed of a die labelled ``label``: the seed step is named after the
+    dice it seeds (the label's first part: ``surprise``, ``r3``), else after the round, as ``status --mine``
+    names it (trust/mine.py ``seed_first``); a seed step takes chain links where every player has a chain."""
+    stream = core.name or "STREAM"
+    first, slash, _rest = label.partition("/")
+    base = first if slash and first else f"r{max([1, *core.round_last])}"
+    name = fresh_step(base, checker.steps)
+    if will_chain(checker, tuple(checker.players)):
+        return f"every player runs: combatlog seal link {stream} --step {name} (one message)"
+    return (f"every player runs: combatlog seal commit {stream} --step {name}, then: combatlog seal reveal "
+            f"{stream} --step {name}")
 
 
 # -- deciders ------------------------------------------------------------------------------

@@ -8,11 +8,15 @@ player reading his mail could not tell it was his turn. The set-up's ``players``
 who plays what (OSRIC Combat: Declare Spells and General Actions: the players declare for their side;
 authority.py: a combatant's actions are its side's players', a side no player plays is the referee's).
 
-In-process: a memory store, the real handler, the trust layer's ``waiting_for``/``my_moves`` and the mail.
+In-process: a memory store, the real handler, the trust layer's ``waiting_for``/``my_moves`` and the mail;
+then through the CLI, plain ``status`` (text and ``--json``) and the sheet, which named the pieces alone
+after ``status --mine`` and the mail were fixed.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from combatlog.exchange.mail import mail_json
@@ -22,6 +26,7 @@ from combatlog.rulesets.osric.commands import parse_declaration as P
 from combatlog.store import open_store
 from combatlog.trust.mine import my_moves, waiting_for
 from combatlog.wiring import create_combat, execute
+from tests.conftest import Cli
 
 BROM = {"name": "Brom", "side": "party", "class": "fighter", "level": 1, "hp": 10, "weapons": ["long sword"]}
 ORC = {"name": "orc1", "side": "orcs", "hd": "1", "hp": 5, "ac": 6, "weapons": ["spear"]}
@@ -102,3 +107,58 @@ def test_without_a_referee_a_side_no_player_plays_is_anyones_move() -> None:
     assert "orc1" not in " ".join(t.waits("alice"))
     assert "orc1: melee in segment 2 (next attack die r1/orc1/atk1)" in t.moves("alice")
     assert [x["who"] for x in t.mail("alice")["yours"]] == ["orc1"]
+
+
+# -- through the CLI: plain status and the sheet -------------------------------------------------------------
+
+
+def _new(cli: Cli, tmp_path: Path, players: dict[str, list[str]], *options: str) -> None:
+    setup = tmp_path / "t.json"
+    setup.write_text(json.dumps({"players": players, "engaged": [["Brom", "orc1"]], "combatants": [BROM, ORC]}))
+    cli("new", "t", "--ruleset", "osric", "--setup", str(setup), "--dice", "manual", *options)
+
+
+def _status(cli: Cli) -> tuple[list[str], dict[str, Any]]:
+    return cli("status", "t").out.splitlines(), cli("status", "t", "--json").json()  # type: ignore[return-value]
+
+
+def test_plain_status_and_the_sheet_name_the_players_with_the_piece(cli: Cli, tmp_path: Path) -> None:
+    """The table of test_waiting_for_names_the_players_of_a_side_and_of_a_combatant, through the CLI: plain
+    status said "party: declare ..." and "orc1: melee ...", the sheet "waiting for orc1: ...". Now each names
+    the players with the piece, as status --mine's waiting for does; --json keeps ``who`` (the piece) and adds
+    ``players`` beside it, and ``waiting_for`` as status --mine --json has it."""
+    _new(cli, tmp_path, {"party": ["alice"], "orcs": ["bob"]})
+    cli("osric", "round", "t")
+    text, data = _status(cli)
+    assert "  alice (party): declare spells and general actions for round 1 (osric declare)  (OSRIC Combat: " \
+           "Declare Spells and General Actions)" in text
+    assert any(line.startswith("  bob (orcs): declare") for line in text)
+    assert [(p["who"], p["players"]) for p in data["pending"]] == [("party", ["alice"]), ("orcs", ["bob"])]
+    assert data["waiting_for"] == ["alice (party)", "bob (orcs)"]
+    cli("osric", "declare", "t", "party", "Brom=melee", "--as", "alice")
+    cli("osric", "declare", "t", "orcs", "orc1=melee", "--as", "bob")
+    cli("osric", "initiative", "t", "--face", "r1/initiative/party=2", "--face", "r1/initiative/orcs=5")
+    text, data = _status(cli)  # orc1 acts in segment 2 (seed 003 "Determine Initiative")
+    assert "  bob (orc1): melee in segment 2 (next attack die r1/orc1/atk1)  (OSRIC Combat: Determine Initiative)" \
+        in text and not any(line.startswith("  orc1") for line in text)
+    assert data["pending"][0]["who"] == "orc1" and data["pending"][0]["players"] == ["bob"]
+    assert data["waiting_for"] == ["bob (orc1)", "gm"]
+    sheet = tmp_path / "t.svg"
+    cli("sheet", "t", "-o", str(sheet))
+    drawn = sheet.read_text()
+    assert "waiting for bob (orc1): melee in segment 2" in drawn and "waiting for orc1" not in drawn
+
+
+def test_plain_status_gives_a_side_no_player_plays_to_the_referee(cli: Cli, tmp_path: Path) -> None:
+    """As test_a_side_no_player_plays_is_waited_for_as_the_referees: the orcs have no player, rita referees.
+    Plain status named "orcs" and its command ran as --as orcs; now it is rita's, as the mail has it."""
+    _new(cli, tmp_path, {"party": ["alice"]}, "--referee", "rita")
+    cli("osric", "round", "t", "--as", "rita")
+    text, data = _status(cli)
+    assert any(line.startswith("  rita (orcs): declare spells") for line in text), text
+    orcs = next(p for p in data["pending"] if p["who"] == "orcs")
+    assert orcs["players"] == ["rita"] and all(c.endswith("--as rita") for c in orcs["commands"]), orcs
+    assert data["waiting_for"] == ["alice (party)", "rita (orcs)"]
+    report = tmp_path / "t.html"
+    cli("report", "t", "-o", str(report))
+    assert "waiting for rita (orcs): declare spells" in report.read_text()
