@@ -141,14 +141,14 @@ def fragment(store: EventStore, meta: StreamMeta) -> str:
 
 
 def _pending(store: EventStore, meta: StreamMeta, head: Any) -> list[dict[str, Any]]:
-    pending = head.ruleset.pending(head.state)
-    referee = "gm"
-    if any(p.who == "gm" for p in pending):
-        from combatlog.trust.mine import referee_of
+    """What the combat waits for, each named as ``status``, the mail and the sheet name who takes it ("bob
+    (orc1)", "gm (alice: the referee's step)": trust/mine.py ``takers``); ``who`` stays the name ``pending``
+    gives (the item's ``data-who``)."""
+    from combatlog.trust.mine import takers
 
-        referee = referee_of(store, meta)
-    return [{"who": p.who, "referee": referee if p.who == "gm" and referee != "gm" else "", "what": p.what,
-             "options": list(p.options), "rule": p.rule} for p in pending]
+    pending = head.ruleset.pending(head.state)
+    return [{"who": p.who, "name": name, "what": p.what, "options": list(p.options), "rule": p.rule}
+            for p, (name, _players) in zip(pending, takers(store, meta, head, pending))]
 
 
 class Timeline(NamedTuple):

@@ -162,3 +162,17 @@ def test_plain_status_gives_a_side_no_player_plays_to_the_referee(cli: Cli, tmp_
     report = tmp_path / "t.html"
     cli("report", "t", "-o", str(report))
     assert "waiting for rita (orcs): declare spells" in report.read_text()
+
+
+def test_the_live_page_names_the_players_with_the_piece() -> None:
+    """The server's live page (server/page.py) said "orc1: melee ..." after status and the sheet were fixed;
+    it names the players as they do (the same table as the first test: bob plays the orcs)."""
+    from combatlog.server.page import fragment
+
+    t = Table({"party": ["alice"], "orcs": ["bob"]})
+    t.to_initiative("alice", "bob")
+    meta = t.store.list_streams()[0]
+    html = fragment(t.store, meta)
+    pending = html[html.index('id="pending"'):html.index("</section>", html.index('id="pending"'))]
+    assert "<strong>bob (orc1)</strong>" in pending and 'data-who="orc1"' in pending, pending
+    assert "<strong>orc1</strong>" not in pending
