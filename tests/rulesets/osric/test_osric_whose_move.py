@@ -16,6 +16,7 @@ after ``status --mine`` and the mail were fixed.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,8 @@ def test_a_side_no_player_plays_is_waited_for_as_the_referees() -> None:
     t = Table({"party": ["alice"]}, referee="rita")
     t.do("rita", c.StartRound())
     assert t.waits("alice") == ["rita (orcs)"]
-    assert "declare for orcs: declare spells and general actions for round 1 (osric declare)" in t.moves("rita")
+    assert "declare for orcs: declare spells and general actions for round 1 (osric declare STREAM orcs WHO=ACTION " \
+           "...)" in t.moves("rita")
     t.do("alice", c.Declare(side="party", declarations=(P("Brom=melee"),)))
     t.do("rita", c.Declare(side="orcs", declarations=(P("orc1=melee"),)))
     t.do("rita", c.RollInitiative(), **{"r1/initiative/party": 2, "r1/initiative/orcs": 5})
@@ -130,13 +132,18 @@ def test_plain_status_and_the_sheet_name_the_players_with_the_piece(cli: Cli, tm
     _new(cli, tmp_path, {"party": ["alice"], "orcs": ["bob"]})
     cli("osric", "round", "t")
     text, data = _status(cli)
-    assert "  alice (party): declare spells and general actions for round 1 (osric declare)  (OSRIC Combat: " \
-           "Declare Spells and General Actions)" in text
+    assert "  alice (party): declare spells and general actions for round 1 (osric declare STREAM party WHO=ACTION " \
+           "...)  (OSRIC Combat: Declare Spells and General Actions)" in text
     assert any(line.startswith("  bob (orcs): declare") for line in text)
     assert [(p["who"], p["players"]) for p in data["pending"]] == [("party", ["alice"]), ("orcs", ["bob"])]
     assert data["waiting_for"] == ["alice (party)", "bob (orcs)"]
-    cli("osric", "declare", "t", "party", "Brom=melee", "--as", "alice")
-    cli("osric", "declare", "t", "orcs", "orc1=melee", "--as", "bob")
+    # the command offered names the side (it said `osric declare t --as alice`, refused): run as given, with
+    # the declarations the capitals ask for
+    commands = [p["command"] for p in data["pending"]]
+    assert commands == ["combatlog osric declare t party WHO=ACTION ... --as alice",
+                        "combatlog osric declare t orcs WHO=ACTION ... --as bob"]
+    for command, declared in zip(commands, ("Brom=melee", "orc1=melee")):
+        cli(*shlex.split(command.replace("WHO=ACTION ...", declared))[1:])
     cli("osric", "initiative", "t", "--face", "r1/initiative/party=2", "--face", "r1/initiative/orcs=5")
     text, data = _status(cli)  # orc1 acts in segment 2 (seed 003 "Determine Initiative")
     assert "  bob (orc1): melee in segment 2 (next attack die r1/orc1/atk1)  (OSRIC Combat: Determine Initiative)" \

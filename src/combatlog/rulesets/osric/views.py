@@ -199,7 +199,8 @@ def pending(s: OsricState) -> list[Pending]:
         return sealed_pending(s)
     waiting = [x for x in s.sides if x not in s.declared]
     if waiting:
-        return [Pending(who=x, what=f"declare spells and general actions for round {s.round} (osric declare)",
+        return [Pending(who=x, what=f"declare spells and general actions for round {s.round} "
+                                   f"(osric declare STREAM {x} WHO=ACTION ...)",
                         rule=DECLARE) for x in waiting]
     if not s.initiative:
         return [Pending(who="gm", what=f"roll initiative for round {s.round} (osric initiative; dice "
