@@ -165,6 +165,16 @@ def fresh_seed_move(seed: SeedNow, name: str, stream: str, player: str, *, what:
                   command=command_line("seal", "commit", stream, "--step", name, actor=player), step=name)
 
 
+def seed_step_base(ruleset: Any, state: Any) -> str:
+    """The name a fresh seed step takes (``#2``... added where it was used): the ruleset's own
+    (``seed_step_name``: Argad's "t2", after the first part of its dice labels, as ``joint_key``'s refusal
+    names it), else the round's, "r3". Every player is told the same name, or two steps would wait on each other."""
+    if state is None:
+        return "r1"
+    own = getattr(ruleset, "seed_step_name", None)
+    return own(state) if own is not None else f"r{max(1, ruleset.current_round(state))}"
+
+
 def seed_first(store: EventStore, folded: Folded, stream: str, player: str, moves: list[MyMove], *,
                generic: bool) -> list[MyMove]:
     """``moves`` without the commands that cannot succeed for want of a seed, and with the seed step the
@@ -184,7 +194,7 @@ def seed_first(store: EventStore, folded: Folded, stream: str, player: str, move
     ruleset, state = folded.ruleset, folded.state
     hook = getattr(ruleset, "seed_needed", None) if generic else None
     needed = bool(hook is not None and state is not None and not ruleset.finished(state) and hook(state))
-    base = f"r{max(1, ruleset.current_round(state))}" if state is not None else "r1"
+    base = seed_step_base(ruleset, state)
     out: list[MyMove] = []
     offered: set[str] = set()
 

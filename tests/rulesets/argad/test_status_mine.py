@@ -134,17 +134,20 @@ def test_with_joint_dice_the_seed_step_comes_before_the_blows(tmp_path: Path) ->
     _run(alice, _commands(alice)[0])  # argad turn: it rolls no dice
     mail(alice, bob, "t", tmp_path)
     bob("seal", "chain", "t")
-    link = "combatlog seal link t --step r1 --as bob"
+    link = "combatlog seal link t --step t1 --as bob"  # named after the turn, as Argad's dice labels begin
     assert _commands(bob) == [link]
     ogre = _moves(bob)
     assert "joint dice need a seed first" in _mine(bob)["pending"][0]["what"]
     assert "gob" in ogre and ogre["gob"]["command"] == "" and ogre["gob"]["waiting"]
     refused = bob("argad", "strike", "t", "ogre", "--at", "warrior", ok=False)
     assert refused.code == 4 and "no joint dice seed yet" in refused.err
+    # the refusal names the step status --mine offers (it said t1 where status --mine said r1: two players
+    # each following one would have opened two steps, each waiting for the other)
+    assert "combatlog seal link t --step t1 (one message)" in refused.err, refused.err
     _run(bob, link)
     assert _commands(bob) == [] and _mine(bob)["waiting_for"] == ["alice (warrior)", "alice (archer)", "alice"]
     mail(bob, alice, "t", tmp_path)
-    assert _commands(alice)[0] == "combatlog seal link t --step r1 --as alice"
+    assert _commands(alice)[0] == "combatlog seal link t --step t1 --as alice"
     _run(alice, _commands(alice)[0])
     # the seed is complete: the blows are offered, and a pasted one rolls its dice from it
     assert _commands(alice)[:2] == ["combatlog argad strike t warrior --at TARGET --as alice",

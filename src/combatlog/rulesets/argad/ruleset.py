@@ -156,6 +156,11 @@ class Argad(Ruleset[ArgadState]):
 
         return my_moves(self, state, player, stream, referee, unplayed)
 
+    def seed_step_name(self, state: ArgadState) -> str:
+        """A fresh seed step is named after the game turn whose dice it seeds ("t2"), as the dice labels begin
+        (argad/labels.py) and as a die refused for want of a seed names it (trust/sealed.py ``joint_key``)."""
+        return f"t{max(1, self.current_round(state))}"
+
     def seed_needed(self, state: ArgadState) -> bool:
         """With joint dice: a game turn's shooting, melee and survival roll dice; starting one does not
         (trust/mine.py ``seed_first``)."""
