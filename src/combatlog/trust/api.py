@@ -34,6 +34,8 @@ Sealed orders
     (every pinned player is then asked for the seed step before it, by ``status --mine``
     and the mail; a ruleset that has it leaves the seed steps, chain links included, to
     the log).
+    ``seed_step_name(state) -> str``: the name of a fresh seed step, where the
+    ruleset's dice labels begin otherwise than with the round ("r3"): Argad's "t2".
 
 Joint dice
     With the ``joint`` scheme, ``dice.roll(label, "2d6")`` derives faces from the
