@@ -28,6 +28,7 @@ from combatlog.server.worker import Worker
 
 NDJSON = "application/x-ndjson"
 MAX_SINCE = 2**53
+_ONCE = {name.lower(): name for name in (*auth.p.SIGNED_HEADERS, H_TOKEN)}  # refused when given twice
 MAX_KNOWN = 10_000  # combats whose access rules and metadata a process keeps (the oldest dropped first)
 
 
@@ -80,15 +81,18 @@ class Api:
     async def _call(self, request: Request) -> Call:
         address = request.client.host if request.client else "unknown"
         self.by_address.check(f"address:{address}")
-        body = await read_body(request.stream(), request.headers.get("content-length"), self.config.max_body)
-        for name in (*auth.p.SIGNED_HEADERS, H_TOKEN):
-            if len(request.headers.getlist(name)) > 1:
-                raise ApiError(400, "bad_request", f"the header {name} is given twice")
+        headers: dict[str, str] = {}  # each header's first value, by its (lower-case) name: one pass over them
+        for raw_name, raw_value in request.scope["headers"]:
+            name = raw_name.decode("latin-1").lower()
+            if name in headers and name in _ONCE:
+                raise ApiError(400, "bad_request", f"the header {_ONCE[name]} is given twice")
+            headers.setdefault(name, raw_value.decode("latin-1"))
+        body = await read_body(request.stream(), headers.get("content-length"), self.config.max_body)
         raw_path = request.scope.get("raw_path") or request.url.path.encode("ascii", "replace")
         query = request.scope.get("query_string") or b""
         target = raw_path.decode("latin-1") + ("?" + query.decode("latin-1") if query else "")
-        signed = auth.signed_request({k.lower(): v for k, v in request.headers.items()}, request.method, target, body)
-        token = request.headers.get(H_TOKEN) or request.query_params.get("token") or ""
+        signed = auth.signed_request(headers, request.method, target, body)
+        token = headers.get(H_TOKEN.lower()) or (request.query_params.get("token") if query else None) or ""
         return Call(request.method, target, body, signed, token, address)
 
     async def _run(self, fn: Any, *args: Any) -> Any:
