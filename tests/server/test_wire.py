@@ -97,3 +97,21 @@ def test_the_bound_is_per_request_on_a_kept_connection(live: LiveServer) -> None
             assert _answer(s).startswith(b"HTTP/1.1 200")
         s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * (4 * MAX_HEAD))
         assert _until_closed(s).startswith(b"HTTP/1.1 400")
+
+
+def test_the_server_runs_uvloop_when_installed(tmp_path: Path) -> None:
+    # uvicorn's "auto" loop is uvloop's when uvloop imports: the server leaves the choice to it
+    pytest.importorskip("uvloop")
+    from combatlog.server.app import settings
+    from combatlog.server.routes import Config
+
+    db = str(tmp_path / "s.db")
+    config = settings(Config(db=db, state=db, allow_keys=None))
+    assert config.loop == "auto"
+    if hasattr(config, "get_loop_factory"):  # uvicorn 0.36 and later
+        factory = config.get_loop_factory()
+        loop = factory()
+        try:
+            assert type(loop).__module__.startswith("uvloop")
+        finally:
+            loop.close()

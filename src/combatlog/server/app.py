@@ -129,9 +129,10 @@ def settings(config: Config) -> Any:
     # X-Forwarded-For is believed only from the proxies named (uvicorn's own default would trust any
     # client on 127.0.0.1, and so the per-address limits would trust whatever such a client claims)
     trusted = config.forwarded_allow_ips
+    # loop "auto": uvloop's event loop when uvloop is installed (a dependency, not on Windows), else asyncio's
     return uvicorn.Config(build_app(config), log_level="warning", access_log=False, server_header=False,
                           timeout_graceful_shutdown=2, proxy_headers=bool(trusted),
-                          forwarded_allow_ips=trusted or None, http=http_protocol())
+                          forwarded_allow_ips=trusted or None, http=http_protocol(), loop="auto")
 
 
 def serve(config: Config, sock: socket.socket) -> None:
