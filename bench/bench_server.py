@@ -198,10 +198,24 @@ def host_combat(home: Path, url: str, name: str, players: list[str]) -> str:
             os.environ["COMBATLOG_HOME"] = old
 
 
-def cpu_seconds(pid: int) -> float:
-    """The CPU time (user + system) a process has used so far, from /proc (Linux)."""
+def thread_cpu(pid: int) -> dict[int, float]:
+    """Each thread's CPU time (user + system) so far, by thread id (the main thread's id is ``pid``)."""
+    out = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        out[int(task.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """The CPU time a process has used so far in user mode and in the kernel (system), from /proc (Linux)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14, 15
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick  # utime, stime: fields 14, 15
 
 
 class Server:
@@ -323,13 +337,13 @@ def check_log(db: str, combats: list[str]) -> dict[str, object]:
 # -- one scenario ------------------------------------------------------------------------------------------
 
 def run_scenario(label: str, db: str, root: Path, clients: int, appends: int, shared: bool,
-                 servers: int = 1) -> dict[str, object]:
+                 servers: int = 1, port: int = 0) -> dict[str, object]:
     root.mkdir(parents=True, exist_ok=True)
     home = root / "keys"
     names = [f"p{i}" for i in range(clients)]
     make_keys(home, names)
     extra = ("--poll-seconds", "5")
-    running = [Server(db, root, None, *extra) for _ in range(servers)]
+    running = [Server(db, root, port + i if port else None, *extra) for i in range(servers)]
     try:
         if shared:
             cid = host_combat(home, running[0].url, "arena", names)
@@ -345,14 +359,22 @@ def run_scenario(label: str, db: str, root: Path, clients: int, appends: int, sh
             if time.monotonic() > ready_by or any(p.poll() not in (None, 0) for p in procs):
                 raise RuntimeError(f"{label}: clients did not get ready")
             time.sleep(0.05)
-        cpu0 = sum(cpu_seconds(s.proc.pid) for s in running if s.proc is not None)
+        split0 = [cpu_split(s.proc.pid) for s in running if s.proc is not None]
+        threads0 = [thread_cpu(s.proc.pid) for s in running if s.proc is not None]
         t0 = time.time()
         go.touch()
         for p in procs:
             p.wait(timeout=CLIENT_DEADLINE_S + 60)
         failed = [n for n, p in zip(names, procs) if p.returncode != 0]
         # the servers' own CPU time: what the load cost them, whatever the clients took on the same cores
-        server_cpu = sum(cpu_seconds(s.proc.pid) for s in running if s.proc is not None) - cpu0
+        split1 = [cpu_split(s.proc.pid) for s in running if s.proc is not None]
+        threads1 = [thread_cpu(s.proc.pid) for s in running if s.proc is not None]
+        # the main thread (the event loop: HTTP, routing, responses) against every other (the store's)
+        loop_cpu = sum(t1.get(s.proc.pid, 0.0) - t0.get(s.proc.pid, 0.0)
+                       for s, t0, t1 in zip(running, threads0, threads1) if s.proc is not None)
+        server_user = sum(u for u, _ in split1) - sum(u for u, _ in split0)
+        server_sys = sum(k for _, k in split1) - sum(k for _, k in split0)
+        server_cpu = server_user + server_sys
     finally:
         for s in running:
             s.stop()
@@ -382,6 +404,9 @@ def run_scenario(label: str, db: str, root: Path, clients: int, appends: int, sh
         "other_errors": errors, "seconds": round(elapsed, 3),
         "server_cpu_s": round(server_cpu, 3),
         "server_cpu_ms_per_append": round(1000 * server_cpu / len(acked), 2) if acked else 0.0,
+        "server_user_ms_per_append": round(1000 * server_user / len(acked), 2) if acked else 0.0,
+        "server_sys_ms_per_append": round(1000 * server_sys / len(acked), 2) if acked else 0.0,
+        "server_loop_ms_per_append": round(1000 * loop_cpu / len(acked), 2) if acked else 0.0,
         "appends_per_s": round(len(acked) / elapsed, 1) if elapsed else 0.0,
         "p50_ms": round(1000 * statistics.median(latencies), 1) if latencies else 0.0,
         "p99_ms": round(1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))], 1) if latencies else 0.0,
@@ -400,6 +425,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--no-two-servers", action="store_true", help="skip shared on two PostgreSQL server processes")
     ap.add_argument("--json", type=Path, help="also write the results here")
     ap.add_argument("--src", type=Path, help="serve the combatlog sources in this folder (a before figure)")
+    ap.add_argument("--port", type=int, default=0,
+                    help="serve on this port (and the next, for a second server) instead of one the OS picks: "
+                         "builds before 76adde6 print port 0 when given --port 0")
     args = ap.parse_args(argv)
     if args.src:  # the server runs these sources; the clients and the checks keep ours
         SERVER_SRC[0] = args.src.resolve()
@@ -426,7 +454,8 @@ def main(argv: list[str]) -> int:
                 root = Path(tmp) / f"run{n}"
                 db = str(root / "server.db") if backend == "sqlite" else pg.url(schema=pg.new_schema("load"))  # type: ignore[union-attr]
                 label = f"{backend} {scenario}" + (f" x{servers} servers" if servers > 1 else "")
-                result = run_scenario(label, db, root, args.clients, args.appends, scenario == "shared", servers)
+                result = run_scenario(label, db, root, args.clients, args.appends, scenario == "shared", servers,
+                                      args.port)
                 results.append(result)
                 print(_line(result), flush=True)
         finally:
@@ -439,7 +468,8 @@ def main(argv: list[str]) -> int:
 
 def _line(r: dict[str, object]) -> str:
     return (f"{r['scenario']:<32} {r['clients']}x{r['appends']}: {r['appends_per_s']:>7} appends/s  "
-            f"server CPU {r['server_cpu_ms_per_append']:>6} ms/append  "
+            f"server CPU {r['server_cpu_ms_per_append']:>6} ms/append (user {r['server_user_ms_per_append']}, "
+            f"system {r['server_sys_ms_per_append']}; event loop {r['server_loop_ms_per_append']})  "
             f"p50 {r['p50_ms']:>7} ms  p99 {r['p99_ms']:>7} ms  409s {r['conflicts_409']:>5}  "
             f"merges {r['merges']:>5}  lost {r['lost']}  duplicated {r['duplicated']}  "
             f"extra {r['unacknowledged_in_log']}  verified {r['verified']}  other errors {r['other_errors']}"

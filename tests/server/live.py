@@ -47,10 +47,11 @@ class LiveServer:
     """``combatlog serve`` on 127.0.0.1, on a port the OS picks (``--port 0``, read back from the line the
     server prints) unless ``port`` is given: parallel test workers never race for a port."""
 
-    def __init__(self, root: Path, *args: str, db: str | None = None, port: int | None = None) -> None:
+    def __init__(self, root: Path, *args: str, db: str | None = None, port: int | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.root = root
         self.db = db or str(root / "server.db")
-        env = {**os.environ, "COMBATLOG_HOME": str(root / "server-home")}
+        env = {**os.environ, "COMBATLOG_HOME": str(root / "server-home"), **(env or {})}
         env.pop("COMBATLOG_DB", None)
         limits = () if {"--rate", "--burst"} & set(args) else NO_LIMITS
         self.log_path = log_path = Path(tempfile.mkstemp(prefix="server-", suffix=".log", dir=root)[1])

@@ -255,3 +255,30 @@ def test_a_push_larger_than_the_servers_body_limit_says_what_to_do(tmp_path: Pat
     assert refused.code != 0 and "HTTP 413" in refused.err, refused.err
     assert "nothing was sent" in refused.err and "--max-body" in refused.err and "export / import" in refused.err
     assert server.head(cid) == before
+
+
+def _raw_get(port: int, target: str, pairs: list[tuple[str, str]]) -> bytes:
+    """A GET with exactly these header lines (names repeated as given), and its answer."""
+    head = "".join(f"{name}: {value}\r\n" for name, value in pairs)
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\n{head}\r\n".encode())
+        return _answer(s)
+
+
+def test_a_signature_header_or_the_token_given_twice_is_refused(tmp_path: Path, server: LiveServer) -> None:
+    # two values of one signature header (or of the invite token header) could be read one way by a proxy and
+    # another by the server: refused naming the header, even with the same value twice in another letter case
+    alice, _bob = table(tmp_path, server.url, ("alice", "bob"))
+    target = f"/v1/combats/{combat_id(alice)}"
+    names = [*signed(alice.home, "alice", "GET", target), "X-Combatlog-Token"]
+    for twice in names:
+        headers = signed(alice.home, "alice", "GET", target)  # a fresh nonce each time
+        value = headers.get(twice, "not-a-token")
+        pairs = [*headers.items(), *([(twice.lower(), value)] if twice not in headers else []),
+                 (twice.upper(), value)]
+        answer = _raw_get(server.port, target, pairs)
+        assert answer.startswith(b"HTTP/1.1 400"), (twice, answer[:300])
+        assert f"the header {twice} is given twice".encode() in answer, (twice, answer[:300])
+    # each once: served
+    answer = _raw_get(server.port, target, list(signed(alice.home, "alice", "GET", target).items()))
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:300]

@@ -274,7 +274,7 @@ def base_stream(store: EventStore, header: Header, where: str) -> StreamMeta | N
                                  f"{root.ruleset}", where=where)
     # the segment holding seq ``since``; any later segment here shares that history up to it
     j = next(i for i, seg in enumerate(segs) if seg.to_seq is None or header.since <= seg.to_seq)
-    local = [m for m in (store.get_stream(seg.id) for seg in segs) if m is not None]
+    local = [m for m in (root if i == 0 else store.get_stream(seg.id) for i, seg in enumerate(segs)) if m is not None]
     for meta in reversed(local):
         if any(seg.id == meta.id for seg in segs[j:]):
             have = store.head(meta.id).seq
@@ -471,7 +471,7 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
             raise Diverged(seg.name, seg.fork_seq + 1, f"fork of {local.parent}@{local.fork_seq}",
                            f"fork of {seg.parent}@{seg.fork_seq}")
         local_head = store.head(seg.id).seq
-        if rows:
+        if rows and rows[0][0] <= local_head:  # (events the bundle holds and this log has too: compared)
             ours = {r.seq: r for r in store.read_stream(seg.id, rows[0][0], min(rows[-1][0], local_head))}
             for seq, theirs, body, _t, _c in rows:
                 if seq in ours and ours[seq].hash != theirs:

@@ -120,13 +120,22 @@ def listen(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family)
 
 
-def serve(config: Config, sock: socket.socket) -> None:
+def settings(config: Config) -> Any:
+    """uvicorn's settings for the app built from ``config``."""
     import uvicorn
+
+    from combatlog.server.wire import http_protocol
 
     # X-Forwarded-For is believed only from the proxies named (uvicorn's own default would trust any
     # client on 127.0.0.1, and so the per-address limits would trust whatever such a client claims)
     trusted = config.forwarded_allow_ips
-    settings = uvicorn.Config(build_app(config), log_level="warning", access_log=False, server_header=False,
-                              timeout_graceful_shutdown=2, proxy_headers=bool(trusted),
-                              forwarded_allow_ips=trusted or None)
-    uvicorn.Server(settings).run(sockets=[sock])
+    # loop "auto": uvloop's event loop when uvloop is installed (a dependency, not on Windows), else asyncio's
+    return uvicorn.Config(build_app(config), log_level="warning", access_log=False, server_header=False,
+                          timeout_graceful_shutdown=2, proxy_headers=bool(trusted),
+                          forwarded_allow_ips=trusted or None, http=http_protocol(), loop="auto")
+
+
+def serve(config: Config, sock: socket.socket) -> None:
+    import uvicorn
+
+    uvicorn.Server(settings(config)).run(sockets=[sock])

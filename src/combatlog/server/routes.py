@@ -28,6 +28,8 @@ from combatlog.server.worker import Worker
 
 NDJSON = "application/x-ndjson"
 MAX_SINCE = 2**53
+_ONCE = {name.lower(): name for name in (*auth.p.SIGNED_HEADERS, H_TOKEN)}  # refused when given twice
+MAX_KNOWN = 10_000  # combats whose access rules and metadata a process keeps (the oldest dropped first)
 
 
 @dataclass
@@ -70,21 +72,27 @@ class Api:
         # each combat's verifier where its last append ended (used on the worker thread only): the next append
         # verifies its new events from there, without folding the combat again (exchange.bundle.import_bundle)
         self.verified: dict[str, Any] = {}
+        # each combat's access rules and stream metadata once both were found (worker thread only): neither
+        # changes once a combat is hosted (no route edits them), so a request does not read them again
+        self.known: dict[str, tuple[Access, Any]] = {}
 
     # -- the request, before any store work ----------------------------------------------------
 
     async def _call(self, request: Request) -> Call:
         address = request.client.host if request.client else "unknown"
         self.by_address.check(f"address:{address}")
-        body = await read_body(request.stream(), request.headers.get("content-length"), self.config.max_body)
-        for name in (*auth.p.SIGNED_HEADERS, H_TOKEN):
-            if len(request.headers.getlist(name)) > 1:
-                raise ApiError(400, "bad_request", f"the header {name} is given twice")
+        headers: dict[str, str] = {}  # each header's first value, by its (lower-case) name: one pass over them
+        for raw_name, raw_value in request.scope["headers"]:
+            name = raw_name.decode("latin-1").lower()
+            if name in headers and name in _ONCE:
+                raise ApiError(400, "bad_request", f"the header {_ONCE[name]} is given twice")
+            headers.setdefault(name, raw_value.decode("latin-1"))
+        body = await read_body(request.stream(), headers.get("content-length"), self.config.max_body)
         raw_path = request.scope.get("raw_path") or request.url.path.encode("ascii", "replace")
         query = request.scope.get("query_string") or b""
         target = raw_path.decode("latin-1") + ("?" + query.decode("latin-1") if query else "")
-        signed = auth.signed_request({k.lower(): v for k, v in request.headers.items()}, request.method, target, body)
-        token = request.headers.get(H_TOKEN) or request.query_params.get("token") or ""
+        signed = auth.signed_request(headers, request.method, target, body)
+        token = headers.get(H_TOKEN.lower()) or (request.query_params.get("token") if query else None) or ""
         return Call(request.method, target, body, signed, token, address)
 
     async def _run(self, fn: Any, *args: Any) -> Any:
@@ -114,10 +122,22 @@ class Api:
         self.by_key.check(f"key:{signed.key}")
 
     def _access(self, combat_id: str) -> Access:
+        return self._hosted(combat_id)[0]
+
+    def _hosted(self, combat_id: str) -> tuple[Access, Any]:
+        """The combat's access rules and its stream's metadata; 404 unless it has both (a combat in the store
+        without access rules was left by a failed create: it is not hosted)."""
+        found = self.known.get(combat_id)
+        if found is not None:
+            return found
         access = self.worker.registry.get(combat_id)
-        if access is None or self.worker.store.get_stream(combat_id) is None:
+        meta = self.worker.store.get_stream(combat_id) if access is not None else None
+        if access is None or meta is None:
             raise ApiError(404, "unknown_combat", f"no combat {combat_id} on this server")
-        return access
+        self.known[combat_id] = (access, meta)
+        while len(self.known) > MAX_KNOWN:
+            self.known.pop(next(iter(self.known)))
+        return access, meta
 
     def _may_read(self, access: Access, call: Call) -> None:
         granted = access.public
@@ -149,10 +169,11 @@ class Api:
 
     # -- on the store's thread: the operations ---------------------------------------------------------
 
-    def _summary(self, access: Access) -> dict[str, Any]:
+    def _summary(self, access: Access, meta: Any = None, head: Any = None) -> dict[str, Any]:
+        """``meta``, ``head``: the combat's, when the caller has them already (read from the store if not)."""
         store = self.worker.store
-        meta = store.get_stream(access.id)
-        head = store.head(access.id)
+        meta = store.get_stream(access.id) if meta is None else meta
+        head = store.head(access.id) if head is None else head
         return {"id": access.id, "name": meta.name, "ruleset": meta.ruleset, "head_seq": head.seq,
                 "head_hash": head.hash, "public": access.public, "creator": access.creator,
                 "players": [{"name": p.name, "fingerprint": p.fingerprint} for p in access.players]}
@@ -170,17 +191,16 @@ class Api:
         return [self._summary(a) for a in everything if a.public or a.id in mine or a.id in token_ok]
 
     def _info(self, combat_id: str, call: Call) -> dict[str, Any]:
-        access = self._access(combat_id)
+        access, meta = self._hosted(combat_id)
         self._may_read(access, call)
-        return self._summary(access)
+        return self._summary(access, meta)
 
     def _events(self, combat_id: str, since: int, call: Call) -> tuple[bytes, int]:
         from combatlog.exchange.bundle import export_lines
 
-        access = self._access(combat_id)
+        access, meta = self._hosted(combat_id)
         self._may_read(access, call)
         store = self.worker.store
-        meta = store.get_stream(combat_id)
         head = store.head(combat_id).seq
         if since > head:
             raise ApiError(400, "bad_since", f"since={since}: this combat has events 1-{head}", head_seq=head)
@@ -249,7 +269,7 @@ class Api:
         from combatlog.exchange.bundle import read_bytes
         from combatlog.wiring import import_bundle
 
-        access = self._access(combat_id)
+        access, meta = self._hosted(combat_id)
         self._may_write(access, call)
         header, lines = read_bytes(call.body, "the request body")
         if header.stream != combat_id or len(header.segments) != 1:
@@ -261,7 +281,7 @@ class Api:
             if header.head_seq <= head.seq:
                 held = store.read_stream(combat_id, header.head_seq, header.head_seq) if header.head_seq else []
                 if held and held[0].hash == header.head_hash:
-                    return self._appended(access, 0)  # a retry of an append already made: nothing to do
+                    return self._appended(access, meta, head, 0)  # a retry of an append already made: nothing to do
             raise ApiError(409, "conflict", f"the server's head is #{head.seq}, the bundle continues "
                            f"#{header.since}: pull, then push what is still yours", head_seq=head.seq,
                            head_hash=head.hash)
@@ -271,11 +291,12 @@ class Api:
         except (ConcurrencyConflict, Diverged) as exc:
             now = store.head(combat_id)
             raise ApiError(409, "conflict", str(exc), head_seq=now.seq, head_hash=now.hash) from None
-        _snapshot_past(store, combat_id, header.since)
-        return self._appended(access, sum(report.appended.values()))
+        head = store.head(combat_id)
+        _snapshot_past(store, meta, head.seq, header.since)
+        return self._appended(access, meta, head, sum(report.appended.values()))
 
-    def _appended(self, access: Access, count: int) -> dict[str, Any]:
-        return {**self._summary(access), "appended": count}
+    def _appended(self, access: Access, meta: Any, head: Any, count: int) -> dict[str, Any]:
+        return {**self._summary(access, meta, head), "appended": count}
 
     # -- the routes -----------------------------------------------------------------------------------
 
@@ -379,14 +400,13 @@ class Api:
             return None
 
 
-def _snapshot_past(store: Any, combat_id: str, before: int) -> None:
-    """A snapshot each time an append crosses a multiple of SNAPSHOT_EVERY, as ``execute`` keeps one
-    (import does not): without it every verify and export on the server folds the combat from #1, so
-    each request costs more as the combat grows (measured: docs/benchmarks.md). A cache only."""
+def _snapshot_past(store: Any, meta: Any, head: int, before: int) -> None:
+    """A snapshot each time an append (from ``before`` to ``head``) crosses a multiple of SNAPSHOT_EVERY, as
+    ``execute`` keeps one (import does not): without it every verify and export on the server folds the combat
+    from #1, so each request costs more as the combat grows (measured: docs/benchmarks.md). A cache only."""
     from combatlog.projections.fold import SNAPSHOT_EVERY, save_snapshot, state_at
 
-    meta = store.get_stream(combat_id)
-    if meta is not None and store.head(combat_id).seq // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
+    if head // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
         save_snapshot(store, meta, state_at(store, meta))
 
 

@@ -106,16 +106,17 @@ class Registry:
         c.execute("BEGIN IMMEDIATE")
         try:
             c.execute("DELETE FROM server_nonces WHERE expires < ?", (now,))
-            if c.execute("SELECT 1 FROM server_nonces WHERE key = ? AND nonce = ?", (key, nonce)).fetchone():
-                c.execute("ROLLBACK")
-                return "replayed"
-            count = c.execute("SELECT count(*) FROM server_nonces WHERE key = ?", (key,)).fetchone()[0]
-            if count >= MAX_NONCES_PER_KEY:
-                c.execute("ROLLBACK")
-                return "too many"
-            c.execute("INSERT INTO server_nonces (key, nonce, expires) VALUES (?,?,?)", (key, nonce, expires))
-            c.execute("COMMIT")
-            return ""
+            # one statement on the common path (a new nonce, the key under its cap), as the PostgreSQL registry
+            added = c.execute("INSERT INTO server_nonces (key, nonce, expires) SELECT ?, ?, ? "
+                              "WHERE (SELECT count(*) FROM server_nonces WHERE key = ?) < ? "
+                              "ON CONFLICT (key, nonce) DO NOTHING RETURNING 1",
+                              (key, nonce, expires, key, MAX_NONCES_PER_KEY)).fetchall()
+            if added:
+                c.execute("COMMIT")
+                return ""
+            seen = c.execute("SELECT 1 FROM server_nonces WHERE key = ? AND nonce = ?", (key, nonce)).fetchone()
+            c.execute("ROLLBACK")
+            return "replayed" if seen else "too many"
         except BaseException:
             if c.in_transaction:
                 c.execute("ROLLBACK")
