@@ -80,9 +80,10 @@ def fragment_context(ok: bool) -> dict[str, Any]:
         name=hostile("name"), title=hostile("title"), head_seq=3, head_hash=hostile("head_hash"),
         where=hostile("where"), report=verified("report") if ok else None, failure=hostile("failure"),
         round_title=hostile("round_title"), picture=trusted("<svg></svg>"),
-        pending=[{"who": hostile("pending.who"), "referee": hostile("pending.referee"), "what": hostile("pending.what"),
+        pending=[{"who": hostile("pending.who"), "name": hostile("pending.name"), "what": hostile("pending.what"),
                   "options": [hostile("pending.option")], "rule": hostile("pending.rule")},
-                 {"who": hostile("pending2.who"), "referee": "", "what": "x", "options": [], "rule": ""}],
+                 {"who": hostile("pending2.who"), "name": hostile("pending2.name"), "what": "x", "options": [],
+                  "rule": ""}],
         rounds=[{"round": 1, "title": hostile("round.title"), "rows": rows("ev"), "plumbing": hostile("plumbing")}],
         dice=table, legend=legend,
     )
