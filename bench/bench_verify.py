@@ -4,6 +4,8 @@ Each example of docs/examples/*/*.cmds is played by the CLI (``run``) into its o
 ``verify_stream`` is timed, best of twenty (wall and CPU time), for each. A long freeform combat and one long Magic Realm
 combat are verified at two sizes in one run, so their growth shows.
 
+The long Magic Realm combat is also verified from the CLI in fresh processes, split over two processes (as
+``combatlog verify`` does from 1,000 events on a machine with two cores) and in one, taken in turn.
 ``--mr-only`` times only the long Magic Realm combat. ``--calibrated`` also gives each long combat's verify in
 units of a fixed pure-Python workload timed in turn with it (``calibrate.py``), a figure that moves with the
 code rather than with this shared host's speed. ``--examples-only`` stops after the examples (a minute instead of several: the long combats are
@@ -117,9 +119,33 @@ def main() -> None:
             _long_freeform(store, "long", actions)
             _time_verify(store, "long", "freeform", runs=3)
         for size in MR_SIZES:
-            store = open_store(str(Path(tmp) / f"mr-{size}.db"))
+            db = Path(tmp) / f"mr-{size}.db"
+            store = open_store(str(db))
             mr_long.build(store, "long-mr", size)
             _time_verify(store, "long-mr", "magic_realm, one combat", runs=3)
+            _time_cli_verify(db, "long-mr", runs=5)
+
+
+def _time_cli_verify(db: Path, name: str, runs: int) -> None:
+    """``combatlog verify NAME`` as a user runs it, in fresh processes taken in turn: split over two processes
+    where the build splits (exchange/split.py) and in one (COMBATLOG_VERIFY_SPLIT_FROM above the length):
+    the median and the best wall time of each."""
+    import os
+    import statistics
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # bytecode as installed
+    ways = {"split": {**env}, "one process": {**env, "COMBATLOG_VERIFY_SPLIT_FROM": str(10**9)}}
+    times: dict[str, list[float]] = {way: [] for way in ways}
+    command = [sys.executable, "-m", "combatlog.cli.app", "--db", str(db), "verify", name]
+    subprocess.run(command, check=True, capture_output=True, env=env)  # bytecode compiled once
+    for _ in range(runs):
+        for way, way_env in ways.items():
+            start = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True, env=way_env)
+            times[way].append(time.perf_counter() - start)
+    print("    `combatlog verify` from the CLI, " + "; ".join(
+        f"{way}: median {statistics.median(t) * 1000:.0f} ms, best {min(t) * 1000:.0f} ms wall"
+        for way, t in times.items()) + f" ({runs} fresh processes each, taken in turn)", flush=True)
 
 
 if __name__ == "__main__":
