@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import REPO, Cli
+from tests.rulesets.argad.test_hold_by_mail import SETUP as HOLD_SETUP
 from tests.trust.pbem import Seat, mail, pair
 
 GOBLINS = str(REPO / "docs/examples/argad/warrior-vs-goblins.json")
@@ -34,15 +35,7 @@ def test_a_hot_seat_is_not_told_that_only_the_players_may_end_the_turn(cli: Cli)
 # tests/rulesets/argad/test_hold_by_mail.py's table: alice's warrior (two-handed axe, half-long) and archer
 # (short), bob's Ogre (two-handed axe, half-long) and Goblin (short). Seed 004, 'Melee peculiarities': the
 # longer weapons strike first.
-SETUP = {
-    "figures": [
-        {"name": "warrior", "side": "band", "species": "human", "class": 4, "worn": 4, "weapon": "two_handed_axe"},
-        {"name": "archer", "side": "band", "species": "human", "missile": "simple_bow"},
-        {"name": "ogre", "side": "monsters", "species": "ogre", "class": 3, "worn": 3, "weapon": "two_handed_axe"},
-        {"name": "gob", "side": "monsters", "species": "goblin", "class": 3},
-    ],
-    "players": {"band": ["alice"], "monsters": ["bob"]},
-}
+SETUP = {key: value for key, value in HOLD_SETUP.items() if key != "title"}
 
 
 def _table(tmp_path: Path, dice: str, *options: str) -> tuple[Seat, Seat]:
