@@ -16,13 +16,27 @@ from tests.server.live import LiveServer
 from tests.server.test_bad_requests import _answer
 
 
+RESET = b"<reset>"
+
+
 def _until_closed(s: socket.socket) -> bytes:
     """Everything the server sends until it closes the connection (the socket's timeout bounds a server
-    that does not)."""
+    that does not). A server that closes with bytes of ours still unread makes the kernel reset the
+    connection, which may drop its answer with it: what was read, then ``RESET``."""
     data = b""
-    while part := s.recv(65536):
-        data += part
+    try:
+        while part := s.recv(65536):
+            data += part
+    except ConnectionResetError:
+        return data + RESET
     return data
+
+
+def _refused(answer: bytes, live: LiveServer) -> bool:
+    """The head was refused at once: a 400, or the connection closed under it (the 400 lost to the reset); and
+    the server still serves."""
+    return (answer.startswith(b"HTTP/1.1 400") or answer.endswith(RESET)) and \
+        live.request("GET", "/v1/health").status == 200
 
 
 def _without_httptools(root: Path) -> dict[str, str]:
@@ -69,7 +83,7 @@ def test_an_endless_head_is_refused_without_waiting_for_its_end(live: LiveServer
     with socket.create_connection(("127.0.0.1", live.port), timeout=60) as s:
         s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * (4 * MAX_HEAD))
         answer = _until_closed(s)
-    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
+    assert _refused(answer, live), answer[:200]
 
 
 def test_many_headers_past_the_bound_are_refused(live: LiveServer) -> None:
@@ -77,7 +91,7 @@ def test_many_headers_past_the_bound_are_refused(live: LiveServer) -> None:
         s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: %s\r\n" % (i, b"b" * 60)
                                                                           for i in range(2 * MAX_HEAD // 64)))
         answer = _until_closed(s)
-    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
+    assert _refused(answer, live), answer[:200]
 
 
 def test_a_head_within_the_bound_is_served(live: LiveServer) -> None:
@@ -96,7 +110,8 @@ def test_the_bound_is_per_request_on_a_kept_connection(live: LiveServer) -> None
             s.sendall(padding + b"\r\n")
             assert _answer(s).startswith(b"HTTP/1.1 200")
         s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * (4 * MAX_HEAD))
-        assert _until_closed(s).startswith(b"HTTP/1.1 400")
+        answer = _until_closed(s)
+    assert _refused(answer, live), answer[:200]
 
 
 def test_the_server_runs_uvloop_when_installed(tmp_path: Path) -> None:
