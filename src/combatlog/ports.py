@@ -31,11 +31,14 @@ KeySource = Callable[["EventStore", "CoreTrack", str], tuple[int, bytes]]
 CoreDecider = Callable[["EventStore", "Folded", Any, "DicePort", str], list["Event"]]
 # refuse a sealed batch before it is appended: f(store, folded state before it, envelopes)
 PreAppend = Callable[["EventStore", "Folded", list["Envelope"]], None]
-# verify, per event, after the core checks: f(verifier, recorded, where)
+# verify, per event, after the core checks: f(verifier, recorded, where). It reads the events (and what it keeps
+# in ``verifier.extra``), never the rules' fold: a split verify (exchange/split.py) runs the event checks and the
+# finish checks in the process that checks the lines, apart from the fold
 EventCheck = Callable[["ChainVerifier", "Recorded", str], None]
 # verify a die of a scheme the core does not recompute itself: f(verifier, die, seq, where)
 SchemeCheck = Callable[["ChainVerifier", "DiceRolled", int, str], None]
-# verify, after the last event: f(verifier)
+# verify, after the last event: f(verifier); it may add to ``notes``, set ``acknowledged`` (as the event checks:
+# from the events only)
 FinishCheck = Callable[["ChainVerifier"], None]
 # an imported event differs from ours at the same seq: f(store, stream, seq, ours, theirs, file)
 DivergenceCheck = Callable[["EventStore", "StreamMeta", int, bytes, bytes, Path], None]

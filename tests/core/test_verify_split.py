@@ -176,3 +176,56 @@ def test_an_export_file_split_answers_as_one_process(edit: str | None, tmp_path:
     assert file_answer(path, split=True) == one
     assert len(answers) == 1 and (answers[0] is None) is (edit is not None)  # the split ran, and answered so
     assert one[0] == ("ok" if edit is None else "failed")
+
+
+def _signed_duel(tmp_path: Path) -> Path:
+    """A freeform duel by mail with joint dice (the seed steps of tests/trust/test_seed_moves.py): every event
+    signed, a die derived from both players' revealed nonces, an acknowledgement. alice's log."""
+    from tests.trust.pbem import mail, pair
+
+    alice, bob = pair(tmp_path)
+    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
+    alice("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
+    alice("freeform", "round", "duel")
+    alice("seal", "commit", "duel", "--step", "r1")
+    mail(alice, bob, "duel", tmp_path)
+    bob("seal", "commit", "duel", "--step", "r1")
+    bob("seal", "reveal", "duel", "--step", "r1")
+    mail(bob, alice, "duel", tmp_path)
+    alice("seal", "reveal", "duel", "--step", "r1")
+    alice("freeform", "act", "duel", "Aldo", "thrusts at Bo", "--roll", "1d20")
+    mail(alice, bob, "duel", tmp_path)
+    bob("ack", "duel")
+    mail(bob, alice, "duel", tmp_path)
+    return alice.dir / "log.db"
+
+
+def test_a_signed_log_split_reports_its_signatures_dice_and_acknowledgements_alike(tmp_path: Path) -> None:
+    # the trust layer's checks (signatures, joint dice, acknowledgements) are the second process's: what they add
+    # to the report comes back whole
+    store = SQLiteStore(_signed_duel(tmp_path))
+    meta = store.list_streams()[0]
+    report = split_report(store, meta)
+    assert report is not None
+    one = answer(store, meta, split=False)
+    assert msgspec.to_builtins(report) == one[1]
+    assert report.signatures == report.events and report.dice.verified == 1 and report.acknowledged, report
+
+
+def test_a_forged_signature_is_named_as_one_process_names_it(tmp_path: Path) -> None:
+    # bob's acknowledgement re-signed... by nobody: its signature's bytes changed, the line re-chained (the line
+    # checks pass); only the signature check, now the second process's, can refuse it
+    store = SQLiteStore(_signed_duel(tmp_path))
+    meta = store.list_streams()[0]
+    last = store.head(meta.id).seq
+
+    def forge(env: Any) -> Any:
+        sig = env.sigs[0]
+        forged = msgspec.structs.replace(sig, sig=("A" if sig.sig[0] != "A" else "B") + sig.sig[1:])
+        return msgspec.structs.replace(env, sigs=[forged, *env.sigs[1:]])
+
+    rewrite(store, last, forge, rechain=True)
+    assert split_report(store, meta) is None
+    one = answer(store, meta, split=False)
+    assert one[0] == "failed" and "signature" in one[1], one
+    assert answer(store, meta, split=True) == one

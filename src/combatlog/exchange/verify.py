@@ -86,6 +86,22 @@ class VerifyReport(msgspec.Struct, kw_only=True):
 
 
 
+class ChecksDone(msgspec.Struct, frozen=True):
+    """What the wiring's event and finish checks add to a report (exchange/split.py hands it between the two
+    processes of a split verify): signatures checked, joint dice recomputed, their notes, acknowledgements."""
+
+    signatures: int
+    verified: int
+    notes: list[str]
+    acknowledged: dict[str, int]
+
+    @classmethod
+    def of(cls, verifier: ChainVerifier) -> ChecksDone:
+        """What the checks of ``verifier``, a new one that has made nothing else, added."""
+        return cls(signatures=verifier.signatures, verified=verifier.tally.verified, notes=verifier.notes,
+                   acknowledged=verifier.acknowledged)
+
+
 class ChainVerifier:
     def __init__(self, segments: list[Segment], *, base: Folded | None = None,
                  strict_rules: bool = True, prior: Callable[[], Iterable[Recorded]] | None = None,
@@ -119,6 +135,10 @@ class ChainVerifier:
         self._command_id = ""
         # every recorded command, re-decided; it runs (or puts off, inside a batch) the dice-use checks
         self.redecider = Redecider(self.folded, self.fail, self._check_dice_uses)
+        # the wiring's event and finish checks (the trust layer's: signatures, sealed orders, joint dice) made
+        # here, or by the other process of a split verify, which hands over what they add to the report
+        self.checks_here = True
+        self.checked_elsewhere: ChecksDone | None = None
 
     @classmethod
     def continuing(cls, before: ChainVerifier, segments: list[Segment],
@@ -223,8 +243,9 @@ class ChainVerifier:
             self.fail(where, f"seq {env.seq}: payload of {env.type} is invalid: {exc}")
             raise
         self._semantics(rec, seg, where)
-        for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
-            check(self, rec, where)
+        if self.checks_here:
+            for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
+                check(self, rec, where)
         self.redecider.feed(rec, where, NOT_DECODED if line is None else line.command)  # batches, and the dice each event of the rules reads
         try:
             self.folded.apply(rec)
@@ -431,8 +452,16 @@ class ChainVerifier:
         if genesis is not None and not self.redecider.required():
             self.notes.append(f"a log begun by engine {genesis.engine_version}, before commands were recorded: the "
                               "legality of its set-up and decisions was not re-decided (only its dice, signatures and chain)")
-        for hook in self.wiring.finish_checks:
-            hook(self)
+        if self.checks_here:
+            for hook in self.wiring.finish_checks:
+                hook(self)
+        else:  # made by the other process of a split verify: what they found, where they would have added it
+            done = self.checked_elsewhere
+            assert done is not None, "a verifier whose checks are made elsewhere is finished with their outcome"
+            self.signatures += done.signatures
+            self.tally.verified += done.verified
+            self.notes.extend(done.notes)
+            self.acknowledged = dict(done.acknowledged)
         problems = self.ruleset.check(self.folded.state) if self.folded.state is not None else []
         if problems:
             self.fail(where, "the final state breaks the rules' invariants: " + "; ".join(problems))
