@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from combatlog.errors import VerificationFailed
-from combatlog.exchange.split import verify_split, worth_splitting
+from combatlog.exchange.split import SPLIT_UP_TO, verify_split, worth_splitting
 from combatlog.exchange.verify import ChainVerifier, segments_of
 from combatlog.projections.fold import lineage
 from combatlog.store.sqlite import SQLiteStore
@@ -128,6 +128,7 @@ def test_text_for_bytes_is_named_as_one_process_names_it(tmp_path: Path) -> None
 def test_a_short_log_or_one_core_is_not_split(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COMBATLOG_VERIFY_SPLIT_FROM")
     assert not worth_splitting(999) and worth_splitting(1000)
+    assert worth_splitting(SPLIT_UP_TO) and not worth_splitting(SPLIT_UP_TO + 1)  # (its lines held in memory)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0})
     assert not worth_splitting(10_000)
 

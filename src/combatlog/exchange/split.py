@@ -30,16 +30,20 @@ from combatlog.events.envelope import Recorded
 from combatlog.exchange.verify import ChainVerifier, ChecksDone, VerifyReport
 
 SPLIT_FROM = 1000  # events; below, the second process's start costs more than it saves
+# events; above, the lines a split holds in memory at once (the one-process verify reads them as it goes) would
+# be too many: a million events are about half a gigabyte
+SPLIT_UP_TO = 200_000
 
 
 def worth_splitting(events: int) -> bool:
-    """Whether a verify of ``events`` events is split: long enough, a second core to use, and ``fork`` here.
-    ``COMBATLOG_VERIFY_SPLIT_FROM`` sets the length from which it is (the tests split short logs)."""
+    """Whether a verify of ``events`` events is split: long enough but not too long to hold in memory, a second
+    core to use, and ``fork`` here. ``COMBATLOG_VERIFY_SPLIT_FROM`` sets the length from which it is (the tests
+    split short logs)."""
     try:
         split_from = int(os.environ.get("COMBATLOG_VERIFY_SPLIT_FROM", "") or SPLIT_FROM)
     except ValueError:
         split_from = SPLIT_FROM
-    if events < split_from or not hasattr(os, "fork"):
+    if not split_from <= events <= SPLIT_UP_TO or not hasattr(os, "fork"):
         return False
     try:
         return len(os.sched_getaffinity(0)) >= 2
