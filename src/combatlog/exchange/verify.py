@@ -80,6 +80,9 @@ class VerifyReport(msgspec.Struct, kw_only=True):
     pending_dice: list[str]  # labels awaiting a seed reveal
     signatures: int = 0
     rules_digest_matches: bool = True
+    # the earlier revision of the rules the log was begun under, which this build reads and re-decides under
+    # its own rules ("" for a log of this build's revision, or one not re-decided: rules_digest_matches false)
+    rules_revision: str = ""
     notes: list[str] = []
     acknowledged: dict[str, int] = {}  # pinned player -> last seq they signed or acknowledged
 
@@ -122,6 +125,7 @@ class ChainVerifier:
         self.signatures = 0
         self.notes: list[str] = []
         self.rules_ok = True
+        self.rules_revision = ""  # an earlier revision of the rules the log was begun under (Ruleset.earlier_digests)
         # With a base: the events before it, for checks that keep their own state (trust).
         self.prior = prior
         self.extra: dict[str, Any] = {}  # state kept by the wiring's event checks between events
@@ -291,6 +295,7 @@ class ChainVerifier:
                 self.fail(where, f"the genesis names the combat {ev.name!r}, the header {seg.name!r}")
             earlier = self.ruleset.earlier_digests.get(ev.rules_digest)
             if earlier is not None:  # a revision this build reads: its commands re-decided under this build's rules
+                self.rules_revision = earlier
                 self.notes.append(f"the log was begun under an earlier revision of the {ev.ruleset} rules ({earlier}); "
                                   "this build reads it and re-decides every command under its own rules (fixes since: "
                                   "docs/CHANGELOG.md)")
@@ -480,7 +485,8 @@ class ChainVerifier:
             ok=True, stream=last.id, name=core.name or last.name, ruleset=self.ruleset.info.name,
             events=self.count, first_seq=self.first_seq, head_seq=core.head_seq, head_hash=core.head_hash,
             dice=self.tally, pending_dice=pending, signatures=self.signatures,
-            rules_digest_matches=self.rules_ok, notes=self.notes, acknowledged=self.acknowledged,
+            rules_digest_matches=self.rules_ok, rules_revision=self.rules_revision, notes=self.notes,
+            acknowledged=self.acknowledged,
         )
 
 

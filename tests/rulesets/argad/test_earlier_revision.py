@@ -51,9 +51,12 @@ def test_a_version_1_log_verifies_imports_and_reads_the_same(tmp_path: Path) -> 
     assert report["ok"] and report["head_seq"] == 27  # type: ignore[index]
     assert any("earlier revision of the argad rules (version 1" in n for n in report["notes"])  # type: ignore[index]
     assert not any("not re-decided" in n for n in report["notes"])  # type: ignore[index]
+    # the report says which revision it was read as (the digest is not this build's, but it was re-decided)
+    assert report["rules_revision"].startswith("version 1") and report["rules_digest_matches"]  # type: ignore[index]
     cli("import", str(bundle))
     stored = cli("verify", "goblins", "--json").json()
     assert stored["ok"] and stored["head_hash"] == report["head_hash"]  # type: ignore[index]
+    assert stored["rules_revision"] == report["rules_revision"]  # type: ignore[index]
     # the seed's outcome, as version 1 recorded it and this build folds it: the warrior killed Gob D (turn 1) and
     # Gob A (turn 2), then fell
     figures = {f["name"]: f["status"] for f in cli("show", "goblins", "--json").json()["state"]["figures"]}  # type: ignore[index]
@@ -73,6 +76,7 @@ def test_a_digest_this_build_does_not_list_is_refused_unless_allowed(tmp_path: P
     assert "--allow-rules-mismatch" in refused.err + refused.out
     allowed = cli("verify", str(bundle), "--allow-rules-mismatch", "--json").json()
     assert allowed["ok"] and not allowed["rules_digest_matches"]  # type: ignore[index]
+    assert allowed["rules_revision"] == ""  # type: ignore[index]  (not read as a revision: not re-decided)
     assert any("commands not re-decided" in n for n in allowed["notes"])  # type: ignore[index]
 
 
