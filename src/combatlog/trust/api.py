@@ -97,6 +97,9 @@ class MyMove(msgspec.Struct, frozen=True, kw_only=True):
     # step to seal for them then ('': r<round>).
     dice: bool = False
     seed_step: str = ""
+    # Whether its options draw dice as its command does (withheld with it); False where they draw none (Argad's
+    # hold beside a strike), which stay offered while the command waits for a seed
+    options_dice: bool = True
     waiting: str = ""  # why it has no command yet: it could not succeed now (set by trust/mine.seed_first)
 
 

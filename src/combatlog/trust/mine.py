@@ -198,8 +198,8 @@ def seed_first(store: EventStore, folded: Folded, stream: str, player: str, move
     out: list[MyMove] = []
     offered: set[str] = set()
 
-    def held(m: MyMove, why: str) -> MyMove:
-        return msgspec.structs.replace(m, command="", options=(), waiting=why)
+    def held(m: MyMove, why: str) -> MyMove:  # (options that draw no dice stay: they can succeed now)
+        return msgspec.structs.replace(m, command="", options=m.options if not m.options_dice else (), waiting=why)
 
     for m in moves:
         if seed.open and m.step and m.step != seed.open and m.step not in seed.taken:

@@ -132,6 +132,10 @@ def test_with_joint_dice_the_seed_step_comes_before_the_blows(tmp_path: Path) ->
     ogre = _moves(bob)
     assert "joint dice need a seed first" in _mine(bob)["pending"][0]["what"]
     assert "gob" in ogre and ogre["gob"]["command"] == "" and ogre["gob"]["waiting"]
+    # the hold rolls no dice: it stays offered while the strike waits for the seed, and goes through before it
+    assert ogre["gob"]["options"] == ["combatlog argad hold t gob --as bob"]
+    _run(bob, ogre["gob"]["options"][0])
+    assert "gob" not in _moves(bob)
     refused = bob("argad", "strike", "t", "ogre", "--at", "warrior", ok=False)
     assert refused.code == 4 and "no joint dice seed yet" in refused.err
     # the refusal names the step status --mine offers (it said t1 where status --mine said r1: two players

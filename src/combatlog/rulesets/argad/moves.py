@@ -37,7 +37,7 @@ def my_moves(ruleset: Any, s: ArgadState, player: str, stream: str, referee: boo
             # a strike rolls the figures' dice (a joint die needs a seed: trust/mine.seed_first); a hold rolls none
             out.append(MyMove(what=f"{p.who}: {p.what}", rule=p.rule, dice=True,
                               command=cmd("argad", "strike", stream, p.who, "--at", "TARGET"),
-                              options=(cmd("argad", "hold", stream, p.who),)))
+                              options=(cmd("argad", "hold", stream, p.who),), options_dice=False))
     return out
 
 
