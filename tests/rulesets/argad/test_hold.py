@@ -193,11 +193,12 @@ def test_pending_says_whom_the_end_of_the_turn_waits_for() -> None:
     f = goblins()
     f.strike("warrior", "gob-d", {"t1/melee/gob-d/warrior": 4})
     open_ = "end game turn 1 once gob-a, gob-b, gob-c, gob-d, gob-e, gob-f have struck or held"
-    only = " (before that, only their players or the referee may end it)"
+    only = {PINNED: " (before that, only their players may end it)",  # no referee: nobody else may
+            REFEREED: " (before that, only their players or the referee may end it)"}
     for roles in (PINNED, REFEREED):  # players bound to the sides, or a referee: the end is theirs to make
         pending = {p.who: p.what for p in RULESET.pending(pinned(f, roles))}
         assert pending["gob-a"].endswith(", or hold its blow")
-        assert pending["gm"] == open_ + only
+        assert pending["gm"] == open_ + only[roles]
     # A hot seat (no pinned player, no referee: one person types everything, anyone may end the turn), with or
     # without a set-up's players: it waits for the blows, and says of no one that only they may end it.
     for state in (f.state, pinned(f)):

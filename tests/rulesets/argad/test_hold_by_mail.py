@@ -82,7 +82,7 @@ def test_a_two_player_game_by_mail_holds_and_ends_its_turns(tmp_path: Path) -> N
     assert whats(bob) == [] and mine(bob)["waiting_for"] == ["alice (warrior)", "alice (archer)", "alice"]
     mail(bob, alice, "t", tmp_path)
     assert whats(alice)[-1] == "end game turn 2 once warrior, archer have struck or held (before that, only their " \
-                               "players or the referee may end it)"
+                               "players may end it)"  # (no referee here: the creator runs the steps, no more)
     alice("argad", "end-turn", "t")
     mail(alice, bob, "t", tmp_path)
     for seat in (alice, bob):

@@ -57,7 +57,8 @@ def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
     # whether ending the turn over them is someone's in particular: a figure of a side with players, or one
     # no player plays where the combat has a referee (commands/authority.check_authority)
     bound = state.roles.enforced and any(state.players.get(f.side) or state.roles.referee for f in figures)
-    only = (f" (before that, only {'its' if one else 'their'} players or the referee may end it)" if bound else "")
+    referee = " or the referee" if state.roles.referee else ""  # (a combat with no referee: its players only)
+    only = f" (before that, only {'its' if one else 'their'} players{referee} may end it)" if bound else ""
     wait = f" once {', '.join(open_)} {'has' if one else 'have'} struck or held{only}" if open_ else ""
     return Pending(who="gm", what=f"end game turn {turn.number}{wait}{rolls}", rule=R_TURN)
 
