@@ -179,44 +179,34 @@ def test_an_export_file_split_answers_as_one_process(edit: str | None, tmp_path:
     assert one[0] == ("ok" if edit is None else "failed")
 
 
-def _signed_duel(tmp_path: Path) -> Path:
-    """A freeform duel by mail with joint dice (the seed steps of tests/trust/test_seed_moves.py): every event
-    signed, a die derived from both players' revealed nonces, an acknowledgement. alice's log."""
-    from tests.trust.pbem import mail, pair
+def _signed_duel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """tests/trust/pbem.py's signed duel, written in-process: every event signed by alice or bob, two dice
+    derived from both players' revealed nonces (seqs 9 and 11), alice's acknowledgement last (13)."""
+    from tests.trust.pbem import signed_duel
 
-    alice, bob = pair(tmp_path)
-    alice("freeform", "join", "duel", "Aldo", "--side", "red", "--hp", "12")
-    alice("freeform", "join", "duel", "Bo", "--side", "blue", "--hp", "10")
-    alice("freeform", "round", "duel")
-    alice("seal", "commit", "duel", "--step", "r1")
-    mail(alice, bob, "duel", tmp_path)
-    bob("seal", "commit", "duel", "--step", "r1")
-    bob("seal", "reveal", "duel", "--step", "r1")
-    mail(bob, alice, "duel", tmp_path)
-    alice("seal", "reveal", "duel", "--step", "r1")
-    alice("freeform", "act", "duel", "Aldo", "thrusts at Bo", "--roll", "1d20")
-    mail(alice, bob, "duel", tmp_path)
-    bob("ack", "duel")
-    mail(bob, alice, "duel", tmp_path)
-    return alice.dir / "log.db"
+    monkeypatch.setenv("COMBATLOG_HOME", str(tmp_path / "keys"))
+    store, _signers, _do = signed_duel(tmp_path)
+    return store
 
 
-def test_a_signed_log_split_reports_its_signatures_dice_and_acknowledgements_alike(tmp_path: Path) -> None:
+def test_a_signed_log_split_reports_its_signatures_dice_and_acknowledgements_alike(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the trust layer's checks (signatures, joint dice, acknowledgements) are the second process's: what they add
     # to the report comes back whole
-    store = SQLiteStore(_signed_duel(tmp_path))
+    store = _signed_duel(tmp_path, monkeypatch)
     meta = store.list_streams()[0]
     report = split_report(store, meta)
     assert report is not None
     one = answer(store, meta, split=False)
     assert msgspec.to_builtins(report) == one[1]
-    assert report.signatures == report.events and report.dice.verified == 1 and report.acknowledged, report
+    assert report.signatures == report.events and report.dice.verified == 2 and report.acknowledged, report
 
 
-def test_a_forged_signature_is_named_as_one_process_names_it(tmp_path: Path) -> None:
-    # bob's acknowledgement re-signed... by nobody: its signature's bytes changed, the line re-chained (the line
-    # checks pass); only the signature check, now the second process's, can refuse it
-    store = SQLiteStore(_signed_duel(tmp_path))
+def test_a_forged_signature_is_named_as_one_process_names_it(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # alice's acknowledgement re-signed... by nobody: its signature's bytes changed, the line re-chained (the
+    # line checks pass); only the signature check, now the second process's, can refuse it
+    store = _signed_duel(tmp_path, monkeypatch)
     meta = store.list_streams()[0]
     last = store.head(meta.id).seq
 
