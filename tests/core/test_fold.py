@@ -104,7 +104,7 @@ def test_a_snapshot_folded_by_other_rules_code_is_ignored(tmp_path: Path) -> Non
     key = fold_mod.snapshot_key(ruleset)
     assert key.startswith(f"{ENGINE_VERSION}/freeform/1/") and len(key.rsplit("/", 1)[1]) == 16
     doctored = fold_mod.Folded(ruleset, msgspec.structs.replace(good.state, round=99), good.core)
-    blob = fold_mod._encode_snapshot(doctored)
+    blob = fold_mod.encode_snapshot(doctored)
     for stale in (f"{ENGINE_VERSION}/freeform/1", f"{ENGINE_VERSION}/freeform/1/0123456789abcdef"):  # old, other
         store.save_snapshot(meta.id, good.core.head_seq, stale, blob)
         assert state_at(store, meta).state == good.state

@@ -26,7 +26,7 @@ from combatlog.exchange.stored import fed
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport, segments_of  # noqa: F401  (re-exported)
 from combatlog.events.envelope import Recorded, parse_recorded_at
 from combatlog.names import is_stream_id, name_problem
-from combatlog.projections.fold import MAX_FORK_DEPTH, Folded, history, lineage, state_at
+from combatlog.projections.fold import MAX_FORK_DEPTH, SNAPSHOT_EVERY, Folded, history, lineage, snapshot_key, state_at
 from combatlog.rulesets import KNOWN, load_ruleset
 from combatlog.store.base import EventStore, ImportBatch, NewRow, StreamMeta
 from combatlog.ports import Wiring
@@ -380,13 +380,15 @@ def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = T
     caller whose process forks safely, one thread: the CLI)."""
     segments = segments_of(store, meta)
     if split:
-        from combatlog.exchange.split import verify_split, worth_splitting
+        from combatlog.exchange.split import snapshot_cut, verify_split, worth_splitting
 
         if worth_splitting(store.head(meta.id).seq):
             lines = [(f"{meta.name}#{seq}", body) for seg, low, high in lineage(store, meta)
                      for seq, body in store.read_bodies(seg.id, low, high)]
             report = verify_split(lambda: ChainVerifier(segments, strict_rules=strict_rules, wiring=wiring), lines,
-                                  meta.name, progress)
+                                  meta.name, progress, cut=snapshot_cut(store, meta, lines),
+                                  from_cut=lambda base: ChainVerifier(segments, base=base, strict_rules=strict_rules,
+                                                                      wiring=wiring))
             if report is not None:
                 return report
     verifier = ChainVerifier(segments, strict_rules=strict_rules, wiring=wiring)
@@ -440,6 +442,8 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
         base, base_meta = _base_from_store(store, header, where)
         verifier = ChainVerifier(header.segments, base=base, strict_rules=strict_rules,
                                  prior=_prior(store, base_meta, header.since), wiring=wiring)
+    if len(header.segments) == 1:  # (a fork's history holds its parent's events: its snapshots are the fork's own)
+        verifier.snapshot_every = SNAPSHOT_EVERY
     report = verify_lines(header, lines, where, base=base, progress=progress, verifier=verifier, wiring=wiring)
     load_ruleset(header.ruleset)  # payload types registered for the comparisons below
     batches: list[ImportBatch] = []
@@ -498,6 +502,10 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
             appended[local.name] = len(tail)
     if batches:
         store.import_batches(batches)
+        if verifier.snapshots:  # states the verify folded anyway, for state_at and a later split verify to start at
+            key = snapshot_key(verifier.ruleset)
+            for seq, blob in verifier.snapshots:
+                store.save_snapshot(header.segments[0].id, seq, key, blob)
         if kept is not None and len(header.segments) == 1:
             _keep(kept, header.stream, verifier)
     last = header.segments[-1]

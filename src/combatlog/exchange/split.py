@@ -9,13 +9,24 @@ without proving it (``feed_line_checked``), one line at a time as ``feed`` would
 second process hands over what its checks add to the report (``ChecksDone``: signatures, joint dice, notes,
 acknowledgements).
 
+Where this machine keeps a snapshot of the combat's state at the end of a command some way into the log (the write
+path saves one every 500 events, an import one each 500 it brings), the fold is split too (``snapshot_cut``): the
+second process verifies the head, every check of every event up to the cut, and checks that the state its fold
+reaches there is the snapshot's, then makes the fold-free checks of the rest; this one verifies the tail from the
+snapshot's state, with the dice the head drew (``take_head_dice``). The head's findings (``HeadDone``: its dice
+read, its genesis's notes, what waits for a reveal at the cut) are joined to the tail's when it finishes. The
+snapshot is a local cache, never evidence: a wrong one only makes the head's compare fail, and the log is
+verified the ordinary way.
+
 It only ever answers success. Success needs both: the other process found nothing wrong with any line, and this
-one found nothing wrong with anything else; together those are every check ``feed`` makes, on the same bytes. If
+one found nothing wrong with anything else; together those are every check ``feed`` makes, on the same bytes (with
+a cut: the head's every check, the state at the cut proven the head's, the tail's checks from it, and the dice
+read on both sides of the cut read once). If
 either finds a problem (or the split cannot run), ``verify_split`` answers None and the caller verifies again the
 ordinary way, one process, which finds and names the first problem exactly as it always has (which of several
 problems comes first depends on the order of all the checks, which one process keeps). A log that fails is thus
-read twice; one that passes, once, in about three quarters of the time on a machine with a core to spare (less
-where it is signed: the signatures are the other process's).
+read twice; one that passes, once: in about three quarters of the time on a machine with a core to spare, about
+half where the fold is split too (less where it is signed: the signatures are the other process's).
 """
 
 from __future__ import annotations
@@ -23,16 +34,24 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable
+from typing import NamedTuple
 
 import msgspec
 
+from combatlog.errors import VerificationFailed
 from combatlog.events.envelope import Recorded
-from combatlog.exchange.verify import ChainVerifier, ChecksDone, VerifyReport
+from combatlog.exchange.verify import ChainVerifier, ChecksDone, HeadDone, VerifyReport
+from combatlog.projections.fold import Folded, encode_snapshot
+from combatlog.store.base import EventStore, StreamMeta
 
 SPLIT_FROM = 1000  # events; below, the second process's start costs more than it saves
 # events; above, the lines a split holds in memory at once (the one-process verify reads them as it goes) would
 # be too many: a million events are about half a gigabyte
 SPLIT_UP_TO = 200_000
+# the share of a log's events up to the cut that splits its fold, where a snapshot is: the second process also
+# makes the fold-free checks of every line (about a quarter of a fold's cost, unsigned), so its head is shorter
+HEAD_SHARE = 0.3
+MIN_HEAD_SHARE = 0.15  # a snapshot earlier than this share saves too little to pay for the head's compare
 
 
 def worth_splitting(events: int) -> bool:
@@ -51,20 +70,71 @@ def worth_splitting(events: int) -> bool:
         return (os.cpu_count() or 1) >= 2
 
 
+class Cut(NamedTuple):
+    """Where a log's tail is verified from: the state after event ``seq`` (the end of a command), as this
+    machine's snapshot of it holds it (``blob``), decoded (``base``)."""
+
+    seq: int
+    blob: bytes
+    base: Folded
+
+
+class Done(msgspec.Struct, frozen=True):
+    """What the second process hands back when all its checks passed."""
+
+    checks: ChecksDone
+    head: HeadDone | None = None
+
+
+def snapshot_cut(store: EventStore, meta: StreamMeta, lines: list[tuple[str, bytes]]) -> Cut | None:
+    """The cut for a split verify of ``meta`` (``lines``, its history) that also splits the fold: this
+    machine's latest snapshot at or before ``HEAD_SHARE`` of the log, where one command ends and the next
+    begins; None where there is none (a fork, a log imported whole, a snapshot too early to pay), or where
+    the log was made under other rules than this build's (then only the fold-free checks are split)."""
+    from combatlog.events.envelope import decode_envelope
+    from combatlog.projections.fold import lineage, load_snapshot_at
+
+    if len(lineage(store, meta)) != 1 or len(lines) < 2:
+        return None
+    found = load_snapshot_at(store, meta, int(len(lines) * HEAD_SHARE))
+    if found is None:
+        return None
+    seq, blob, base = found
+    genesis = base.core.genesis
+    if seq < len(lines) * MIN_HEAD_SHARE or seq >= len(lines) or genesis is None \
+            or (genesis.rules_digest != base.ruleset.rules_digest()
+                and genesis.rules_digest not in base.ruleset.earlier_digests):
+        return None
+    try:  # the events on either side of the cut are of two commands (else the first is cut: no cut there)
+        if decode_envelope(lines[seq - 1][1]).command_id == decode_envelope(lines[seq][1]).command_id:
+            return None
+    except msgspec.DecodeError:
+        return None  # (the ordinary way names it)
+    return Cut(seq, blob, base)
+
+
 def verify_split(new_verifier: Callable[[], ChainVerifier], lines: list[tuple[str, bytes]], name: str,
-                 progress: Callable[[int, int], None] | None = None, total: int = 0) -> VerifyReport | None:
+                 progress: Callable[[int, int], None] | None = None, total: int = 0, *,
+                 cut: Cut | None = None, from_cut: Callable[[Folded], ChainVerifier] | None = None,
+                 ) -> VerifyReport | None:
     """The report of verifying ``lines`` ((where, bytes) in order) split over two processes, or None when
     either found a problem: then verify them the ordinary way to say which (see the module's docstring).
     ``new_verifier`` makes a verifier from the same start each time (none built on a shared base: a verifier
-    folds its base in place). ``progress(done, total)`` every thousand lines."""
+    folds its base in place). ``cut`` (with ``from_cut``, which makes a verifier from a state): the fold is
+    split too, the second process verifying the head up to it and this one the tail after it.
+    ``progress(done, total)`` every thousand lines."""
     lines_checker = new_verifier()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the second process: its checks, in order, then what they found; it never returns
         try:
             os.close(read_end)
-            _check_lines(lines_checker, lines)
-            done = msgspec.json.encode(ChecksDone.of(lines_checker))
+            head = _verify_head(lines_checker, lines, cut) if cut is not None else None
+            _check_lines(lines_checker, lines[cut.seq:] if cut is not None else lines)
+            checks = ChecksDone.of(lines_checker)
+            if head is not None:  # (its notes are the head's, the rest the checks')
+                checks = msgspec.structs.replace(checks, notes=checks.notes[len(head.notes):])
+            done = msgspec.json.encode(Done(checks, head))
             while done:
                 done = done[os.write(write_end, done):]
         finally:
@@ -72,14 +142,21 @@ def verify_split(new_verifier: Callable[[], ChainVerifier], lines: list[tuple[st
     os.close(write_end)
     report = None
     try:
-        verifier = new_verifier()
+        if cut is not None and from_cut is not None:
+            verifier = from_cut(cut.base)
+            verifier.take_head_dice(body for _where, body in lines[:cut.seq])
+            mine = lines[cut.seq:]
+        else:
+            verifier, mine = new_verifier(), lines
         verifier.checks_here = False
-        for where, body in lines:
+        ahead = len(lines) - len(mine)  # (the head's events, counted by the other process)
+        for where, body in mine:
             verifier.feed_line_checked(body, where)
             if progress is not None and verifier.count % 1000 == 0:
-                progress(verifier.count, total)
-        verifier.checked_elsewhere = _outcome(read_end)  # (None: the other process found a problem)
-        if verifier.checked_elsewhere is not None:
+                progress(ahead + verifier.count, total)
+        done = _outcome(read_end)  # (None: the other process found a problem)
+        if done is not None and (done.head is None) == (cut is None):
+            verifier.checked_elsewhere, verifier.head_done = done.checks, done.head
             report = verifier.finish(name)
     except Exception:  # a problem (or something the ordinary way will name): that way decides
         pass
@@ -91,9 +168,20 @@ def verify_split(new_verifier: Callable[[], ChainVerifier], lines: list[tuple[st
     return report
 
 
+def _verify_head(verifier: ChainVerifier, lines: list[tuple[str, bytes]], cut: Cut) -> HeadDone:
+    """The second process's verify of the head, every check of every event up to the cut, ending where the state
+    it folds is the snapshot's (the tail's start). Raises at the first problem."""
+    for where, body in lines[:cut.seq]:
+        verifier.feed(body, where)
+    verifier.redecider.close()  # the command ending at the cut (the next event begins another: ``snapshot_cut``)
+    if encode_snapshot(verifier.folded) != cut.blob:
+        raise VerificationFailed("the state at the cut is not this machine's snapshot of it", where=lines[cut.seq - 1][0])
+    return HeadDone.of(verifier)
+
+
 def _check_lines(verifier: ChainVerifier, lines: list[tuple[str, bytes]]) -> None:
-    """The second process's checks of every line: ``check_line``, then the wiring's event checks on the event it
-    holds, then the wiring's finish checks. Raises at the first problem."""
+    """The second process's checks of every line (after the head it verified, if any): ``check_line``, then the
+    wiring's event checks on the event it holds, then the wiring's finish checks. Raises at the first problem."""
     checks = verifier.wiring.event_checks
     for where, body in lines:
         env, line = verifier.check_line(body, where)
@@ -106,9 +194,9 @@ def _check_lines(verifier: ChainVerifier, lines: list[tuple[str, bytes]]) -> Non
         hook(verifier)
 
 
-def _outcome(read_end: int) -> ChecksDone | None:
+def _outcome(read_end: int) -> Done | None:
     """What the second process's checks found (it writes it when all passed, and nothing when one failed)."""
     data = b""
     while chunk := os.read(read_end, 65536):
         data += chunk
-    return msgspec.json.decode(data, type=ChecksDone) if data else None
+    return msgspec.json.decode(data, type=Done) if data else None

@@ -26,7 +26,7 @@ from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitt
 from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, decode_recorded, future_problem, hash_of, latest_allowed, parse_recorded_at
 from combatlog.exchange.redecide import Redecider
 from combatlog.exchange.typed_line import NOT_DECODED, TypedLine, typed_line
-from combatlog.projections.fold import Folded, empty, lineage
+from combatlog.projections.fold import Folded, empty, encode_snapshot, lineage
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import DiceUse, derived_value
 from combatlog.text import CONTROL_BYTES, control_problem, may_hold_control
@@ -105,6 +105,29 @@ class ChecksDone(msgspec.Struct, frozen=True):
                    acknowledged=verifier.acknowledged)
 
 
+class HeadDone(msgspec.Struct, frozen=True):
+    """What verifying a log's head (its events up to a cut, from the genesis, with every check) found that the
+    verify of its tail (from the state at the cut, ``exchange/split.py``) needs to finish the report: the events
+    and the dice the head holds, the dice its rules read, the notes of its genesis, the labels still waiting
+    for a seed's reveal at the cut."""
+
+    count: int
+    first_seq: int
+    manual: int
+    local: int
+    used: dict[str, int]
+    awaiting: list[str]
+    notes: list[str]
+    rules_ok: bool
+    rules_revision: str
+
+    @classmethod
+    def of(cls, verifier: ChainVerifier) -> HeadDone:
+        return cls(count=verifier.count, first_seq=verifier.first_seq, manual=verifier.tally.manual,
+                   local=verifier.tally.local, used=dict(verifier.used), awaiting=verifier.awaiting_labels(),
+                   notes=list(verifier.notes), rules_ok=verifier.rules_ok, rules_revision=verifier.rules_revision)
+
+
 class ChainVerifier:
     def __init__(self, segments: list[Segment], *, base: Folded | None = None,
                  strict_rules: bool = True, prior: Callable[[], Iterable[Recorded]] | None = None,
@@ -143,6 +166,14 @@ class ChainVerifier:
         # here, or by the other process of a split verify, which hands over what they add to the report
         self.checks_here = True
         self.checked_elsewhere: ChecksDone | None = None
+        # a verifier of a log's tail (from the state at a cut): what the head's verify found, and what this one
+        # assumed of the head (the labels waiting for a reveal at the cut), compared when it finishes
+        self.head_done: HeadDone | None = None
+        self.assumed_awaiting: list[str] = []
+        # an import's verifier: the state where a command ends past each multiple of ``snapshot_every`` events,
+        # (seq, snapshot bytes), which the import keeps once it lands (a later split verify cuts at one)
+        self.snapshot_every = 0
+        self.snapshots: list[tuple[int, bytes]] = []
 
     @classmethod
     def continuing(cls, before: ChainVerifier, segments: list[Segment],
@@ -250,6 +281,8 @@ class ChainVerifier:
         if self.checks_here:
             for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
                 check(self, rec, where)
+        if self.snapshot_every and env.command_id != self.redecider.last_command_id:
+            self._snapshot_before()
         self.redecider.feed(rec, where, NOT_DECODED if line is None else line.command)  # batches, and the dice each event of the rules reads
         try:
             self.folded.apply(rec)
@@ -259,6 +292,15 @@ class ChainVerifier:
         self.prev = env.hash
         self.count += 1
         return rec
+
+    def _snapshot_before(self) -> None:
+        """At the start of a command: the state after the one before, if it passed another multiple of
+        ``snapshot_every`` since the last kept (or the base)."""
+        core = self.folded.core
+        done = core.head_seq
+        last = self.snapshots[-1][0] if self.snapshots else self.first_seq - 1
+        if self.folded.state is not None and done // self.snapshot_every > last // self.snapshot_every:
+            self.snapshots.append((done, encode_snapshot(self.folded)))
 
     def _redecide_setup(self, ev: CombatStarted, where: str) -> None:
         """The set-up is the creator's decision: ``new`` records what the ruleset's ``validate_setup`` makes of
@@ -451,8 +493,49 @@ class ChainVerifier:
                                  f"(recorded {list(faces)}, recomputed {list(derive_faces(key, label, count, sides))})")
             self.tally.verified += 1
 
+    def awaiting_labels(self) -> list[str]:
+        return sorted(label for items in self._awaiting.values() for _, label, *_ in items)
+
+    def take_head_dice(self, lines: Iterable[bytes]) -> None:
+        """Before verifying a log's tail from the state at a cut: the dice the head (``lines``, its events up to
+        the cut) drew, which the tail's rules may read, and those still waiting for their seed's reveal. Read,
+        not checked: the head's verify checks the same bytes, and the tail's success counts only with its."""
+        seeds = self.folded.core.seeds
+        for body in lines:
+            if b'"core.dice_rolled"' not in body:
+                continue
+            rec = decode_recorded(body)
+            die = rec.event
+            if type(die) is not DiceRolled:
+                continue
+            self.dice[die.label] = (rec.seq, die, rec.env.command_id)
+            info = seeds.get(die.seed_ref)
+            if die.scheme in ("referee", "joint") and die.scheme not in self.wiring.scheme_checks \
+                    and info is not None and not info.revealed:
+                self._awaiting.setdefault(die.seed_ref, []).append((rec.seq, die.label, die.count, die.sides,
+                                                                    die.faces))
+        self.assumed_awaiting = self.awaiting_labels()
+
+    def _join_head(self, where: str) -> None:
+        """A tail's verifier: the head's findings joined to its own, as one verify of the whole log has them."""
+        head = self.head_done
+        assert head is not None
+        if head.awaiting != self.assumed_awaiting:
+            self.fail(where, "the dice waiting for a reveal at the cut are not those the tail assumed")
+        for label, seq in head.used.items():
+            if label in self.used:
+                self.fail(where, f"seq {self.used[label]} reads die {label!r}, already used by seq {seq}")
+        self.used = {**head.used, **self.used}
+        self.notes[:0] = head.notes
+        self.rules_ok, self.rules_revision = head.rules_ok, head.rules_revision
+        self.first_seq, self.count = head.first_seq, head.count + self.count
+        self.tally.manual += head.manual
+        self.tally.local += head.local
+
     def finish(self, where: str = "end") -> VerifyReport:
         self.redecider.close()
+        if self.head_done is not None:
+            self._join_head(where)
         genesis = self.folded.core.genesis
         if genesis is not None and not self.redecider.required():
             self.notes.append(f"a log begun by engine {genesis.engine_version}, before commands were recorded: the "

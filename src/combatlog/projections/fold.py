@@ -198,7 +198,7 @@ def fold_code_digest(ruleset_class: type) -> str:
     return digest.hexdigest()[:16]
 
 
-def _encode_snapshot(folded: Folded) -> bytes:
+def encode_snapshot(folded: Folded) -> bytes:
     return msgspec.json.encode({"core": folded.core, "state": folded.state})
 
 
@@ -209,7 +209,16 @@ def _decode_snapshot(ruleset: Ruleset[Any], blob: bytes) -> Folded:
 
 
 def save_snapshot(store: EventStore, meta: StreamMeta, folded: Folded) -> None:
-    store.save_snapshot(meta.id, folded.core.head_seq, snapshot_key(folded.ruleset), _encode_snapshot(folded))
+    store.save_snapshot(meta.id, folded.core.head_seq, snapshot_key(folded.ruleset), encode_snapshot(folded))
+
+
+def load_snapshot_at(store: EventStore, meta: StreamMeta, seq: int) -> tuple[int, bytes, Folded] | None:
+    """This build's latest snapshot of ``meta``'s own stream at or before ``seq``: its seq, bytes and state."""
+    ruleset = load_ruleset(meta.ruleset)
+    found = store.load_snapshot(meta.id, seq, snapshot_key(ruleset))
+    if found is None or found[0] < 1:
+        return None
+    return found[0], found[1], _decode_snapshot(ruleset, found[1])
 
 
 def state_at(store: EventStore, meta: StreamMeta, seq: int | None = None, *, use_snapshots: bool = True) -> Folded:
