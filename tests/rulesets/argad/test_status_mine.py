@@ -93,7 +93,8 @@ def test_each_player_is_offered_his_figures_blows_and_holds_and_every_line_runs(
     _run(alice, mine["archer"]["options"][0])
     _run(alice, mine["warrior"]["command"], TARGET="ogre")
     mail(alice, bob, "t", tmp_path)
-    assert list(_moves(bob)) == ["ogre", "gob"]
+    # only bob's blows are open now: he may end the turn over them (argad/authority.py), which is offered last
+    assert list(_moves(bob)) == ["ogre", "gob", "or end game turn 1 now, giving up the blows of ogre, gob"]
     _run(bob, _moves(bob)["gob"]["options"][0])
     _run(bob, _moves(bob)["ogre"]["command"], TARGET="warrior")
     assert _mine(bob)["pending"] == [] and _mine(bob)["waiting_for"] == ["alice"]  # nothing left to him
@@ -150,4 +151,24 @@ def test_with_joint_dice_the_seed_step_comes_before_the_blows(tmp_path: Path) ->
     assert _commands(alice)[:2] == ["combatlog argad strike t warrior --at TARGET --as alice",
                                     "combatlog argad strike t archer --at TARGET --as alice"]
     _run(alice, _commands(alice)[0], TARGET="ogre")
+    assert alice.verify("t")["ok"]
+
+
+def test_a_player_whose_blows_alone_are_open_is_offered_the_end_of_the_turn_and_it_runs(tmp_path: Path) -> None:
+    """No referee: alice runs the procedure. Once alice's figures have struck or held, the blows still open are
+    bob's alone, and ending the turn over them is his (argad/authority.py: a side's players may give up their
+    own blows): ``status --mine`` offers him the line, and it goes through."""
+    alice, bob = _table(tmp_path, "local")
+    _run(alice, _commands(alice)[0])  # argad turn
+    mail(alice, bob, "t", tmp_path)
+    assert not any("end-turn" in line for line in _commands(bob))  # alice's blows are open too: not his to end
+    for figure in ("archer", "warrior"):
+        _run(alice, _moves(alice)[figure]["options"][0])  # both held
+    mail(alice, bob, "t", tmp_path)
+    offered = _moves(bob)["or end game turn 1 now, giving up the blows of ogre, gob"]
+    assert offered["command"] == "combatlog argad end-turn t --as bob", offered
+    _run(bob, offered["command"])
+    assert _mine(bob)["pending"] == []
+    mail(bob, alice, "t", tmp_path)
+    assert _commands(alice) == ["combatlog argad turn t --as alice"]  # the turn is over: alice starts the next
     assert alice.verify("t")["ok"]

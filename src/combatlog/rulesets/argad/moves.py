@@ -5,7 +5,8 @@ A figure's blow is its side's players' (a side no player plays: whoever moves th
 whom are the players' declaration (docs/argad.md, "A game turn"). The procedure's steps (starting and ending
 a game turn, ending the combat) go to ``referee``; ending a turn over blows still open gives them up, so it
 is offered with its command only where the write path would take it from him (argad/authority.py), and
-otherwise listed as waiting for them. Words in capitals are the player's to choose.
+otherwise listed as waiting for them; and to a player whose own blows are the only ones still open, as the
+write path takes it from him too. Words in capitals are the player's to choose.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from combatlog.commands.authority import check_authority
 from combatlog.errors import IllegalCommand
 from combatlog.rulesets.argad import commands as c
-from combatlog.rulesets.argad.decide import survival_due
+from combatlog.rulesets.argad.decide import may_still_strike, survival_due
 from combatlog.rulesets.argad.state import ArgadState
 from combatlog.trust.api import MyMove, command_line
 
@@ -31,6 +32,8 @@ def my_moves(ruleset: Any, s: ArgadState, player: str, stream: str, referee: boo
         if p.who == "gm":
             if referee:
                 out.append(_procedure(ruleset, s, p, stream, player, cmd))
+            else:
+                out.extend(_end_over_own_blows(ruleset, s, p, stream, player, cmd))
             continue
         players = s.players.get(s.figures[p.who].side, ())
         if player in players or (not players and unplayed):
@@ -39,6 +42,22 @@ def my_moves(ruleset: Any, s: ArgadState, player: str, stream: str, referee: boo
                               command=cmd("argad", "strike", stream, p.who, "--at", "TARGET"),
                               options=(cmd("argad", "hold", stream, p.who),), options_dice=False))
     return out
+
+
+def _end_over_own_blows(ruleset: Any, s: ArgadState, p: Any, stream: str, player: str, cmd) -> list[MyMove]:  # type: ignore[no-untyped-def]
+    """A player who takes no referee's step may still end the turn where every blow still open is his to give
+    up (argad/authority.py): offered beside those blows, once the write path's own check passes."""
+    if s.turn is None or not s.roles.enforced:  # (in a hot seat the one who types everything runs the procedure)
+        return []
+    open_ = [f.name for f in may_still_strike(s, s.turn)]
+    if not open_:
+        return []  # nothing to give up: the procedure's step, its runner's
+    try:
+        check_authority(ruleset, s, s.roles, c.EndTurn(), player)
+    except IllegalCommand:
+        return []
+    return [MyMove(what=f"or end game turn {s.turn.number} now, giving up the blows of {', '.join(open_)}",
+                   rule=p.rule, command=cmd("argad", "end-turn", stream), dice=bool(survival_due(s.turn)))]
 
 
 def _procedure(ruleset: Any, s: ArgadState, p: Any, stream: str, player: str, cmd) -> MyMove:  # type: ignore[no-untyped-def]
