@@ -52,3 +52,6 @@ class Wiring(msgspec.Struct, frozen=True):  # (not a dataclass: dataclasses impo
     scheme_checks: Mapping[str, SchemeCheck]
     finish_checks: tuple[FinishCheck, ...]
     divergence_checks: tuple[DivergenceCheck, ...]
+    # the signatures' own cryptography, for the events a split verify checks there (``signatures_split``): the
+    # fold's process makes it for the later events while the lines' process makes the rest of the event checks
+    signature_math: EventCheck | None = None

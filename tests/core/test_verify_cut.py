@@ -240,3 +240,29 @@ def test_an_imported_combat_keeps_snapshots_to_cut_at(tmp_path: Path, monkeypatc
     assert snapshot_cut(here, received, lines_of(here, received)) is not None
     report = cut_report(here, received)
     assert report is not None and msgspec.to_builtins(report) == answer(here, received, split=False)[1]
+
+
+@pytest.mark.parametrize("seq", [3, 13])
+def test_a_forged_signature_on_either_side_of_the_cut_is_named_as_one_process_names_it(
+        seq: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the signed duel cut after seq 5 (42% of 13, signed): the head's signatures are checked whole by the second
+    # process, the tail's cryptography by this one (``signatures_split``); bob's join (3) or alice's
+    # acknowledgement (13) re-signed by nobody, the line re-chained, is refused either way
+    from tests.core.test_verify_split import _signed_duel
+
+    store = _signed_duel(tmp_path, monkeypatch)
+    meta = store.list_streams()[0]
+    snapshot_every_command(store, meta)
+    assert snapshot_cut(store, meta, lines_of(store, meta)).seq == 5  # type: ignore[union-attr]
+    assert cut_report(store, meta) is not None
+
+    def forge(env: Any) -> Any:
+        sig = env.sigs[0]
+        forged = msgspec.structs.replace(sig, sig=("A" if sig.sig[0] != "A" else "B") + sig.sig[1:])
+        return msgspec.structs.replace(env, sigs=[forged, *env.sigs[1:]])
+
+    rewrite(store, seq, forge, rechain=True)
+    assert cut_report(store, meta) is None
+    one = answer(store, meta, split=False)
+    assert one[0] == "failed" and "signature" in one[1] and f"#{seq}" in one[1], one
+    assert answer(store, meta, split=True) == one

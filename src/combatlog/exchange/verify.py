@@ -169,6 +169,9 @@ class ChainVerifier:
         # a verifier of a log's tail (from the state at a cut): what the head's verify found, and what this one
         # assumed of the head (the labels waiting for a reveal at the cut), compared when it finishes
         self.head_done: HeadDone | None = None
+        # a split verify: the signatures of events after this seq have their cryptography checked by the fold's
+        # process (``Wiring.signature_math``), of those up to it by the lines' process, with the other checks
+        self.signatures_split = 0
         self.assumed_awaiting: list[str] = []
         # an import's verifier: the state where a command ends past each multiple of ``snapshot_every`` events,
         # (seq, snapshot bytes), which the import keeps once it lands (a later split verify cuts at one)
@@ -281,6 +284,8 @@ class ChainVerifier:
         if self.checks_here:
             for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
                 check(self, rec, where)
+        elif self.signatures_split and env.seq > self.signatures_split and self.wiring.signature_math is not None:
+            self.wiring.signature_math(self, rec, where)
         if self.snapshot_every and env.command_id != self.redecider.last_command_id:
             self._snapshot_before()
         self.redecider.feed(rec, where, NOT_DECODED if line is None else line.command)  # batches, and the dice each event of the rules reads
