@@ -6,7 +6,8 @@ combat are verified at two sizes in one run, so their growth shows.
 
 The long Magic Realm combat is also verified from the CLI in fresh processes, split over two processes (as
 ``combatlog verify`` does from 1,000 events on a machine with two cores) and in one, taken in turn.
-``--mr-only`` times only the long Magic Realm combat. ``--calibrated`` also gives each long combat's verify in
+``--mr-only`` times only the long Magic Realm combat; ``--signed`` only a long freeform combat whose every event
+is signed by one of its two pinned players (2,500 and 10,000 actions), the same ways. ``--calibrated`` also gives each long combat's verify in
 units of a fixed pure-Python workload timed in turn with it (``calibrate.py``), a figure that moves with the
 code rather than with this shared host's speed. ``--examples-only`` stops after the examples (a minute instead of several: the long combats are
 built command by command). Run it under two checkouts to compare: ``PYTHONPATH=<checkout>/src python bench/bench_verify.py``.
@@ -71,6 +72,32 @@ def _long_freeform(store, name: str, actions: int) -> None:  # type: ignore[no-u
         execute(store, name, ff.Act(who="Aldo" if i % 2 else "Bo", action="swings", roll="1d20"), actor="gm")
 
 
+def _signed_freeform(store, name: str, actions: int) -> None:  # type: ignore[no-untyped-def]
+    """A freeform combat pinning alice and bob (their keys in COMBATLOG_HOME, which the caller sets), each event
+    signed by its player: Aldo (alice's) and Bo (bob's) take turns to act, a round every 20 actions."""
+    from combatlog.rulesets.freeform import commands as ff
+    from combatlog.trust.keys import new_key
+    from combatlog.trust.players import make_signer, pin_players
+    from combatlog.wiring import create_combat, execute
+
+    for player in ("alice", "bob"):
+        new_key(player)
+    players, sign_alice = pin_players(["alice", "bob"], "alice")
+    signers = {"alice": sign_alice, "bob": make_signer("bob")}
+    create_combat(store, name, "freeform", actor="alice", players=players, signer=sign_alice, dice="manual")
+
+    def do(actor: str, command) -> None:  # type: ignore[no-untyped-def]
+        execute(store, name, command, actor=actor, signer=signers[actor])
+
+    do("alice", ff.Join(name="Aldo", side="red", hp=10**6, player="alice"))
+    do("bob", ff.Join(name="Bo", side="blue", hp=10**6, player="bob"))
+    do("alice", ff.StartRound())
+    for i in range(actions):
+        if i % 20 == 19:
+            do("alice", ff.StartRound())
+        do("bob" if i % 2 else "alice", ff.Act(who="Bo" if i % 2 else "Aldo", action="swings"))
+
+
 def _time_verify(store, name: str, label: str, runs: int) -> None:  # type: ignore[no-untyped-def]
     from mr_long import api
 
@@ -101,7 +128,8 @@ def main() -> None:
     repo = _checkout()
     with tempfile.TemporaryDirectory() as tmp:
         print(f"verify_stream of {repo}: best of {EXAMPLE_RUNS} (examples), of 3 (long combats)", flush=True)
-        for cmds in [] if "--mr-only" in sys.argv else sorted(repo.glob("docs/examples/*/*.cmds")):
+        only = "--mr-only" in sys.argv or "--signed" in sys.argv
+        for cmds in [] if only else sorted(repo.glob("docs/examples/*/*.cmds")):
             db = Path(tmp) / f"{cmds.parent.name}-{cmds.stem}.db"
             subprocess.run([sys.executable, "-m", "combatlog.cli.app", "--db", str(db), "run", str(cmds), "--quiet"],
                            cwd=repo, check=True, capture_output=True)
@@ -114,10 +142,21 @@ def main() -> None:
                   f"{cpu * 1000:.1f} ms CPU", flush=True)
         if "--examples-only" in sys.argv:
             return
-        for actions in () if "--mr-only" in sys.argv else (1_000, 4_000):
+        for actions in () if only else (1_000, 4_000):
             store = open_store(str(Path(tmp) / f"long-{actions}.db"))
             _long_freeform(store, "long", actions)
             _time_verify(store, "long", "freeform", runs=3)
+        if "--signed" in sys.argv:  # a signed log: the signatures' checks shared by the two processes
+            import os
+
+            os.environ["COMBATLOG_HOME"] = str(Path(tmp) / "keys")
+            for actions in (2_500, 10_000):
+                db = Path(tmp) / f"signed-{actions}.db"
+                store = open_store(str(db))
+                _signed_freeform(store, "signed", actions)
+                _time_verify(store, "signed", "freeform, every event signed", runs=3)
+                _time_cli_verify(db, "signed", runs=5)
+            return
         for size in MR_SIZES:
             db = Path(tmp) / f"mr-{size}.db"
             store = open_store(str(db))
