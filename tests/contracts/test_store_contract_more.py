@@ -82,3 +82,31 @@ def test_imported_command_ids_are_known_by_their_spans(store_factory: Factory) -
     x, y = store.command_result("s", "x"), store.command_result("s", "y")
     assert x is not None and (x.first_seq, x.last_seq, x.duplicate) == (1, 1, True)
     assert y is not None and (y.first_seq, y.last_seq, y.duplicate) == (2, 3, True)
+
+
+def test_an_import_runs_then_in_its_own_transaction(store_factory: Factory) -> None:
+    """``import_batches(then=...)`` (the server records a request's nonce so): ``then`` runs once inside the
+    import's transaction; if it raises, nothing is imported and its exception comes out; an import refused
+    before it (a stale expected version) does not run it."""
+    store = store_factory()
+    store.create_stream(meta("s"), rows("s", 1, 1), command_id="c1")
+    ran: list[object] = []
+    store.import_batches([ImportBatch(stream_id="s", expected_version=1, rows=rows("s", 2, 1))], then=ran.append)
+    assert len(ran) == 1 and store.head("s").seq == 2
+
+    class Refused(Exception):
+        pass
+
+    def refuse(handle: object) -> None:
+        raise Refused()
+
+    with pytest.raises(Refused):
+        store.import_batches([ImportBatch(stream_id="s", expected_version=2, rows=rows("s", 3, 2))], then=refuse)
+    assert store.head("s").seq == 2 and len(store.read_stream("s")) == 2
+    from combatlog.errors import ConcurrencyConflict
+
+    with pytest.raises(ConcurrencyConflict):
+        store.import_batches([ImportBatch(stream_id="s", expected_version=1, rows=rows("s", 2, 1))], then=ran.append)
+    assert len(ran) == 1
+    store.import_batches([ImportBatch(stream_id="s", expected_version=2, rows=rows("s", 3, 1))])  # then is optional
+    assert store.head("s").seq == 3

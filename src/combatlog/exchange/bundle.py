@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -410,7 +410,7 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
                   name: str | None = None, strict_rules: bool = True, progress: Progress | None = None,
                   wiring: Wiring, signer_for: SignerFor | None = None,
                   merge_branches: bool = True, prefer_theirs: bool = False,
-                  kept: KeptVerifiers | None = None) -> ImportReport:
+                  kept: KeptVerifiers | None = None, then: Callable[[Any], None] | None = None) -> ImportReport:
     """Verify a bundle read by ``read_bytes``, then append what is new here, all or nothing.
 
     ``where`` names it in errors (a file, or a block of a message); an equivocation proof is written
@@ -424,6 +424,9 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
     ``kept`` (the server): the verifier of each combat's last import, by stream id. A bundle that continues
     exactly where it ended is verified by it (``ChainVerifier.continuing``): the new events only, without
     folding the log again; after an import that appended, its verifier is kept for the next one.
+
+    ``then`` (the server: its request's nonce) runs in the transaction that appends the new events, if there
+    are any (``EventStore.import_batches``); it is not run at all when nothing is appended, or on a merge.
     """
     from combatlog.exchange.merge import check_against_superseded, keep_lost_branch, merge
 
@@ -501,7 +504,7 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
                                        rows=[NewRow(s, t, h, b, c) for s, h, b, t, c in tail]))
             appended[local.name] = len(tail)
     if batches:
-        store.import_batches(batches)
+        store.import_batches(batches, then=then)
         if verifier.snapshots:  # states the verify folded anyway, for state_at and a later split verify to start at
             key = snapshot_key(verifier.ruleset)
             for seq, blob in verifier.snapshots:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +48,8 @@ class ReplicaStore(SQLiteStore):
         self.changed.add(stream_id)
         return result
 
-    def import_batches(self, batches: list[ImportBatch]) -> None:
-        super().import_batches(batches)
+    def import_batches(self, batches: list[ImportBatch], *, then: Callable[[Any], None] | None = None) -> None:
+        super().import_batches(batches, then=then)
         self.changed.update(b.stream_id for b in batches if b.rows)
 
     def replace_tail(self, stream_id: str, *, fork_seq: int, expected_version: int, rows: list[NewRow],

@@ -12,6 +12,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -103,8 +104,11 @@ class Api:
 
     # -- on the store's thread: authentication and authorisation -----------------------------------
 
-    def _authenticate(self, signed: auth.SignedRequest, public_b64: str) -> None:
-        """The signature by ``public_b64`` (a pinned key), the time window, the nonce, the key's rate."""
+    def _authenticate(self, signed: auth.SignedRequest, public_b64: str, *, record: bool = True) -> None:
+        """The signature by ``public_b64`` (a pinned key), the time window, the nonce, the key's rate.
+
+        ``record=False`` (an append, see ``_append``): a nonce seen already is refused here, but a new one is left
+        for the caller to record."""
         from combatlog.trust.keys import strict_b64
 
         raw = strict_b64(public_b64, 32)
@@ -112,14 +116,22 @@ class Api:
             raise ApiError(403, "wrong_key", f"no usable key is pinned for {signed.signer}")
         auth.check_fresh(signed)
         auth.check_signature(signed, raw)
+        if record:
+            self._use_nonce(signed)
+        elif self.worker.registry.seen(signed.key, signed.nonce):
+            raise _nonce_refused("replayed", signed)
+        try:
+            self.by_key.check(f"key:{signed.key}")
+        except ApiError:
+            if not record:  # refused for the key's rate: its nonce is spent all the same
+                self._use_nonce(signed)
+            raise
+
+    def _use_nonce(self, signed: auth.SignedRequest) -> None:
+        """The request's nonce recorded alone, in a commit of its own; refused if it cannot be."""
         why = self.worker.registry.use_nonce(signed.key, signed.nonce, signed.expires, int(time.time()))
-        if why == "replayed":
-            raise ApiError(401, "replayed", "this request nonce was used already: a replayed request is refused "
-                           "(sign each request with a fresh nonce)")
         if why:
-            raise ApiError(429, "rate_limited", f"{signed.key} has made too many requests in the time window",
-                           headers={"Retry-After": str(auth.WINDOW_S)})
-        self.by_key.check(f"key:{signed.key}")
+            raise _nonce_refused(why, signed)
 
     def _access(self, combat_id: str) -> Access:
         return self._hosted(combat_id)[0]
@@ -158,14 +170,14 @@ class Api:
             raise ApiError(401, "unauthenticated", "reading this combat needs its invite token (?token= or the "
                            f"{H_TOKEN} header) or a request signed by one of its players")
 
-    def _may_write(self, access: Access, call: Call) -> Pinned:
+    def _may_write(self, access: Access, call: Call, *, record: bool = True) -> auth.SignedRequest:
         signed = auth.require(call.signed, "an append")
         pinned = access.pinned(signed.signer)
         if pinned is None:
             raise ApiError(403, "not_a_player", f"{signed.signer} is not a player pinned in this combat: only its "
                            f"players ({', '.join(p.name for p in access.players)}) may append")
-        self._authenticate(signed, pinned.public_key)
-        return pinned
+        self._authenticate(signed, pinned.public_key, record=record)
+        return signed
 
     # -- on the store's thread: the operations ---------------------------------------------------------
 
@@ -265,12 +277,49 @@ class Api:
         return {**self._summary(access), "token": token, "appended": sum(report.appended.values())}
 
     def _append(self, combat_id: str, call: Call) -> dict[str, Any]:
+        """An append's nonce is recorded in the transaction that appends its events where the registry shares the
+        store's database: one durable commit instead of two (the nonce's, then the events'). Whatever else the
+        request comes to (refused, a retry that appends nothing, an error after the nonce was checked), its nonce
+        is recorded alone before it is answered: no request is answered without its nonce recorded, and the
+        same request again is refused as replayed (tests/server/test_nonce_with_events.py)."""
+        from combatlog.store.server_registry import NonceRefused
+
+        access, meta = self._hosted(combat_id)
+        together = self.worker.nonce_with_events
+        signed = self._may_write(access, call, record=not together)
+        if not together:
+            return self._append_checked(combat_id, call, access, meta, None)
+        registry, ran = self.worker.registry, []
+
+        def nonce(handle: Any) -> None:  # in the events' transaction (EventStore.import_batches)
+            registry.record_nonce(handle, signed.key, signed.nonce, signed.expires, int(time.time()))
+            ran.append(True)
+
+        try:
+            result = self._append_checked(combat_id, call, access, meta, nonce)
+        except NonceRefused as refused:  # replayed (or the key at its cap) since the check: nothing was appended
+            raise _nonce_refused(refused.why, signed) from None
+        except BaseException:
+            self._nonce_after_failure(signed, bool(ran))
+            raise
+        if not ran:  # answered without appending (a retry of an append already made): the nonce alone
+            self._use_nonce(signed)
+        return result
+
+    def _nonce_after_failure(self, signed: auth.SignedRequest, ran: bool) -> None:
+        """The nonce of an append that failed, recorded alone. Found recorded once the events' transaction had
+        taken it (``ran``): that transaction committed and what came after it failed, or it rolled back and a
+        replay took the nonce meanwhile; either way the nonce is recorded, and the failure is the answer."""
+        why = self.worker.registry.use_nonce(signed.key, signed.nonce, signed.expires, int(time.time()))
+        if why and not (ran and why == "replayed"):
+            raise _nonce_refused(why, signed)
+
+    def _append_checked(self, combat_id: str, call: Call, access: Access, meta: Any,
+                        nonce: Callable[[Any], None] | None) -> dict[str, Any]:
         from combatlog.errors import ConcurrencyConflict, Diverged
         from combatlog.exchange.bundle import read_bytes
         from combatlog.wiring import import_bundle
 
-        access, meta = self._hosted(combat_id)
-        self._may_write(access, call)
         header, lines = read_bytes(call.body, "the request body")
         if header.stream != combat_id or len(header.segments) != 1:
             raise ApiError(400, "wrong_combat", f"the bundle is for combat {header.stream} ({header.name}), "
@@ -287,7 +336,7 @@ class Api:
                            head_hash=head.hash)
         try:
             report = import_bundle(store, header, lines, "the request body", proof=self.config.proof_dir / combat_id,
-                                   merge_branches=False, kept=self.verified)  # the sequencer
+                                   merge_branches=False, kept=self.verified, then=nonce)  # the sequencer
         except (ConcurrencyConflict, Diverged) as exc:
             now = store.head(combat_id)
             raise ApiError(409, "conflict", str(exc), head_seq=now.seq, head_hash=now.hash) from None
@@ -398,6 +447,14 @@ class Api:
             return await self.worker.run(self.worker.store.read_stream, combat_id, last + 1, head)  # type: ignore[no-any-return]
         except Unavailable:
             return None
+
+
+def _nonce_refused(why: str, signed: auth.SignedRequest) -> ApiError:
+    if why == "replayed":
+        return ApiError(401, "replayed", "this request nonce was used already: a replayed request is refused "
+                        "(sign each request with a fresh nonce)")
+    return ApiError(429, "rate_limited", f"{signed.key} has made too many requests in the time window",
+                    headers={"Retry-After": str(auth.WINDOW_S)})
 
 
 def _snapshot_past(store: Any, meta: Any, head: int, before: int) -> None:

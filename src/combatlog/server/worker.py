@@ -36,6 +36,9 @@ class Worker:
     def __init__(self, db: str, state: str) -> None:
         self.store: Any = None
         self.registry: Any = None
+        # the registry's tables are in the event store's own database (the default: --state is --db), so a
+        # request's nonce is recorded in the transaction that appends its events (Api._append)
+        self.nonce_with_events = False
         self._calls: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name="combatlog-store", daemon=True)
         self._thread.start()
@@ -57,6 +60,7 @@ class Worker:
             from combatlog.store.server_registry import Registry
 
             self.registry = Registry(state)
+        self.nonce_with_events = state == db and db not in ("memory:", ":memory:")
 
     def _serve(self) -> None:
         """The store's thread: each queued call in turn, its outcome handed to whoever waits for it."""

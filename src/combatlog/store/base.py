@@ -8,8 +8,8 @@ Snapshots and referee secrets are local caches and keys, never exported.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 import msgspec
 
@@ -123,8 +123,12 @@ class EventStore(Protocol):
         the command a merge may re-run) are written in the same transaction, so they cost no second sync."""
         ...
 
-    def import_batches(self, batches: list[ImportBatch]) -> None:
-        """Create and append several streams' rows in one transaction: all or nothing."""
+    def import_batches(self, batches: list[ImportBatch], *, then: Callable[[Any], None] | None = None) -> None:
+        """Create and append several streams' rows in one transaction: all or nothing.
+
+        ``then(handle)`` (the server's request nonce) runs in that same transaction after the rows, with the
+        backend's handle on it (SQLite: the connection; PostgreSQL: the cursor; memory: None): if it raises,
+        nothing is imported and its exception is raised; if this returns, both were committed at once."""
         ...
 
     def head(self, stream_id: str) -> Head: ...

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound
 from combatlog.store.base import (
@@ -72,7 +73,7 @@ class MemoryStore:
         self._commands[(stream_id, command_id)] = result
         return result
 
-    def import_batches(self, batches: list[ImportBatch]) -> None:
+    def import_batches(self, batches: list[ImportBatch], *, then: Callable[[Any], None] | None = None) -> None:
         with self._lock:
             names = {m.name for m in self._streams.values()}
             for b in batches:  # validate everything before changing anything
@@ -84,6 +85,8 @@ class MemoryStore:
                     actual = self._head_locked(b.stream_id).seq
                     if actual != b.expected_version:
                         raise ConcurrencyConflict(b.stream_id, b.expected_version, actual)
+            if then is not None:  # before any change: if it raises, nothing is imported
+                then(None)
             for b in batches:
                 if b.create is not None:
                     self._streams[b.create.id] = b.create

@@ -24,7 +24,7 @@ import msgspec
 
 from combatlog.errors import StoreError
 from combatlog.store.pg_connection import PgConnection, redact
-from combatlog.store.server_registry import MAX_NONCES_PER_KEY, Access, Pinned
+from combatlog.store.server_registry import MAX_NONCES_PER_KEY, Access, NonceRefused, Pinned
 
 VERSION_TABLE = "combatlog_server_schema"
 
@@ -115,18 +115,39 @@ class PgRegistry:
     def use_nonce(self, key: str, nonce: str, expires: int, now: int) -> str:
         """Record a request nonce: "" when it is new, else why it is refused ("replayed", "too many")."""
         with self._link.translate(), self.conn.transaction(), self.conn.cursor() as cur:
-            cur.execute("DELETE FROM server_nonces WHERE expires < %s", (now,))
-            cur.execute("INSERT INTO server_nonces (key, nonce, expires) SELECT %s, %s, %s "
-                        "WHERE (SELECT count(*) FROM server_nonces WHERE key = %s) < %s "
-                        "ON CONFLICT (key, nonce) DO NOTHING RETURNING 1",
-                        (key, nonce, expires, key, MAX_NONCES_PER_KEY))
-            if cur.fetchone() is not None:
-                return ""
-            seen = cur.execute("SELECT 1 FROM server_nonces WHERE key = %s AND nonce = %s", (key, nonce)).fetchone()
-            return "replayed" if seen else "too many"
+            return _record(cur, key, nonce, expires, now)
+
+    def seen(self, key: str, nonce: str) -> bool:
+        """Whether a nonce is recorded already (a replay refused before any work; ``record_nonce`` decides)."""
+        with self._link.translate():
+            return self.conn.execute("SELECT 1 FROM server_nonces WHERE key = %s AND nonce = %s",
+                                     (key, nonce)).fetchone() is not None
+
+    @staticmethod
+    def record_nonce(cur: Any, key: str, nonce: str, expires: int, now: int) -> None:
+        """``use_nonce`` inside a transaction of the PostgreSQL event store on these tables' own database and schema
+        (``cur``, in ``import_batches``): raises ``NonceRefused`` for a nonce it would refuse, and the transaction
+        commits nothing. Another process recording the same nonce meanwhile waits for this transaction's end (the
+        primary key), then finds it: a replay sent to two processes at once is still refused by one of them."""
+        why = _record(cur, key, nonce, expires, now)
+        if why:
+            raise NonceRefused(why)
 
     def close(self) -> None:
         self._link.close()
+
+
+def _record(cur: Any, key: str, nonce: str, expires: int, now: int) -> str:
+    """In an open transaction: record the nonce, or say why not ("replayed", "too many")."""
+    cur.execute("DELETE FROM server_nonces WHERE expires < %s", (now,))
+    cur.execute("INSERT INTO server_nonces (key, nonce, expires) SELECT %s, %s, %s "
+                "WHERE (SELECT count(*) FROM server_nonces WHERE key = %s) < %s "
+                "ON CONFLICT (key, nonce) DO NOTHING RETURNING 1",
+                (key, nonce, expires, key, MAX_NONCES_PER_KEY))
+    if cur.fetchone() is not None:
+        return ""
+    seen = cur.execute("SELECT 1 FROM server_nonces WHERE key = %s AND nonce = %s", (key, nonce)).fetchone()
+    return "replayed" if seen else "too many"
 
 
 def _access(row: tuple) -> Access:  # type: ignore[type-arg]

@@ -171,7 +171,7 @@ class PostgresStore:
         assert first is not None and last is not None
         return AppendResult(stream=stream_id, first_seq=first, last_seq=last, duplicate=status == "duplicate")
 
-    def import_batches(self, batches: list[ImportBatch]) -> None:
+    def import_batches(self, batches: list[ImportBatch], *, then: Callable[[Any], None] | None = None) -> None:
         if not batches:
             return
 
@@ -210,6 +210,8 @@ class PostgresStore:
                         [(b.stream_id, cid, first, last) for cid, first, last in spans],
                     )
             self._insert_events(cur, [(b.stream_id, b.rows) for b in batches if b.rows])
+            if then is not None:  # after the log head's lock: it adds no wait between other imports
+                then(cur)
 
         self._write(work)
 

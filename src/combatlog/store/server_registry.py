@@ -14,6 +14,9 @@ server's own state, like a web server's user table. It holds no secret of any pl
 
 Nonces are kept per key until their request's timestamp leaves the time window, so a replay
 inside the window is caught and the table stays bounded (at most ``MAX_NONCES_PER_KEY`` per key).
+A request is refused, or does nothing, unless its nonce is recorded durably: alone (``use_nonce``, a
+commit of its own), or, where these tables are in the event store's own database, in the transaction
+that appends the request's events (``record_nonce``: one durable commit for both instead of two).
 """
 
 from __future__ import annotations
@@ -70,6 +73,15 @@ class Access(msgspec.Struct, frozen=True, kw_only=True):
         return hmac.compare_digest(token_digest(token), self.token_sha256)
 
 
+class NonceRefused(Exception):
+    """Raised by ``record_nonce`` inside the transaction that was to record the nonce with the request's events
+    (which then commits nothing): ``why`` is "replayed" or "too many", as ``use_nonce`` answers."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
 def token_digest(token: str) -> str:
     return hashlib.sha256(b"combatlog-invite/v1\n" + token.encode("utf-8", "replace")).hexdigest()
 
@@ -105,25 +117,43 @@ class Registry:
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
         try:
-            c.execute("DELETE FROM server_nonces WHERE expires < ?", (now,))
-            # one statement on the common path (a new nonce, the key under its cap), as the PostgreSQL registry
-            added = c.execute("INSERT INTO server_nonces (key, nonce, expires) SELECT ?, ?, ? "
-                              "WHERE (SELECT count(*) FROM server_nonces WHERE key = ?) < ? "
-                              "ON CONFLICT (key, nonce) DO NOTHING RETURNING 1",
-                              (key, nonce, expires, key, MAX_NONCES_PER_KEY)).fetchall()
-            if added:
-                c.execute("COMMIT")
-                return ""
-            seen = c.execute("SELECT 1 FROM server_nonces WHERE key = ? AND nonce = ?", (key, nonce)).fetchone()
-            c.execute("ROLLBACK")
-            return "replayed" if seen else "too many"
+            why = _record(c, key, nonce, expires, now)
+            c.execute("ROLLBACK" if why else "COMMIT")
+            return why
         except BaseException:
             if c.in_transaction:
                 c.execute("ROLLBACK")
             raise
 
+    def seen(self, key: str, nonce: str) -> bool:
+        """Whether a nonce is recorded already (a replay refused before any work; ``record_nonce`` decides)."""
+        return self.conn.execute("SELECT 1 FROM server_nonces WHERE key = ? AND nonce = ?",
+                                 (key, nonce)).fetchone() is not None
+
+    @staticmethod
+    def record_nonce(conn: sqlite3.Connection, key: str, nonce: str, expires: int, now: int) -> None:
+        """``use_nonce`` inside a transaction of the SQLite event store on this registry's own file (``conn``, in
+        ``import_batches``): raises ``NonceRefused`` for a nonce it would refuse, and the transaction commits nothing."""
+        why = _record(conn, key, nonce, expires, now)
+        if why:
+            raise NonceRefused(why)
+
     def close(self) -> None:
         self.conn.close()
+
+
+def _record(c: sqlite3.Connection, key: str, nonce: str, expires: int, now: int) -> str:
+    """In an open write transaction: record the nonce, or say why not ("replayed", "too many")."""
+    c.execute("DELETE FROM server_nonces WHERE expires < ?", (now,))
+    # one statement on the common path (a new nonce, the key under its cap), as the PostgreSQL registry
+    added = c.execute("INSERT INTO server_nonces (key, nonce, expires) SELECT ?, ?, ? "
+                      "WHERE (SELECT count(*) FROM server_nonces WHERE key = ?) < ? "
+                      "ON CONFLICT (key, nonce) DO NOTHING RETURNING 1",
+                      (key, nonce, expires, key, MAX_NONCES_PER_KEY)).fetchall()
+    if added:
+        return ""
+    seen = c.execute("SELECT 1 FROM server_nonces WHERE key = ? AND nonce = ?", (key, nonce)).fetchone()
+    return "replayed" if seen else "too many"
 
 
 def _access(row: tuple) -> Access:  # type: ignore[type-arg]

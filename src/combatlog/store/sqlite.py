@@ -15,9 +15,10 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from combatlog.errors import ConcurrencyConflict, InvalidCommand, NotFound, StoreError
 from combatlog.store.base import (
@@ -251,7 +252,7 @@ class SQLiteStore:
                 c.execute("ROLLBACK")
             raise
 
-    def import_batches(self, batches: list[ImportBatch]) -> None:
+    def import_batches(self, batches: list[ImportBatch], *, then: Callable[[Any], None] | None = None) -> None:
         c = self.conn
         self._begin()
         try:
@@ -277,6 +278,8 @@ class SQLiteStore:
                     "INSERT OR IGNORE INTO commands (stream, command_id, first_seq, last_seq) VALUES (?,?,?,?)",
                     [(b.stream_id, cid, first, last) for cid, first, last in command_spans(b.rows)],
                 )
+            if then is not None:
+                then(c)
             self._commit()
         except BaseException:
             if c.in_transaction:
