@@ -66,6 +66,20 @@ def test_the_parser_is_httptools_when_installed_else_h11(monkeypatch: pytest.Mon
     assert http_protocol() == "h11"
 
 
+def test_a_uvicorn_without_the_hooks_the_bound_needs_gets_h11_not_an_unbounded_httptools() -> None:
+    # BoundedHead overrides and calls methods of uvicorn's private httptools protocol: a uvicorn that renamed one
+    # would leave the head unbounded (or fail at the first long head), so such a protocol is not used
+    pytest.importorskip("httptools")
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    from combatlog.server.wire import HOOKS, bounded
+
+    assert bounded(HttpToolsProtocol) is not None  # this uvicorn has them all
+    for missing in HOOKS:
+        shape = type("FutureProtocol", (), {hook: lambda self, *a: None for hook in HOOKS if hook != missing})
+        assert bounded(shape) is None, missing
+
+
 def test_the_server_runs_the_chosen_parser(tmp_path: Path) -> None:
     pytest.importorskip("httptools")
     from combatlog.server.app import settings

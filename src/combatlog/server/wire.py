@@ -23,8 +23,21 @@ def http_protocol() -> Any:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:
         return "h11"
+    return bounded(HttpToolsProtocol) or "h11"
 
-    class BoundedHead(HttpToolsProtocol):  # type: ignore[misc]
+
+# what BoundedHead overrides or calls of uvicorn's protocol (not a public API: an upgrade may change it)
+HOOKS = ("data_received", "on_headers_complete", "on_message_complete", "send_400_response")
+
+
+def bounded(protocol: type) -> type | None:
+    """``protocol`` (uvicorn's httptools protocol) with its request head bounded; None where it lacks a method
+    the bound relies on, as another uvicorn may: the server then runs h11, which bounds the head itself,
+    rather than httptools unbounded."""
+    if not all(callable(getattr(protocol, hook, None)) for hook in HOOKS):
+        return None
+
+    class BoundedHead(protocol):  # type: ignore[misc, valid-type]
         """uvicorn's httptools protocol, refusing a request whose head (request line and headers) goes past
         MAX_HEAD bytes. The bytes counted are those received while a head is incomplete: one read that
         completes a request's body and begins the next request is not counted, so a head is cut off within
