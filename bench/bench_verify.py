@@ -149,8 +149,8 @@ def main() -> None:
         if "--signed" in sys.argv:  # a signed log: the signatures' checks shared by the two processes
             import os
 
-            os.environ["COMBATLOG_HOME"] = str(Path(tmp) / "keys")
             for actions in (2_500, 10_000):
+                os.environ["COMBATLOG_HOME"] = str(Path(tmp) / f"keys-{actions}")  # (keys are never overwritten)
                 db = Path(tmp) / f"signed-{actions}.db"
                 store = open_store(str(db))
                 _signed_freeform(store, "signed", actions)
