@@ -127,6 +127,58 @@ def snapshot_cut(store: EventStore, meta: StreamMeta, lines: list[tuple[str, byt
     return Cut(seq, blob, base)
 
 
+class SecondProcess:
+    """The second process of a split, forked at once: the head's verify up to ``cut`` if any, then ``check_line``
+    and the wiring's checks of every (other) line. ``done()`` waits for what they found (None: a problem);
+    ``close()`` stops it if it still runs, and reaps it. The process never returns into the caller's code."""
+
+    def __init__(self, checker: ChainVerifier, lines: list[tuple[str, bytes]], cut: Cut | None) -> None:
+        # the signatures after the cut (or, without one, after SIGNATURES_SHARE of the events): the other side's
+        self.signatures_split = cut.seq if cut is not None else max(1, int(len(lines) * SIGNATURES_SHARE))
+        checker.signatures_split = self.signatures_split
+        self.cut = cut
+        self._read, write_end = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # its checks, in order, then what they found
+            try:
+                os.close(self._read)
+                head = _verify_head(checker, lines, cut) if cut is not None else None
+                _check_lines(checker, lines[cut.seq:] if cut is not None else lines)
+                checks = ChecksDone.of(checker)
+                if head is not None:  # (its notes are the head's, the rest the checks')
+                    checks = msgspec.structs.replace(checks, notes=checks.notes[len(head.notes):])
+                done = msgspec.json.encode(Done(checks, head))
+                while done:
+                    done = done[os.write(write_end, done):]
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        self._open = True
+
+    def take_over(self, verifier: ChainVerifier) -> None:
+        """``verifier`` makes every check but those this process makes (their outcome comes with ``done``)."""
+        verifier.checks_here = False
+        verifier.signatures_split = self.signatures_split
+
+    def done(self) -> Done | None:
+        """What its checks found: they all passed (and it verified the head, where there is a cut), or None."""
+        data = b""
+        while chunk := os.read(self._read, 65536):
+            data += chunk
+        done = msgspec.json.decode(data, type=Done) if data else None
+        return done if done is not None and (done.head is None) == (self.cut is None) else None
+
+    def close(self, *, finished: bool) -> None:
+        """Reap it; stopped first unless it ``finished`` (an interrupt, or a problem found on this side)."""
+        if not self._open:
+            return
+        self._open = False
+        if not finished:
+            os.kill(self.pid, signal.SIGKILL)
+        os.close(self._read)
+        os.waitpid(self.pid, 0)
+
+
 def verify_split(new_verifier: Callable[[], ChainVerifier], lines: list[tuple[str, bytes]], name: str,
                  progress: Callable[[int, int], None] | None = None, total: int = 0, *,
                  cut: Cut | None = None, from_cut: Callable[[Folded], ChainVerifier] | None = None,
@@ -137,26 +189,10 @@ def verify_split(new_verifier: Callable[[], ChainVerifier], lines: list[tuple[st
     folds its base in place). ``cut`` (with ``from_cut``, which makes a verifier from a state): the fold is
     split too, the second process verifying the head up to it and this one the tail after it.
     ``progress(done, total)`` every thousand lines."""
-    lines_checker = new_verifier()
-    # the signatures after the cut (or, without one, after SIGNATURES_SHARE of the events) are checked here
-    signatures_split = cut.seq if cut is not None else max(1, int(len(lines) * SIGNATURES_SHARE))
-    lines_checker.signatures_split = signatures_split
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the second process: its checks, in order, then what they found; it never returns
-        try:
-            os.close(read_end)
-            head = _verify_head(lines_checker, lines, cut) if cut is not None else None
-            _check_lines(lines_checker, lines[cut.seq:] if cut is not None else lines)
-            checks = ChecksDone.of(lines_checker)
-            if head is not None:  # (its notes are the head's, the rest the checks')
-                checks = msgspec.structs.replace(checks, notes=checks.notes[len(head.notes):])
-            done = msgspec.json.encode(Done(checks, head))
-            while done:
-                done = done[os.write(write_end, done):]
-        finally:
-            os._exit(0)
-    os.close(write_end)
+    try:
+        second = SecondProcess(new_verifier(), lines, cut)
+    except OSError:  # no process to be had (a limit reached): the ordinary way
+        return None
     report = None
     try:
         if cut is not None and from_cut is not None:
@@ -165,24 +201,20 @@ def verify_split(new_verifier: Callable[[], ChainVerifier], lines: list[tuple[st
             mine = lines[cut.seq:]
         else:
             verifier, mine = new_verifier(), lines
-        verifier.checks_here = False
-        verifier.signatures_split = signatures_split
+        second.take_over(verifier)
         ahead = len(lines) - len(mine)  # (the head's events, counted by the other process)
         for where, body in mine:
             verifier.feed_line_checked(body, where)
             if progress is not None and verifier.count % 1000 == 0:
                 progress(ahead + verifier.count, total)
-        done = _outcome(read_end)  # (None: the other process found a problem)
-        if done is not None and (done.head is None) == (cut is None):
+        done = second.done()  # (None: the other process found a problem)
+        if done is not None:
             verifier.checked_elsewhere, verifier.head_done = done.checks, done.head
             report = verifier.finish(name)
     except Exception:  # a problem (or something the ordinary way will name): that way decides
         pass
     finally:  # (an interrupt too: the second process is stopped and reaped before it goes on)
-        if report is None:
-            os.kill(pid, signal.SIGKILL)
-        os.close(read_end)
-        os.waitpid(pid, 0)
+        second.close(finished=report is not None)
     return report
 
 
@@ -210,11 +242,3 @@ def _check_lines(verifier: ChainVerifier, lines: list[tuple[str, bytes]]) -> Non
                 check(verifier, rec, where)
     for hook in verifier.wiring.finish_checks:
         hook(verifier)
-
-
-def _outcome(read_end: int) -> Done | None:
-    """What the second process's checks found (it writes it when all passed, and nothing when one failed)."""
-    data = b""
-    while chunk := os.read(read_end, 65536):
-        data += chunk
-    return msgspec.json.decode(data, type=Done) if data else None
