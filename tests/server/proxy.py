@@ -28,6 +28,7 @@ class Seen:
     target: str
     status: int
     error: str  # the JSON error code the server answered, "" for none
+    body: bytes = b""  # the request's body, as forwarded
 
 
 class RecordingProxy:
@@ -58,7 +59,7 @@ class RecordingProxy:
                     except ValueError:
                         pass
                 with proxy._lock:
-                    proxy.seen.append(Seen(self.command, self.path, reply.status, error))
+                    proxy.seen.append(Seen(self.command, self.path, reply.status, error, body or b""))
                 self.send_response(reply.status)
                 for name, value in proxy.after(reply.status, dict(reply.headers)).items():
                     if name not in HOP_BY_HOP:

@@ -4,6 +4,7 @@ headers, a bundle of another combat; a bounded fuzz over paths, headers and bodi
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from pathlib import Path
@@ -14,6 +15,8 @@ from hypothesis import strategies as st
 
 from tests.server.live import LiveServer, signed
 from tests.server.players import combat_id, table
+from tests.server.proxy import RecordingProxy
+from tests.trust.pbem import Seat
 
 
 def _json_error(reply, status: int | tuple[int, ...]) -> dict:  # type: ignore[no-untyped-def,type-arg]
@@ -241,20 +244,160 @@ def test_fuzz_signed_mutated_bundles_are_refused_and_change_nothing(tmp_path: Pa
     assert b"Traceback" not in live.log_path.read_bytes()
 
 
-def test_a_push_larger_than_the_servers_body_limit_says_what_to_do(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
-    """Found by an exploratory test: a backlog bigger than --max-body can never be pushed, and the client only
-    relayed the 413. It now says that nothing was sent and what to do (the server's operator, smaller pushes,
-    or the file); the server's head is unchanged."""
+def _backlog(seat: Seat, folder: Path, lines: list[str]) -> None:
+    """Moves made offline, in one process (``combatlog run``): they stay in ``seat``'s log until a push."""
+    script = folder / f"{seat.name}-backlog.cmds"
+    script.write_text("".join(line + "\n" for line in lines))
+    seat("run", "-q", str(script))
+
+
+def _parts(proxy: RecordingProxy, target: str) -> list[list[dict]]:  # type: ignore[type-arg]
+    """The events of each append the server took (200), in order, as the proxy forwarded them."""
+    return [[json.loads(line) for line in seen.body.splitlines()[1:]] for seen in proxy.seen
+            if seen.method == "POST" and seen.target == target and seen.status == 200]
+
+
+def _ends_where_a_command_ends(parts: list[list[dict]]) -> None:  # type: ignore[type-arg]
+    for part, after in zip(parts, parts[1:]):
+        assert part and after and part[-1]["command_id"] != after[0]["command_id"], (part[-1], after[0])
+
+
+def test_a_backlog_larger_than_the_servers_body_limit_is_pushed_in_parts(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    """Found by an exploratory test: a backlog bigger than --max-body could never be pushed (the client relayed
+    the 413). Push now sends it in parts, each a prefix ending where a command ends (an action with its roll is
+    one command of two events: the server re-decides it from both), each its own signed request."""
     server = start_server("--open", "--max-body", "20000")
-    alice, _bob = table(tmp_path, server.url, ("alice", "bob"))
+    proxy = RecordingProxy(server)
+    try:
+        alice, bob = table(tmp_path, proxy.url, ("alice", "bob"), dice="local")
+        cid = combat_id(alice)
+        target = f"/v1/combats/{cid}/events"
+        moves = ["freeform join duel Aldo --side red --hp 12", "freeform round duel"]
+        for i in range(16):
+            moves += [f"freeform act duel Aldo 'swing {i} {'x' * 1800}' --roll 1d20", f"note duel 'note {i} {'y' * 900}'"]
+        _backlog(alice, tmp_path, moves)
+        local = alice.verify("duel")
+        sent = alice("export", "duel", "--since", "1", "-o", "-").out.encode()
+        assert len(sent) > 5 * 20000
+        pushed = alice("push", "duel")
+        parts = _parts(proxy, target)
+        assert len(parts) >= 6, [len(p) for p in parts]
+        assert f"pushed {local['head_seq'] - 1} events to origin in {len(parts)} parts" in pushed.out, pushed.out
+        assert "sending duel in smaller parts" in pushed.err
+        # every part the server took was within its limit, and the 413s before them changed nothing
+        assert [s.status for s in proxy.seen if s.method == "POST" and s.target == target].count(413) >= 3
+        assert all(len(s.body) <= 20000 for s in proxy.seen if s.target == target and s.status == 200)
+        # the parts are the backlog, in order, none cut inside a command
+        assert [e["seq"] for part in parts for e in part] == list(range(2, local["head_seq"] + 1))
+        _ends_where_a_command_ends(parts)
+        assert any(len({e["command_id"] for e in part}) < len(part) for part in parts)  # commands of two events
+        assert server.head(cid) == (local["head_seq"], local["head_hash"])
+        # the server's log verifies: its own store, and a copy pulled from it (verified in full on import)
+        server_log = alice("--db", server.db, "verify", cid, "--json").json()
+        assert server_log["ok"] and server_log["head_hash"] == local["head_hash"]
+        bob("pull", "duel")
+        assert bob.verify("duel")["head_hash"] == local["head_hash"]
+        again = alice("push", "duel", "--json").json()
+        assert again[0]["action"] == "up_to_date" and again[0]["parts"] == 0
+    finally:
+        proxy.stop()
+
+
+def test_a_combat_larger_than_the_servers_body_limit_is_created_with_its_beginning_then_pushed(
+        tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    """A combat played offline from the start: its first push creates it on the server, and the whole log is
+    more than one request takes; it is created with a prefix, and the rest follows in parts."""
+    server = start_server("--open", "--max-body", "20000")
+    alice, bob = table(tmp_path, server.url, ("alice", "bob"), dice="local", create=False)
+    moves = ["freeform join duel Aldo --side red --hp 12", "freeform round duel"]
+    moves += [f"freeform act duel Aldo 'swing {i} {'x' * 1800}' --roll 1d20" for i in range(12)]
+    _backlog(alice, tmp_path, moves)
+    local = alice.verify("duel")
+    created = alice("push", "duel", "--json").json()[0]  # type: ignore[index]
+    assert created["action"] == "created" and created["events"] == local["head_seq"], created
+    assert created["parts"] >= 3 and created["too_large"] >= 1 and created["token"], created
+    assert server.head(combat_id(alice)) == (local["head_seq"], local["head_hash"])
+    bob("pull", "duel")
+    assert bob.verify("duel")["head_hash"] == local["head_hash"]
+
+
+def test_a_command_larger_than_the_servers_body_limit_stops_the_push_after_what_landed(
+        tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    """One command's events alone are more than the server takes: a command is never split, so the push stops
+    there, naming it (its seqs); the parts before it landed and stay (each a whole prefix of the log)."""
+    server = start_server("--open", "--max-body", "4096")
+    alice, _bob = table(tmp_path, server.url, ("alice", "bob"), dice="local")
     cid = combat_id(alice)
-    before = server.head(cid)
-    for i in range(30):
-        alice("note", "duel", f"note {i} " + "x" * 900)
+    moves = ["freeform join duel Aldo --side red --hp 12", "freeform round duel"]
+    moves += [f"freeform act duel Aldo 'swing {i} {'x' * 300}' --roll 1d20" for i in range(8)]
+    _backlog(alice, tmp_path, moves)
+    before_big = alice.head("duel")
+    _backlog(alice, tmp_path, [f"freeform act duel Aldo 'a long one {'z' * 1900}' --roll 1d20", "note duel after"])
+    log = {e["seq"]: e for e in alice("log", "duel", "--json").json()}  # type: ignore[union-attr]
+    big = [seq for seq in log if seq > before_big]
+    assert len(big) == 3 and log[big[0]]["command_id"] == log[big[1]]["command_id"]  # the die and the action
     refused = alice("push", "duel", ok=False)
-    assert refused.code != 0 and "HTTP 413" in refused.err, refused.err
-    assert "nothing was sent" in refused.err and "--max-body" in refused.err and "export / import" in refused.err
-    assert server.head(cid) == before
+    assert refused.code != 0, refused.out
+    assert f"duel: the command at #{big[0]}-#{big[1]} (alice's freeform.Act, 2 events" in refused.err, refused.err
+    assert "is larger than origin takes in one request (HTTP 413 too_large" in refused.err, refused.err
+    assert f"before it, {before_big - 1} events were pushed in " in refused.err, refused.err
+    assert f"parts, up to #{before_big}, and stay on origin" in refused.err, refused.err
+    assert "--max-body" in refused.err and "export / import" in refused.err
+    # what landed is the log up to the command before the large one, as here
+    assert server.head(cid) == (before_big, log[before_big]["hash"])
+    assert alice.head("duel") == big[-1]  # nothing local changed
+    assert alice("--db", server.db, "verify", cid, "--json").json()["ok"]
+    # a second try says the same, with nothing before it to send
+    again = alice("push", "duel", ok=False)
+    assert "before it, nothing was pushed" in again.err and f"#{big[0]}-#{big[1]}" in again.err, again.err
+    assert server.head(cid) == (before_big, log[before_big]["hash"])
+
+
+def test_another_players_append_between_two_parts_is_merged_and_the_push_goes_on(
+        tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
+    """A 409 in the middle of a push in parts: bob's move lands on the server after alice's first part; her next
+    part is refused (409), she pulls it (verified), her moves are placed after it (merge), and the rest goes on
+    in parts."""
+    server = start_server("--open", "--max-body", "20000")
+    proxy = RecordingProxy(server)
+    try:
+        alice, bob = table(tmp_path, proxy.url, ("alice", "bob"), dice="local")
+        cid = combat_id(alice)
+        target = f"/v1/combats/{cid}/events"
+        bob("pull", "duel")
+        moves = ["freeform join duel Aldo --side red --hp 12", "freeform round duel"]
+        moves += [f"freeform act duel Aldo 'swing {i} {'x' * 1800}' --roll 1d20" for i in range(12)]
+        _backlog(alice, tmp_path, moves)
+        backlog = alice.head("duel") - 1
+        crossed: list[tuple[int, int]] = []
+
+        def bob_moves_between_two_parts(method: str, path: str) -> dict[str, str]:
+            landed = [s for s in proxy.seen if s.method == "POST" and s.target == target and s.status == 200]
+            if method == "POST" and path == target and landed and not crossed:
+                crossed.append(server.head(cid))
+                bob("pull", "duel")
+                bob("note", "duel", "bob was here")
+                bob("push", "duel")
+            return {}
+
+        proxy.before = bob_moves_between_two_parts
+        pushed = alice("push", "duel", "--json")
+        outcome = pushed.json()[0]  # type: ignore[index]
+        assert crossed, "bob never moved between two parts"
+        answers = [s.status for s in proxy.seen if s.method == "POST" and s.target == target]
+        assert 409 in answers and answers[-1] == 200, answers
+        assert outcome["action"] == "pushed" and outcome["pulled"] == 1 and outcome["events"] == backlog, outcome
+        parts = _parts(proxy, target)
+        bobs = [p for p in parts if p[0]["actor"] == "bob"]
+        assert len(bobs) == 1 and outcome["parts"] == len(parts) - 1 >= 3, (outcome, [len(p) for p in parts])
+        _ends_where_a_command_ends(parts)
+        local = alice.verify("duel")
+        assert server.head(cid) == (local["head_seq"], local["head_hash"]) and local["head_seq"] == backlog + 2
+        bobs_here = [e for e in alice("log", "duel", "--json").json() if e["actor"] == "bob"]  # type: ignore[union-attr]
+        assert [(e["seq"], e["type"]) for e in bobs_here] == [(crossed[0][0] + 1, "core.noted")]  # alice's after it
+        assert alice("--db", server.db, "verify", cid, "--json").json()["ok"]
+    finally:
+        proxy.stop()
 
 
 def _raw_get(port: int, target: str, pairs: list[tuple[str, str]]) -> bytes:

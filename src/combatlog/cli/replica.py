@@ -55,6 +55,11 @@ def push(
     (merge: the server's branch kept) and pushes those; what cannot be merged is an error. A busy
     server (429, 503) is asked again after its Retry-After, a few times.
 
+    What the server lacks may be more than it takes in one request (its --max-body; a long game
+    played offline): push then sends it in parts, each ending where a command ends, and says how
+    many it took ("parts" in --json). One command larger than the server takes stops the push
+    there, naming its seqs; the parts before it stay on the server. sync pushes the same way.
+
     Example: combatlog push duel --remote origin
     """
     from combatlog.remote.client import push as push_remote

@@ -130,8 +130,10 @@ def _is_hash(value: str) -> bool:
     return len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
-def export_lines(store: EventStore, meta: StreamMeta, since: int = 0) -> Iterable[bytes]:
-    head = state_at(store, meta)
+def export_lines(store: EventStore, meta: StreamMeta, since: int = 0, until: int | None = None) -> Iterable[bytes]:
+    """The header and event lines of ``meta``'s bundle: the events after ``since`` up to ``until`` (the head
+    when None; a push sends a long backlog in parts, each such a prefix of it)."""
+    head = state_at(store, meta, until)
     if since < 0 or since > head.core.head_seq:
         raise InvalidCommand(f"--since {since}: {meta.name} has events 1-{head.core.head_seq}")
     base_hash = ""

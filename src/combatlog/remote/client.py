@@ -186,17 +186,13 @@ class Client:
         message = printable(str(body.get("message") or resp.body[:200].decode("utf-8", "replace")))[:500]
         return f"HTTP {resp.status}" + (f" {code}" if code else "") + (f": {message}" if message else "")
 
-    def _refused(self, resp: Response, what: str) -> RemoteError:
+    def _refused(self, resp: Response, what: str, after: str = "") -> RemoteError:
         from combatlog.text import printable
 
         body = _body(resp)
         message = printable(str(body.get("message") or resp.body[:200].decode("utf-8", "replace")))[:500]
-        if resp.status == 413:  # the events to send are more than one request of this server may hold
-            message += (f"; nothing was sent. A push sends every event the server lacks in one request: ask "
-                        f"{self.remote.name}'s operator to raise its --max-body, or push after fewer moves (the "
-                        "combat can also travel by file: combatlog export / import)")
-        return RemoteError(f"{self.remote.name} refused {what} (HTTP {resp.status}): {message}", status=resp.status,
-                           body=body)
+        return RemoteError(f"{self.remote.name} refused {what} (HTTP {resp.status}): {message}{after}",
+                           status=resp.status, body=body)
 
     # -- the API ------------------------------------------------------------------------------------------
 
@@ -285,24 +281,98 @@ class Outcome:
     head_hash: str = ""
     token: str = ""  # for created: the invite token (kept in the remotes file)
     pulled: int = 0  # for pushed: the server's events pulled (verified) first, when this log was behind
+    parts: int = 0  # for created and pushed: the requests that carried the events (more than one: too many for one)
+    too_large: int = 0  # the sends the server refused as larger than it takes in one request (413) before that
 
     def text(self, remote: str) -> str:
         where = f"{remote}"
         first = f"pulled {self.pulled} events from {where} (verified), then " if self.pulled else ""
+        parts = (f" in {self.parts} parts, each ending where a command ends (all at once is more than {where} takes "
+                 "in one request)") if self.parts > 1 else ""
         return {
-            "created": f"{self.combat}: created on {where} with {self.events} events (head #{self.head_seq}); "
+            "created": f"{self.combat}: created on {where} with {self.events} events{parts} (head #{self.head_seq}); "
                        f"invite token kept in the remotes file",
-            "pushed": f"{self.combat}: {first}pushed {self.events} events to {where} (head #{self.head_seq})",
+            "pushed": f"{self.combat}: {first}pushed {self.events} events to {where}{parts} (head #{self.head_seq})",
             "pulled": f"{self.combat}: pulled {self.events} events from {where}, verified (head #{self.head_seq}, "
                       f"{self.head_hash[:16]}...)",
             "up_to_date": f"{self.combat}: up to date with {where} (head #{self.head_seq})",
         }[self.action]
 
 
-def _bundle(store: EventStore, meta: StreamMeta, since: int) -> bytes:
+def _bundle(store: EventStore, meta: StreamMeta, since: int, until: int | None = None) -> bytes:
     from combatlog.exchange.bundle import export_lines
 
-    return b"".join(line + b"\n" for line in export_lines(store, meta, since))
+    return b"".join(line + b"\n" for line in export_lines(store, meta, since, until))
+
+
+MAX_SHRINKS = 40  # 413s in one push: each halves the part, so even a 1 GiB backlog is down to one command in ~30
+
+
+@dataclass
+class _Parts:
+    """A backlog sent in parts once the server refused it as larger than it takes in one request (413).
+
+    Each part is a prefix of what the server still lacks that ends where a command ends: the server
+    re-decides every recorded command from its events when its batch closes, at the next command or at
+    the bundle's end (exchange/redecide.py, ``ChainVerifier.finish``), so a part that cut one in two
+    would be refused (the rules produce more than it holds), and the next part would begin with events
+    no recorded command produced. Each 413 halves the bytes a part may hold; once down to one command,
+    a 413 is final (``too_large``). Every part is a valid bundle on its own: one that landed stays."""
+
+    cap: int | None = None  # the bytes a part may hold (None: everything that remains)
+    landed: int = 0  # parts the server appended
+    events: int = 0
+    last: int = 0  # the last seq the landed parts hold
+    refused: int = 0  # 413s
+
+    def choose(self, header: bytes, events: list[bytes], since: int) -> tuple[int, int]:
+        """(the seq the next part ends at, the seq the first command of ``events`` ends at). ``events``: the
+        event lines after ``since``; ``header``: a bundle header (only its length is used)."""
+        import msgspec
+
+        from combatlog.exchange.bundle import _Slim
+
+        size, end, first_end = len(header) + 1, 0, 0  # (a part's header is about as long as the whole's)
+        ids = [msgspec.json.decode(line, type=_Slim).command_id for line in events]
+        for i, line in enumerate(events):
+            size += len(line) + 1
+            if i + 1 < len(ids) and ids[i + 1] == ids[i]:
+                continue  # inside a command
+            seq = since + i + 1
+            first_end = first_end or seq
+            if self.cap is not None and size > self.cap:
+                break
+            end = seq
+        return end or first_end, first_end
+
+    def landed_part(self, since: int, end: int) -> None:
+        self.landed += 1
+        self.events += end - since
+        self.last = end
+
+    def so_far(self, remote: str) -> str:
+        """What earlier parts put on the server, for an error that stops a push after them."""
+        if not self.landed:
+            return "nothing was pushed"
+        return (f"{self.events} events were pushed in {self.landed} part{'s' if self.landed > 1 else ''}, up to "
+                f"#{self.last}, and stay on {remote} (each part ends where a command ends)")
+
+    def too_large(self, client: Client, meta: StreamMeta, resp: Response, size: int, first_line: bytes, since: int,
+                  end: int) -> RemoteError:
+        """The server refused one command's events alone (413): it cannot be split, so the push stops here."""
+        from combatlog.text import printable as printable_text
+
+        first = json.loads(first_line)
+        record = first.get("command")  # a ruleset's command names itself on its first event; a core event by type
+        what = record.get("name") if isinstance(record, dict) and record.get("name") else first.get("type", "?")
+        span = f"#{since + 1}-#{end}" if end > since + 1 else f"#{since + 1}"
+        return RemoteError(
+            f"{meta.name}: the command at {span} ({printable_text(str(first.get('actor', '?')))[:64]}'s "
+            f"{printable_text(str(what))[:64]}, {end - since} events, {size} bytes with the "
+            f"bundle's header) is larger than {client.remote.name} takes in one request ({client._answer(resp)}), "
+            f"and a command's events travel together; before it, {self.so_far(client.remote.name)}. Ask "
+            f"{client.remote.name}'s operator to raise its --max-body (the combat can also travel by file: "
+            "combatlog export / import)", status=resp.status, body=_body(resp))
 
 
 def _hash_at(store: EventStore, meta: StreamMeta, seq: int) -> str:
@@ -334,20 +404,39 @@ def find(store: EventStore, client: Client, ref: str) -> tuple[StreamMeta | None
 
 
 def create(store: EventStore, client: Client, ref: str, *, public: bool = False) -> Outcome:
+    """Create the combat on the server with its whole log; one larger than the server takes in one request
+    (413) is created with its beginning, and the rest is pushed after it in parts (``_Parts``)."""
     from combatlog.projections.streams import resolve_stream
     from combatlog.remote.config import remember_token
 
     meta = resolve_stream(store, ref)
     client.require_signer(f"creating {meta.name} on {client.remote.name}")
-    resp = client.create(_bundle(store, meta, 0), public)
+    parts = _Parts()
+    lines = list(_lines(store, meta, 0))
+    head = store.head(meta.id)
+    for _request in range(MAX_SHRINKS + 1):
+        end, first_end = parts.choose(lines[0], lines[1:], 0)
+        bundle = b"".join(line + b"\n" for line in lines) if end == head.seq else _bundle(store, meta, 0, end)
+        resp = client.create(bundle, public)
+        if resp.status != 413 or end == first_end or parts.refused == MAX_SHRINKS:
+            break
+        parts.refused += 1
+        parts.cap = len(bundle) // 2
+        client.note(f"{client.remote.name} takes fewer than the {len(bundle)} bytes of #1-#{end} in one request "
+                    f"({client._answer(resp)}): creating {meta.name} with its beginning, then pushing the rest")
+    if resp.status == 413 and end == first_end:
+        raise parts.too_large(client, meta, resp, len(bundle), lines[1], 0, end)
     body = resp.json()
     if resp.status != 201 or not isinstance(body, dict):
         raise client._refused(resp, f"creating {meta.name}")
     token = str(body.get("token", ""))
     if token:
         remember_token(client.remote.name, meta.id, token)
-    head = store.head(meta.id)
-    return Outcome(meta.name, "created", head.seq, head.seq, head.hash, token)
+    parts.landed_part(0, end)
+    created = Outcome(meta.name, "created", head.seq, head.seq, head.hash, token, parts=1, too_large=parts.refused)
+    if end == head.seq:
+        return created
+    return _push_from(store, client, meta, {"head_seq": end, "head_hash": _hash_at(store, meta, end)}, parts, created)
 
 
 PUSH_ATTEMPTS = 8  # a busy combat: each 409 pulls, merges and tries again
@@ -358,7 +447,9 @@ def push(store: EventStore, client: Client, ref: str) -> Outcome:
 
     When the server holds events this log lacks (it is ahead, or took others' events first: 409), they
     are pulled, verified in full, and merged with the server's branch kept; what is still ours is then
-    pushed. Anything that cannot be pulled or merged is an error (non-zero exit), never a quiet stop."""
+    pushed. A backlog larger than the server takes in one request (413) is sent in parts (``_Parts``),
+    each its own signed request, a 409 between them handled as any. Anything that cannot be pulled,
+    merged or sent is an error (non-zero exit), never a quiet stop."""
     from combatlog.projections.streams import resolve_stream
 
     meta = resolve_stream(store, ref)
@@ -366,8 +457,18 @@ def push(store: EventStore, client: Client, ref: str) -> Outcome:
     info = client.info(meta.id)
     if info is None:
         return create(store, client, ref)
-    pulled = 0
-    for attempt in range(PUSH_ATTEMPTS):
+    return _push_from(store, client, meta, info, _Parts())
+
+
+def _push_from(store: EventStore, client: Client, meta: StreamMeta, info: dict[str, Any], parts: _Parts,
+               created: Outcome | None = None) -> Outcome:
+    """``push`` from the server's head in ``info``; ``parts``: what was sent before (a create's first part)."""
+    pulled = conflicts = 0
+    backlog: tuple[str, int, bytes, list[bytes]] | None = None  # (our head hash, since, header, events after since)
+    # every request is bounded by its own count (409s, 413s, parts that each carry at least one of our
+    # events); this ceiling only makes sure of it, whatever the server answers
+    ceiling = PUSH_ATTEMPTS + MAX_SHRINKS + 2 * store.head(meta.id).seq + 2
+    for _request in range(ceiling):
         server_seq, server_hash = int(info["head_seq"]), str(info["head_hash"])
         local = store.head(meta.id)
         if server_seq <= local.seq and _hash_at(store, meta, server_seq) != server_hash:
@@ -378,21 +479,64 @@ def push(store: EventStore, client: Client, ref: str) -> Outcome:
             local = store.head(meta.id)
         if server_seq > local.seq or (server_seq == local.seq and server_hash != local.hash):
             raise RemoteConflict(f"{meta.name}: after pulling, this log (head #{local.seq}) still lacks what "
-                                 f"{client.remote.name} holds (head #{server_seq}); nothing was pushed",
+                                 f"{client.remote.name} holds (head #{server_seq}); "
+                                 f"{parts.so_far(client.remote.name)}",
                                  where=client.remote.name)
-        if server_seq == local.seq:
+        if server_seq == local.seq:  # (after a merge that left nothing of ours to send, parts may have landed)
+            if created is not None or parts.landed:
+                return _sent(meta, parts, local, pulled, created)
             if pulled:
                 return Outcome(meta.name, "pulled", pulled, local.seq, local.hash)
             return Outcome(meta.name, "up_to_date", 0, local.seq, local.hash)
-        resp = client.append(meta.id, _bundle(store, meta, server_seq))
+        if backlog is not None and backlog[0] == local.hash and backlog[1] <= server_seq:
+            # the rest of the events read for the part before (a log is the same up to a head of the same hash)
+            header, events, fresh = backlog[2], backlog[3][server_seq - backlog[1]:], False
+        else:
+            header, *events = _lines(store, meta, server_seq)
+            backlog, fresh = (local.hash, server_seq, header, events), True
+        end, first_end = parts.choose(header, events, server_seq)
+        if fresh and end == local.seq:  # the whole backlog, read afresh: its header is this bundle's
+            bundle = b"".join(line + b"\n" for line in (header, *events))
+        else:
+            bundle = _bundle(store, meta, server_seq, end)
+        resp = client.append(meta.id, bundle)
         body = resp.json()
         if resp.status == 200 and isinstance(body, dict):
-            return Outcome(meta.name, "pushed", local.seq - server_seq, local.seq, local.hash, pulled=pulled)
-        if resp.status != 409 or attempt == PUSH_ATTEMPTS - 1:
-            raise client._refused(resp, f"the events of {meta.name} after #{server_seq}")
+            parts.landed_part(server_seq, end)
+            if end == local.seq:
+                return _sent(meta, parts, local, pulled, created)
+            info = {"head_seq": end, "head_hash": _hash_at(store, meta, end)}  # the rest after the part: as a 409
+            continue
+        if resp.status == 413 and end > first_end and parts.refused < MAX_SHRINKS:
+            parts.refused += 1
+            parts.cap = len(bundle) // 2
+            client.note(f"{client.remote.name} takes fewer than the {len(bundle)} bytes of #{server_seq + 1}-#{end} "
+                        f"in one request ({client._answer(resp)}): sending {meta.name} in smaller parts")
+            continue
+        if resp.status == 413 and end == first_end:
+            raise parts.too_large(client, meta, resp, len(bundle), events[0], server_seq, end)
+        if resp.status != 409 or conflicts == PUSH_ATTEMPTS - 1:
+            raise client._refused(resp, f"the events of {meta.name} #{server_seq + 1}-#{end}",
+                                  f"; {parts.so_far(client.remote.name)}" if parts.landed else "")
+        conflicts += 1
         pulled += _resolve_conflict(store, client, meta, server_seq)  # the others' events verified, ours re-applied
         info = client.info(meta.id) or info
-    raise AssertionError("unreachable")
+    raise RemoteError(f"{meta.name}: {client.remote.name} was sent {ceiling} requests without taking the push; "
+                      f"{parts.so_far(client.remote.name)}")
+
+
+def _lines(store: EventStore, meta: StreamMeta, since: int) -> Any:
+    from combatlog.exchange.bundle import export_lines
+
+    return export_lines(store, meta, since)
+
+
+def _sent(meta: StreamMeta, parts: _Parts, local: Any, pulled: int, created: Outcome | None) -> Outcome:
+    if created is not None:  # a create whose first part held only the beginning of the log
+        return Outcome(meta.name, "created", local.seq, local.seq, local.hash, created.token, pulled=pulled,
+                       parts=parts.landed, too_large=parts.refused)
+    return Outcome(meta.name, "pushed", parts.events, local.seq, local.hash, pulled=pulled, parts=parts.landed,
+                   too_large=parts.refused)
 
 
 def _resolve_conflict(store: EventStore, client: Client, meta: StreamMeta, agreed: int) -> int:
