@@ -131,6 +131,21 @@ def test_a_doctored_snapshot_is_never_trusted(tmp_path: Path) -> None:
     assert answer(store, meta, split=True) == clean and clean[0] == "ok"
 
 
+def test_a_snapshot_that_is_not_one_is_no_cut_and_the_log_verifies(tmp_path: Path) -> None:
+    # the bytes of the snapshot the cut would start from replaced by garbage (a damaged or edited file): no cut,
+    # and verify answers about the log as it is, split or not
+    from combatlog.rulesets import load_ruleset
+
+    store, meta, _last = small_brawl(tmp_path / "log.db")
+    snapshot_every_command(store, meta)
+    clean = answer(store, meta, split=False)
+    store.conn.execute("UPDATE snapshots SET blob = ? WHERE stream = ? AND seq = 4 AND engine = ?",
+                       (b"{not a snapshot", meta.id, snapshot_key(load_ruleset(meta.ruleset))))
+    store.conn.commit()
+    assert snapshot_cut(store, meta, lines_of(store, meta)) is None
+    assert answer(store, meta, split=True) == clean and clean[0] == "ok"
+
+
 def test_a_cut_inside_a_command_is_not_made(tmp_path: Path) -> None:
     # seqs 5-6 are one command (Aldo's die, then his act): a snapshot after 5 cuts it, so no cut there (the tail
     # would otherwise re-decide half a command, and an event tacked on a command's end would pass for its own)
