@@ -126,7 +126,7 @@ def run_import(st: AppState, files: list[str] | None = None, inbox: Path | None 
 
     with progress("verifying", as_json=as_json) as bar:
         outcomes = receive(store, incoming, name=name or None, strict_rules=not allow_rules_mismatch,
-                           progress=bar.callback, signer_for=signers_here())
+                           progress=bar.callback, signer_for=signers_here(), split=True)
     refused = [o.error for o in outcomes if o.status == "refused"]
     for o in outcomes:  # every error names its bundle when there are several
         if o.error is not None and len(outcomes) > 1 and not o.error.where and o.where not in str(o.error):

@@ -339,6 +339,10 @@ def verify_lines(header: Header, lines: list[bytes], path: Path | str, *, base: 
             if progress is not None and i % 1000 == 0:
                 progress(i - 1, total)
         report = verifier.finish(f"{path}:{total + 1}")
+    return _ends_as_announced(report, header, path)
+
+
+def _ends_as_announced(report: VerifyReport, header: Header, path: Path | str) -> VerifyReport:
     if report.head_seq != header.head_seq or report.head_hash != header.head_hash:
         raise VerificationFailed(f"the events end at seq {report.head_seq} ({report.head_hash[:12]}...), the header "
                                  f"announces {header.head_seq} ({header.head_hash[:12]}...)", where=f"{path}")
@@ -402,17 +406,19 @@ def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = T
 
 def import_file(store: EventStore, path: Path, *, name: str | None = None, strict_rules: bool = True,
                 progress: Progress | None = None, wiring: Wiring,
-                signer_for: SignerFor | None = None, merge_branches: bool = True) -> ImportReport:
+                signer_for: SignerFor | None = None, merge_branches: bool = True, split: bool = False) -> ImportReport:
     header, lines = read_file(path)
     return import_bundle(store, header, lines, str(path), proof=path, name=name, strict_rules=strict_rules,
-                         progress=progress, wiring=wiring, signer_for=signer_for, merge_branches=merge_branches)
+                         progress=progress, wiring=wiring, signer_for=signer_for, merge_branches=merge_branches,
+                         split=split)
 
 
 def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: str, *, proof: Path,
                   name: str | None = None, strict_rules: bool = True, progress: Progress | None = None,
                   wiring: Wiring, signer_for: SignerFor | None = None,
                   merge_branches: bool = True, prefer_theirs: bool = False,
-                  kept: KeptVerifiers | None = None, then: Callable[[Any], None] | None = None) -> ImportReport:
+                  kept: KeptVerifiers | None = None, then: Callable[[Any], None] | None = None,
+                  split: bool = False) -> ImportReport:
     """Verify a bundle read by ``read_bytes``, then append what is new here, all or nothing.
 
     ``where`` names it in errors (a file, or a block of a message); an equivocation proof is written
@@ -429,6 +435,9 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
 
     ``then`` (the server: its request's nonce) runs in the transaction that appends the new events, if there
     are any (``EventStore.import_batches``); it is not run at all when nothing is appended, or on a merge.
+
+    ``split`` (the CLI, which may fork): a long bundle that begins the combat here (no base) is verified on two
+    cores (``exchange/split.py``), as ``verify FILE`` verifies it.
     """
     from combatlog.exchange.merge import check_against_superseded, keep_lost_branch, merge
 
@@ -449,7 +458,11 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
                                  prior=_prior(store, base_meta, header.since), wiring=wiring)
     if len(header.segments) == 1:  # (a fork's history holds its parent's events: its snapshots are the fork's own)
         verifier.snapshot_every = SNAPSHOT_EVERY
-    report = verify_lines(header, lines, where, base=base, progress=progress, verifier=verifier, wiring=wiring)
+    report = None
+    if split and base is None and before is None and not header.since:
+        verifier, report = _verify_split_whole(header, lines, where, verifier, strict_rules, progress, wiring)
+    if report is None:
+        report = verify_lines(header, lines, where, base=base, progress=progress, verifier=verifier, wiring=wiring)
     load_ruleset(header.ruleset)  # payload types registered for the comparisons below
     batches: list[ImportBatch] = []
     appended: dict[str, int] = {}
@@ -518,6 +531,28 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
     return ImportReport(stream=last.id, name=final.name if final else last.name, appended=appended,
                         created=created, up_to_date=not batches, verify=report,
                         head_seq=store.head(last.id).seq if final else 0)
+
+
+def _verify_split_whole(header: Header, lines: list[bytes], where: str, verifier: ChainVerifier, strict_rules: bool,
+                        progress: Progress | None, wiring: Wiring) -> tuple[ChainVerifier, VerifyReport | None]:
+    """A long bundle from the combat's first event, verified on two cores with ``verifier`` (new) folding here:
+    (it, the report); or (a new verifier like it, None) where the split does not answer success (not worth it,
+    or a problem: the ordinary verify then names it)."""
+    from combatlog.exchange.split import verify_split, worth_splitting
+
+    if not worth_splitting(len(lines)):
+        return verifier, None
+
+    def new() -> ChainVerifier:
+        fresh = ChainVerifier(header.segments, strict_rules=strict_rules, wiring=wiring)
+        fresh.snapshot_every = verifier.snapshot_every
+        return fresh
+
+    report = verify_split(new, [(f"{where}:{i}", line) for i, line in enumerate(lines, start=2)],
+                          f"{where}:{len(lines) + 1}", progress, len(lines), mine=verifier)
+    if report is None:
+        return new(), None  # (the one given has folded part of the bundle)
+    return verifier, _ends_as_announced(report, header, where)
 
 
 # The server's verifiers kept between imports: stream id -> the verifier of its last import (at its head).

@@ -185,12 +185,13 @@ class SecondProcess:
 def verify_split(new_verifier: Callable[[], ChainVerifier], lines: list[tuple[str, bytes]], name: str,
                  progress: Callable[[int, int], None] | None = None, total: int = 0, *,
                  cut: Cut | None = None, from_cut: Callable[[Folded], ChainVerifier] | None = None,
-                 ) -> VerifyReport | None:
+                 mine: ChainVerifier | None = None) -> VerifyReport | None:
     """The report of verifying ``lines`` ((where, bytes) in order) split over two processes, or None when
     either found a problem: then verify them the ordinary way to say which (see the module's docstring).
     ``new_verifier`` makes a verifier from the same start each time (none built on a shared base: a verifier
     folds its base in place). ``cut`` (with ``from_cut``, which makes a verifier from a state): the fold is
-    split too, the second process verifying the head up to it and this one the tail after it.
+    split too, the second process verifying the head up to it and this one the tail after it. ``mine`` (no
+    cut): the new verifier this process folds with (an import keeps its fold); spent whatever the answer.
     ``progress(done, total)`` every thousand lines."""
     try:
         second = SecondProcess(new_verifier(), lines, cut)
@@ -201,12 +202,12 @@ def verify_split(new_verifier: Callable[[], ChainVerifier], lines: list[tuple[st
         if cut is not None and from_cut is not None:
             verifier = from_cut(cut.base)
             verifier.take_head_dice(body for _where, body in lines[:cut.seq])
-            mine = lines[cut.seq:]
+            todo = lines[cut.seq:]
         else:
-            verifier, mine = new_verifier(), lines
+            verifier, todo = mine or new_verifier(), lines
         second.take_over(verifier)
-        ahead = len(lines) - len(mine)  # (the head's events, counted by the other process)
-        for where, body in mine:
+        ahead = len(lines) - len(todo)  # (the head's events, counted by the other process)
+        for where, body in todo:
             verifier.feed_line_checked(body, where)
             if progress is not None and verifier.count % 1000 == 0:
                 progress(ahead + verifier.count, total)
