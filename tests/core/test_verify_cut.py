@@ -20,7 +20,7 @@ from combatlog.projections.fold import encode_snapshot, lineage, save_snapshot, 
 from combatlog.store.sqlite import SQLiteStore
 from combatlog.wiring import standard
 from tests.conftest import REPO
-from tests.core.test_verify_split import EDITS, answer, rewrite, with_data
+from tests.core.test_verify_split import EDITS, answer, forge_signature, rewrite, with_data
 from tests.edited_logs import small_brawl
 from tests.played import copy_log, played_log
 
@@ -270,13 +270,7 @@ def test_a_forged_signature_on_either_side_of_the_cut_is_named_as_one_process_na
     snapshot_every_command(store, meta)
     assert snapshot_cut(store, meta, lines_of(store, meta)).seq == 5  # type: ignore[union-attr]
     assert cut_report(store, meta) is not None
-
-    def forge(env: Any) -> Any:
-        sig = env.sigs[0]
-        forged = msgspec.structs.replace(sig, sig=("A" if sig.sig[0] != "A" else "B") + sig.sig[1:])
-        return msgspec.structs.replace(env, sigs=[forged, *env.sigs[1:]])
-
-    rewrite(store, seq, forge, rechain=True)
+    rewrite(store, seq, forge_signature, rechain=True)
     assert cut_report(store, meta) is None
     one = answer(store, meta, split=False)
     assert one[0] == "failed" and "signature" in one[1] and f"#{seq}" in one[1], one

@@ -202,6 +202,13 @@ def test_a_signed_log_split_reports_its_signatures_dice_and_acknowledgements_ali
     assert report.signatures == report.events and report.dice.verified == 2 and report.acknowledged, report
 
 
+def forge_signature(env: Any) -> Any:
+    """``env`` with its first signature's bytes changed: signed by nobody."""
+    sig = env.sigs[0]
+    forged = msgspec.structs.replace(sig, sig=("A" if sig.sig[0] != "A" else "B") + sig.sig[1:])
+    return msgspec.structs.replace(env, sigs=[forged, *env.sigs[1:]])
+
+
 @pytest.mark.parametrize("at", ["first", "last"])
 def test_a_forged_signature_is_named_as_one_process_names_it(at: str, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,13 +219,7 @@ def test_a_forged_signature_is_named_as_one_process_names_it(at: str, tmp_path: 
     store = _signed_duel(tmp_path, monkeypatch)
     meta = store.list_streams()[0]
     last = 3 if at == "first" else store.head(meta.id).seq
-
-    def forge(env: Any) -> Any:
-        sig = env.sigs[0]
-        forged = msgspec.structs.replace(sig, sig=("A" if sig.sig[0] != "A" else "B") + sig.sig[1:])
-        return msgspec.structs.replace(env, sigs=[forged, *env.sigs[1:]])
-
-    rewrite(store, last, forge, rechain=True)
+    rewrite(store, last, forge_signature, rechain=True)
     assert split_report(store, meta) is None
     one = answer(store, meta, split=False)
     assert one[0] == "failed" and "signature" in one[1], one
