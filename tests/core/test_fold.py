@@ -112,6 +112,23 @@ def test_a_snapshot_folded_by_other_rules_code_is_ignored(tmp_path: Path) -> Non
     assert state_at(store, meta).state.round == 99
 
 
+def test_a_snapshot_whose_bytes_are_not_one_is_not_used_and_the_log_is_folded(tmp_path: Path) -> None:
+    # a cache damaged (or edited) in the database file: every command on the combat used to fail decoding it
+    store = SQLiteStore(tmp_path / "s.db")
+    duel(store)
+    meta = resolve_stream(store, "duel")
+    good = state_at(store, meta, use_snapshots=False)
+    key = fold_mod.snapshot_key(good.ruleset)
+    for garbage in (b"{not json", b'{"core":{},"state":{"round":"two"}}', b"[]"):
+        store.save_snapshot(meta.id, good.core.head_seq, key, garbage)
+        again = state_at(store, meta)
+        assert fold_mod.encode_snapshot(again) == fold_mod.encode_snapshot(good)
+        assert again.replayed == good.core.head_seq  # (folded from #1)
+        assert fold_mod.load_snapshot_at(store, meta, good.core.head_seq) is None
+    execute(store, "duel", ff.StartRound(), actor="gm")  # and the combat goes on
+    assert state_at(store, meta).state.round == good.state.round + 1
+
+
 @given(st.lists(st.tuples(st.sampled_from(["Aldo", "Bo"]), st.integers(1, 8), st.booleans()), max_size=25),
        st.integers(1, 30))
 @settings(max_examples=40, deadline=None)

@@ -202,9 +202,14 @@ def encode_snapshot(folded: Folded) -> bytes:
     return msgspec.json.encode({"core": folded.core, "state": folded.state})
 
 
-def _decode_snapshot(ruleset: Ruleset[Any], blob: bytes) -> Folded:
+def _decode_snapshot(ruleset: Ruleset[Any], blob: bytes) -> Folded | None:
+    """The state a snapshot holds; None where its bytes are not one (a damaged or edited file): a cache, so the
+    log is folded instead, rather than every command on the combat failing."""
     shape = msgspec.defstruct("Snap", [("core", CoreTrack), ("state", ruleset.state_type)])
-    snap = msgspec.json.decode(blob, type=shape)
+    try:
+        snap = msgspec.json.decode(blob, type=shape)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
     return Folded(ruleset, snap.state, snap.core)  # type: ignore[attr-defined]
 
 
@@ -216,9 +221,8 @@ def load_snapshot_at(store: EventStore, meta: StreamMeta, seq: int) -> tuple[int
     """This build's latest snapshot of ``meta``'s own stream at or before ``seq``: its seq, bytes and state."""
     ruleset = load_ruleset(meta.ruleset)
     found = store.load_snapshot(meta.id, seq, snapshot_key(ruleset))
-    if found is None or found[0] < 1:
-        return None
-    return found[0], found[1], _decode_snapshot(ruleset, found[1])
+    base = _decode_snapshot(ruleset, found[1]) if found is not None and found[0] >= 1 else None
+    return None if found is None or base is None else (found[0], found[1], base)
 
 
 def state_at(store: EventStore, meta: StreamMeta, seq: int | None = None, *, use_snapshots: bool = True) -> Folded:
@@ -234,7 +238,7 @@ def state_at(store: EventStore, meta: StreamMeta, seq: int | None = None, *, use
             found = store.load_snapshot(seg.id, limit if limit is not None else 2**62, snapshot_key(ruleset))
             if found is not None and found[0] >= low - 1 and found[0] >= 1:
                 start = _decode_snapshot(ruleset, found[1])
-                from_seq = found[0] + 1
+                from_seq = found[0] + 1 if start is not None else 1  # (one that is not: the log from #1)
                 break
     folded = fold(ruleset, history(store, meta, from_seq, seq), start)
     folded.replayed = folded.core.head_seq - from_seq + 1
