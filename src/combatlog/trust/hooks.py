@@ -60,14 +60,13 @@ def signature_math(verifier: ChainVerifier, rec: Recorded, where: str) -> None:
     if public is None:
         genesis = verifier.folded.core.genesis
         public = verifier.extra["public"] = TrustChecker.from_genesis(genesis).public if genesis else {}
-    from combatlog.trust.keys import strict_b64, verify_signature
-    from combatlog.trust.players import signed_message
+    from combatlog.trust.keys import strict_b64
+    from combatlog.trust.players import not_valid, signature_holds
 
     for sig in env.sigs:
         key, raw = public.get(sig.signer), strict_b64(sig.sig, 64)
-        if key is None or raw is None or not verify_signature(key, raw, signed_message(env.hash)):
-            verifier.fail(where, f"seq {env.seq}: the signature of {sig.signer} is not valid for this event "
-                                 "(forged, or the event or signature was altered)")
+        if key is None or raw is None or not signature_holds(key, raw, env.hash):
+            verifier.fail(where, not_valid(env.seq, sig.signer))
 
 
 def joint_checked_by_trust(verifier: ChainVerifier, die: DiceRolled, seq: int, where: str) -> None:

@@ -26,6 +26,19 @@ def signed_message(event_hash: str) -> bytes:
     return SIGNATURE_DOMAIN + event_hash.encode("ascii")
 
 
+def signature_holds(public_raw: bytes, signature: bytes, event_hash: str) -> bool:
+    """Whether ``signature`` (its 64 bytes) signs the event of hash ``event_hash`` under the key ``public_raw``."""
+    from combatlog.trust.keys import verify_signature
+
+    return verify_signature(public_raw, signature, signed_message(event_hash))
+
+
+def not_valid(seq: int, signer: str) -> str:
+    """What verify says of a signature that does not hold."""
+    return f"seq {seq}: the signature of {signer} is not valid for this event (forged, or the event or signature " \
+           "was altered)"
+
+
 def make_signer(name: str):  # type: ignore[no-untyped-def]
     """A ``Signer`` (Envelope -> Envelope) that adds ``name``'s signature."""
     from combatlog.trust.keys import KeySigner

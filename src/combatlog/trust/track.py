@@ -218,8 +218,8 @@ class TrustChecker:
                                      "them against", RULE_SIG)
             return
         # imported here, after the unpinned case (an import statement on every event of a long verify costs)
-        from combatlog.trust.keys import strict_b64, verify_signature
-        from combatlog.trust.players import signed_message
+        from combatlog.trust.keys import strict_b64
+        from combatlog.trust.players import not_valid, signature_holds
 
         if env.actor not in self.players:
             raise TrustViolation(f"seq {seq} was appended by {env.actor!r}, who is not a pinned player "
@@ -246,9 +246,8 @@ class TrustChecker:
                                      f"pinned for {sig.signer} is {player.fingerprint}", RULE_SIG)
             raw = strict_b64(sig.sig, 64)
             if raw is None or ((self.math_up_to is None or seq <= self.math_up_to)
-                               and not verify_signature(self.public[sig.signer], raw, signed_message(env.hash))):
-                raise TrustViolation(f"seq {seq}: the signature of {sig.signer} is not valid for this event "
-                                     "(forged, or the event or signature was altered)", RULE_SIG)
+                               and not signature_holds(self.public[sig.signer], raw, env.hash)):
+                raise TrustViolation(not_valid(seq, sig.signer), RULE_SIG)
             self.signatures += 1
         if env.actor not in seen:
             raise TrustViolation(f"seq {seq} ({env.type}) by {env.actor} is not signed by {env.actor} "
