@@ -13,7 +13,7 @@ from combatlog.errors import CombatlogError
 from combatlog.exchange import bundle, split
 from combatlog.store.sqlite import SQLiteStore
 from combatlog.wiring import import_file
-from tests.core.test_verify_split import EDITS, rewrite
+from tests.core.test_verify_split import EDITS, edited_brawl
 from tests.edited_logs import small_brawl
 
 
@@ -42,10 +42,7 @@ def imported(path: Path, db: Path, *, split_: bool) -> tuple[str, Any]:
 @pytest.mark.parametrize("edit", [None, *sorted(EDITS)])
 def test_an_import_split_writes_or_refuses_as_one_process(edit: str | None, tmp_path: Path,
                                                           answers: list[Any]) -> None:
-    store, meta, _last = small_brawl(tmp_path / "sent.db")
-    if edit is not None:
-        seq, change, rechain = EDITS[edit]
-        rewrite(store, seq, change, rechain=rechain)
+    store, meta = edited_brawl(tmp_path / "sent.db", edit)
     path = tmp_path / "brawl.jsonl"
     bundle.export_file(store, meta, path)
     one = imported(path, tmp_path / "one.db", split_=False)

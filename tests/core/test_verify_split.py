@@ -103,11 +103,19 @@ EDITS = {
 }
 
 
+def edited_brawl(path: Path, edit: str | None) -> tuple[Any, Any]:
+    """tests/edited_logs.py's brawl, with the edit of EDITS named (or none): (store, meta)."""
+    store, meta, _last = small_brawl(path)
+    if edit is not None:
+        seq, change, rechain = EDITS[edit]
+        rewrite(store, seq, change, rechain=rechain)
+    return store, meta
+
+
 @pytest.mark.parametrize("edit", sorted(EDITS))
 def test_a_problem_is_named_as_one_process_names_it(edit: str, tmp_path: Path) -> None:
-    store, meta, _last = small_brawl(tmp_path / "log.db")
-    seq, change, rechain = EDITS[edit]
-    rewrite(store, seq, change, rechain=rechain)
+    store, meta = edited_brawl(tmp_path / "log.db", edit)
+    seq = EDITS[edit][0]
     assert split_report(store, meta) is None  # the split answers nothing...
     one = answer(store, meta, split=False)
     assert one[0] == "failed" and f"#{seq}" in one[1], one  # (the edit is caught, where it was made)
@@ -163,10 +171,7 @@ def test_an_export_file_split_answers_as_one_process(edit: str | None, tmp_path:
     from combatlog.exchange import split
     from combatlog.exchange.bundle import export_file
 
-    store, meta, _last = small_brawl(tmp_path / "log.db")
-    if edit is not None:
-        seq, change, rechain = EDITS[edit]
-        rewrite(store, seq, change, rechain=rechain)
+    store, meta = edited_brawl(tmp_path / "log.db", edit)
     path = tmp_path / "brawl.jsonl"
     export_file(store, meta, path)
     answers: list[Any] = []

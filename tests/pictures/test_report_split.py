@@ -12,7 +12,7 @@ import pytest
 
 from combatlog.exchange import split
 from combatlog.pictures.report import report_html
-from tests.core.test_verify_split import EDITS, rewrite
+from tests.core.test_verify_split import EDITS, edited_brawl
 from tests.edited_logs import small_brawl
 
 
@@ -34,10 +34,7 @@ def second_processes(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 @pytest.mark.parametrize("edit", [None, *sorted(EDITS)])
 def test_the_split_report_is_the_one_process_report(edit: str | None, tmp_path: Path,
                                                     second_processes: list[Any]) -> None:
-    store, meta, _last = small_brawl(tmp_path / "log.db")
-    if edit is not None:
-        seq, change, rechain = EDITS[edit]
-        rewrite(store, seq, change, rechain=rechain)
+    store, meta = edited_brawl(tmp_path / "log.db", edit)
     one = report_html(store, meta, None)
     assert not second_processes
     assert report_html(store, meta, None, split=True) == one

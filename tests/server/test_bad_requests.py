@@ -8,6 +8,7 @@ import json
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -262,17 +263,34 @@ def _ends_where_a_command_ends(parts: list[list[dict]]) -> None:  # type: ignore
         assert part and after and part[-1]["command_id"] != after[0]["command_id"], (part[-1], after[0])
 
 
+def _swings(count: int, padding: int) -> list[str]:
+    """Aldo joins, a round, then ``count`` swings each rolled with its die (a command of two events), each
+    swing's words ``padding`` bytes longer: a backlog of a known size."""
+    return ["freeform join duel Aldo --side red --hp 12", "freeform round duel",
+            *(f"freeform act duel Aldo 'swing {i} {'x' * padding}' --roll 1d20" for i in range(count))]
+
+
+def _behind_a_recording_proxy(tmp_path: Path, server: Any) -> tuple[RecordingProxy, Seat, Seat, str, str]:
+    """alice's and bob's table on ``server``, reached through a proxy that keeps every request: (the proxy,
+    alice, bob, the combat's id, its append target). The caller stops the proxy."""
+    proxy = RecordingProxy(server)
+    try:
+        alice, bob = table(tmp_path, proxy.url, ("alice", "bob"), dice="local")
+    except BaseException:
+        proxy.stop()
+        raise
+    cid = combat_id(alice)
+    return proxy, alice, bob, cid, f"/v1/combats/{cid}/events"
+
+
 def test_a_backlog_larger_than_the_servers_body_limit_is_pushed_in_parts(tmp_path: Path, start_server) -> None:  # type: ignore[no-untyped-def]
     """Found by an exploratory test: a backlog bigger than --max-body could never be pushed (the client relayed
     the 413). Push now sends it in parts, each a prefix ending where a command ends (an action with its roll is
     one command of two events: the server re-decides it from both), each its own signed request."""
     server = start_server("--open", "--max-body", "20000")
-    proxy = RecordingProxy(server)
+    proxy, alice, bob, cid, target = _behind_a_recording_proxy(tmp_path, server)
     try:
-        alice, bob = table(tmp_path, proxy.url, ("alice", "bob"), dice="local")
-        cid = combat_id(alice)
-        target = f"/v1/combats/{cid}/events"
-        moves = ["freeform join duel Aldo --side red --hp 12", "freeform round duel"]
+        moves = _swings(0, 0)
         for i in range(16):
             moves += [f"freeform act duel Aldo 'swing {i} {'x' * 1800}' --roll 1d20", f"note duel 'note {i} {'y' * 900}'"]
         _backlog(alice, tmp_path, moves)
@@ -309,9 +327,7 @@ def test_a_combat_larger_than_the_servers_body_limit_is_created_with_its_beginni
     more than one request takes; it is created with a prefix, and the rest follows in parts."""
     server = start_server("--open", "--max-body", "20000")
     alice, bob = table(tmp_path, server.url, ("alice", "bob"), dice="local", create=False)
-    moves = ["freeform join duel Aldo --side red --hp 12", "freeform round duel"]
-    moves += [f"freeform act duel Aldo 'swing {i} {'x' * 1800}' --roll 1d20" for i in range(12)]
-    _backlog(alice, tmp_path, moves)
+    _backlog(alice, tmp_path, _swings(12, 1800))
     local = alice.verify("duel")
     created = alice("push", "duel", "--json").json()[0]  # type: ignore[index]
     assert created["action"] == "created" and created["events"] == local["head_seq"], created
@@ -328,9 +344,7 @@ def test_a_command_larger_than_the_servers_body_limit_stops_the_push_after_what_
     server = start_server("--open", "--max-body", "4096")
     alice, _bob = table(tmp_path, server.url, ("alice", "bob"), dice="local")
     cid = combat_id(alice)
-    moves = ["freeform join duel Aldo --side red --hp 12", "freeform round duel"]
-    moves += [f"freeform act duel Aldo 'swing {i} {'x' * 300}' --roll 1d20" for i in range(8)]
-    _backlog(alice, tmp_path, moves)
+    _backlog(alice, tmp_path, _swings(8, 300))
     before_big = alice.head("duel")
     _backlog(alice, tmp_path, [f"freeform act duel Aldo 'a long one {'z' * 1900}' --roll 1d20", "note duel after"])
     log = {e["seq"]: e for e in alice("log", "duel", "--json").json()}  # type: ignore[union-attr]
@@ -359,15 +373,10 @@ def test_another_players_append_between_two_parts_is_merged_and_the_push_goes_on
     part is refused (409), she pulls it (verified), her moves are placed after it (merge), and the rest goes on
     in parts."""
     server = start_server("--open", "--max-body", "20000")
-    proxy = RecordingProxy(server)
+    proxy, alice, bob, cid, target = _behind_a_recording_proxy(tmp_path, server)
     try:
-        alice, bob = table(tmp_path, proxy.url, ("alice", "bob"), dice="local")
-        cid = combat_id(alice)
-        target = f"/v1/combats/{cid}/events"
         bob("pull", "duel")
-        moves = ["freeform join duel Aldo --side red --hp 12", "freeform round duel"]
-        moves += [f"freeform act duel Aldo 'swing {i} {'x' * 1800}' --roll 1d20" for i in range(12)]
-        _backlog(alice, tmp_path, moves)
+        _backlog(alice, tmp_path, _swings(12, 1800))
         backlog = alice.head("duel") - 1
         crossed: list[tuple[int, int]] = []
 
