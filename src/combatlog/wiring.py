@@ -126,3 +126,10 @@ def receive(*args: Any, wiring: Wiring | None = None, **kw: Any) -> Any:
     from combatlog.exchange import inbox
 
     return inbox.receive(*args, wiring=wiring or standard(), **kw)
+
+
+def moves(*args: Any, wiring: Wiring | None = None, **kw: Any) -> Any:
+    """Every legal move now, and the trust layer's steps (``trust.offers.offered_moves``)."""
+    from combatlog.trust.offers import offered_moves
+
+    return offered_moves(*args, wiring=wiring or standard(), **kw)

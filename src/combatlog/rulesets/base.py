@@ -20,7 +20,7 @@ Defaults below suit a ruleset that does not need a hook.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, TypeVar
@@ -98,6 +98,25 @@ class Pending(msgspec.Struct, frozen=True, kw_only=True):
     rule: str = ""
 
 
+class Candidate(msgspec.Struct, frozen=True, kw_only=True):
+    """A move a ruleset proposes (``Ruleset.candidates``): the command, the words that make it on the
+    command line, and what it means. Proposing is not allowing: ``commands/legal.py`` keeps a candidate
+    only when the write path's own authority check and ``decide`` accept it, so legality lives in
+    ``decide`` alone and a ruleset may propose generously (every target, every chit).
+
+    ``argv``: the words after ``combatlog`` (the stream named, no ``--as``: added for the player), e.g.
+    ``("argad", "strike", "skirmish", "gob", "--at", "bob")``. ``piece``: the piece it moves ("" for a
+    step of the procedure or a ruling). ``group``: moves that are parts of one decision (a Magic Realm
+    play's options), so that a sample can be drawn uniformly among whole decisions' parts.
+    """
+
+    command: Any
+    argv: tuple[str, ...]
+    text: str
+    piece: str = ""
+    group: str = ""
+
+
 class RulesetInfo(msgspec.Struct, frozen=True, kw_only=True):
     name: str  # the stable id used in the genesis and on the CLI
     title: str
@@ -171,6 +190,13 @@ class Ruleset(Generic[S]):
         Every die the fold reads for this event, whether the event names its label
         or the rules' convention does, must be declared here.
         """
+        return ()
+
+    # -- legal moves (commands/legal.py) ----------------------------------------
+    def candidates(self, state: S, stream: str) -> Iterable[Candidate]:
+        """Every move worth proposing now, each with every argument filled in (targets, chits, boxes,
+        rulings within their legal range): a superset of the legal ones. ``commands/legal.py`` keeps those
+        that ``authority`` and ``decide`` accept, and who may make each. Nothing once ``finished``."""
         return ()
 
     # -- views ----------------------------------------------------------------

@@ -8,7 +8,7 @@ table took and recorded. Its citations therefore name the table's decision
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -21,7 +21,7 @@ from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted, DiceRolled
 from combatlog.names import check_text
 from combatlog.rulesets import drawn
-from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.freeform import commands as c
 from combatlog.rulesets.freeform.events import (
     FREEFORM_EVENTS, ActionTaken, CombatEnded, ConditionChanged, HpChanged, ParticipantJoined,
@@ -50,6 +50,11 @@ class Freeform(Ruleset[FreeformState]):
         from combatlog.rulesets.freeform.authority import authority
 
         return authority(state, command)
+
+    def candidates(self, state: FreeformState, stream: str) -> Iterable[Candidate]:
+        from combatlog.rulesets.freeform.moves import candidates
+
+        return candidates(state, stream)
 
     def initial_state(self, genesis: CombatStarted) -> FreeformState:
         return FreeformState(dice_from=0)

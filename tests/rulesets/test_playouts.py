@@ -1,0 +1,32 @@
+"""Random playouts of every ruleset through the moves the program offers (tests/playouts.py).
+
+In-process: ``PLAYOUTS`` seeds per set-up (COMBATLOG_PLAYOUTS=N for more: ``make playouts N=500``); through
+the CLI, one per set-up. Each fails with its seed and the commands to replay it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.playouts import SETUPS, play
+
+PLAYOUTS = int(os.environ.get("COMBATLOG_PLAYOUTS", "20"))
+CASES = [(s, seed) for sets in SETUPS.values() for s in sets for seed in range(PLAYOUTS)]
+
+
+@pytest.mark.parametrize("setup,seed", CASES, ids=[f"{s.ruleset}-{s.name}-{n}" for s, n in CASES])
+def test_random_playout_in_process(tmp_path: Path, setup, seed: int) -> None:
+    played = play(tmp_path, setup, seed)
+    assert played.commands, "a playout made no move"
+
+
+SUBPROCESS = [s for sets in SETUPS.values() for s in sets]
+
+
+@pytest.mark.parametrize("setup", SUBPROCESS, ids=[f"{s.ruleset}-{s.name}" for s in SUBPROCESS])
+def test_random_playout_through_the_cli(tmp_path: Path, setup) -> None:
+    played = play(tmp_path, setup, 1000, max_moves=60, subprocess=True)
+    assert played.commands
