@@ -35,23 +35,22 @@ class Setup:
     players: tuple[str, ...] = ()  # pinned players (their keys are made first)
 
 
-def _new(ruleset: str, name: str, setup: str = "", *extra: str) -> tuple[str, ...]:
+def new(ruleset: str, name: str, setup: str = "", *extra: str) -> tuple[str, ...]:
     args = ("new", name, "--ruleset", ruleset, "--dice", "local")
     if setup:
         args += ("--setup", str(EXAMPLES / ruleset / setup))
     return args + extra
 
 
-SETUPS: dict[str, list[Setup]] = {
-    "freeform": [
-        Setup("freeform", "brawl", (
-            _new("freeform", "brawl"),
-            ("freeform", "join", "brawl", "Aldo", "--side", "red", "--hp", "12"),
-            ("freeform", "join", "brawl", "Bo", "--side", "blue", "--hp", "10"),
-            ("freeform", "join", "brawl", "Cy", "--side", "blue", "--hp", "6"),
-        )),
-    ],
-}
+def _setups() -> dict[str, list[Setup]]:
+    """Each ruleset's set-ups, from tests/playout_setups/RULESET.py (its ``SETUPS`` list)."""
+    import importlib
+
+    out: dict[str, list[Setup]] = {}
+    for path in sorted((Path(__file__).parent / "playout_setups").glob("*.py")):
+        if path.stem != "__init__":
+            out[path.stem] = list(importlib.import_module(f"tests.playout_setups.{path.stem}").SETUPS)
+    return out
 
 
 @dataclass
@@ -169,6 +168,9 @@ def _pick(moves: list[dict[str, object]], rng: random.Random) -> dict[str, objec
         head = [a for a in argv[:4] if not a.startswith("-")]
         groups.setdefault(" ".join(head), []).append(m)
     return rng.choice(groups[rng.choice(sorted(groups))])
+
+
+SETUPS = _setups()
 
 
 if __name__ == "__main__":  # replay one playout: python -m tests.playouts RULESET SEED [--subprocess]
