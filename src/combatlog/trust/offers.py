@@ -8,12 +8,19 @@ A move whose joint dice cannot be drawn yet is not offered: the seed step it nee
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 from combatlog.commands.legal import Move, _moves
 from combatlog.ports import Wiring
 from combatlog.projections.fold import Folded
 from combatlog.store.base import EventStore, StreamMeta
-from combatlog.trust.mine import _sealed_steps, fresh_seed_move, referee_of, seed_now, seed_step_base
+from combatlog.trust.api import MyMove
+from combatlog.trust.mine import (
+    _kind, _sealed_steps, fresh_seed_move, my_moves, referee_of, seed_now, seed_step_base,
+)
+
+# More moves than this for one piece are not listed in status and the mail: a count and ``combatlog moves``
+SHOWN_PER_PIECE = 6
 
 
 def _argv(command_line: str) -> tuple[str, ...]:
@@ -42,3 +49,89 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
             m = fresh_seed_move(seed, name, meta.name, person)
             steps.append(Move(player=person, argv=_argv(m.command), text=m.what, step=True, group=f"seal:{name}"))
     return steps + ready, waiting
+
+
+def proposes_moves(ruleset: Any) -> bool:
+    """Whether ``ruleset`` lists its legal moves (``Ruleset.candidates``)."""
+    from combatlog.rulesets.base import Ruleset
+
+    return type(ruleset).candidates is not Ruleset.candidates
+
+
+def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *,
+             wiring: Wiring) -> tuple[bool, list[MyMove]]:
+    """(whether ``player`` takes the referee's steps, what he may do now) for ``status --mine`` and the mail:
+    his legal moves grouped by the piece they move (a step of the procedure or a ruling on its own), each group
+    under what ``pending`` says the piece owes; a group of more than ``SHOWN_PER_PIECE`` moves is given as its
+    count and the ``combatlog moves`` line that lists them. A ruleset that lists no moves keeps its own words
+    (``trust.mine.my_moves``)."""
+    if not proposes_moves(folded.ruleset):
+        return my_moves(store, meta, folded, player)
+    referee = player == referee_of(store, meta)
+    ready, _waiting = offered_moves(store, meta, folded, wiring=wiring, player=player)
+    owes = {p.who: p for p in folded.ruleset.pending(folded.state)} if folded.state is not None else {}
+    groups: dict[str, list[Move]] = {}
+    for m in ready:
+        groups.setdefault(m.piece or m.group, []).append(m)
+    out: list[MyMove] = []
+    for key, items in groups.items():
+        lines = [shlex.join(("combatlog", *m.argv)) for m in items]
+        pending = owes.get(key)
+        rule = pending.rule if pending is not None else ""
+        step = next((m.group.partition(":")[2] for m in items if m.group.startswith("seal:")), "")
+        if len(items) == 1:
+            out.append(MyMove(what=items[0].text, rule=rule, command=lines[0], step=step))
+        elif len(items) <= SHOWN_PER_PIECE:
+            what = f"{key}: {pending.what}" if pending is not None else f"{key}: one of {len(items)} moves"
+            out.append(MyMove(what=what, rule=rule, command=lines[0], options=tuple(lines[1:]), step=step))
+        else:
+            what = (f"{key}: {pending.what}" if pending is not None else key) + f" ({len(items)} legal moves)"
+            listing = shlex.join(("combatlog", "moves", meta.name, "--as", player)) if player else \
+                shlex.join(("combatlog", "moves", meta.name))
+            out.append(MyMove(what=what, rule=rule, command=listing, step=step))
+    return referee, out
+
+
+class Offered:
+    """Which command lines ``status`` may offer a player now, with joint dice: those whose kind (``combatlog
+    GROUP SUB``) his ``status --mine`` offers, and in place of the others the seed step he owes for them, as
+    ``seed_first`` has it. Nothing is withheld while a seed can be drawn and no seed step is open, nor for a
+    player no seed step needs."""
+
+    def __init__(self, store: EventStore, meta: StreamMeta, folded: Folded, wiring: Wiring) -> None:
+        self.store, self.meta, self.folded, self.wiring = store, meta, folded, wiring
+        self.seed = seed_now(store, folded)
+        self._moves: dict[str, list[MyMove]] = {}
+
+    @property
+    def withholds(self) -> bool:
+        """Whether any command may be withheld now."""
+        return self.seed is not None and (not self.seed.usable or bool(self.seed.open))
+
+    def split(self, player: str, commands: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+        """(the commands to offer ``player``, the withheld ones with why)."""
+        seed = self.seed
+        if seed is None or not self.withholds or player not in seed.players or not commands:
+            return commands, []
+        from combatlog.trust.track import RULE_JOINT, RULE_SEAL
+
+        moves = self._moves.get(player)
+        if moves is None:
+            moves = self._moves[player] = moves_of(self.store, self.meta, self.folded, player, wiring=self.wiring)[1]
+        ruleset, state = self.folded.ruleset, self.folded.state
+        if getattr(ruleset, "my_moves", None) is not None or proposes_moves(ruleset):
+            kinds = {_kind(m.command) for m in moves if m.command}
+            kept = [c for c in commands if _kind(c) in kinds]
+        else:  # the generic moves carry no commands: the rules say whether the next step draws dice
+            hook = getattr(ruleset, "seed_needed", None)
+            needed = hook is not None and not ruleset.finished(state) and hook(state)
+            kept = commands if seed.usable or not needed else []
+        held = [c for c in commands if c not in kept]
+        if not held:
+            return commands, []
+        why = (f"seed step {seed.open} comes first, which waits for {seed.waits()}" if seed.open
+               else f"its joint dice need a seed first ({seed.why})")
+        first = [m.command for m in moves if m.command and m.rule in (RULE_JOINT, RULE_SEAL)]
+        return kept + [c for c in first if c not in kept], [(c, why) for c in held]
+
+
