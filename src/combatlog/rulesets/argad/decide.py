@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: one function per Argad command, and the strike-order rules they share; split, the order rules would be read apart from the strikes they order.
 """Argad ``decide``: legality checks, the dice (with every re-roll the rules allow), the events.
 
 Dice labels are the rules' own (``labels.py``): stable, so players entering manual dice know

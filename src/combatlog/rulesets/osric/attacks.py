@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: the attack routines share the timeline checks and the scratch fold of each roll; split, a routine would be read apart from the rules that gate it.
 """``decide`` for attack routines: melee, missiles, charges (with set weapons and longer
 weapons striking first), fleeing (free attacks at +4), grapples, overbearing, and
 attacks on sleepers.
