@@ -30,7 +30,7 @@ def base_harm(w: Work, a: Attack) -> Harm:
     if a.missile and not h.red:
         st = w.view()
         c = w.chars.get(a.attacker)
-        notation = "1d6" if a.archer else "2d6"  # Archers roll one die (MR 8.4.9)
+        notation = "1d6" if a.archer else "2d6"  # Archers, and characters with ARCHER, roll one die (MR 8.4.9)
         by = c.player if c else q.player_of(st, a.attacker)
         label = a.label or f"r{st.round}/missile/{a.attacker}"
         faces = w.roll(label, notation, f"Missile Table for {a.attacker}", by)
@@ -40,7 +40,8 @@ def base_harm(w: Work, a: Attack) -> Harm:
             result -= 1
         change = missile_change(result)
         h.raise_levels(change, f"Missile Table {list(faces)}{' -1 AIM' if aim else ''} -> {change:+d} levels")
-        w.step(MISSILE_RULE, f"{a.attacker} rolls {list(faces)}{' (one die: Archer)' if a.archer else ''}"
+        one = " (one die: ARCHER advantage)" if a.archer and c is not None else " (one die: Archer)" if a.archer else ""
+        w.step(MISSILE_RULE, f"{a.attacker} rolls {list(faces)}{one}"
                f"{', AIM -1' if aim else ''}: harm changes {change:+d} -> {h.text()}", (label,))
     return h
 
