@@ -83,9 +83,9 @@ def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, lis
         return None, todos, ""  # the ruleset does not know who plays what: its own pending entries say it
     from combatlog.trust.mine import out_of_the_fight
     from combatlog.trust.offers import moves_of
-    from combatlog.wiring import standard
+    from combatlog.wiring import deciding
 
-    referee, moves = moves_of(store, meta, folded, player, wiring=standard())
+    referee, moves = moves_of(store, meta, folded, player, wiring=deciding())
     mine = [Todo(player, m.what + (f" (not yet: {m.waiting})" if m.waiting else ""), m.rule, tuple(m.options),
                  [m.command] if m.command else [], yours=True) for m in moves]
     out = out_of_the_fight(folded, player) if not moves and not referee else ""

@@ -20,7 +20,7 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
     from combatlog.trust.after_merge import AfterMerge
     from combatlog.trust.mine import out_of_the_fight_all, takers, waiting_for
     from combatlog.trust.offers import Offered, proposes_moves
-    from combatlog.wiring import standard
+    from combatlog.wiring import deciding
 
     meta, folded = read_state_of(st, stream)
     store = st.store()
@@ -36,7 +36,7 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
     # who takes each decision, named as status --mine and the mail name them (a piece with its players), and
     # the commands each can run now (with joint dice, none that needs a seed not there yet: its seed step first)
     named = takers(store, meta, folded, pending)
-    offered = Offered(store, meta, folded, standard())
+    offered = Offered(store, meta, folded, deciding())
     pinned = set(offered.seed.players) if offered.seed is not None else set(roles(folded).players)
     # (the text says only what is withheld: it builds no command lines where nothing can be)
     legal = _legal_by_taker(store, meta, folded) if proposes_moves(ruleset) else None
@@ -110,19 +110,20 @@ def _entry(p: Any, players: Any, meta: Any, offered: Any, pinned: set[str],
     the legal moves of the piece the decision is for (the procedure's steps and rulings for the referee's)."""
     import shlex
 
-    from combatlog.exchange.mail import commands_for
-
-    entry = pending_json(p, meta.ruleset, meta.name)
-    runs_as = list(players) if players else [entry["player"]]
     commands: list[str] = []
     withheld: list[dict[str, str]] = []
     if legal is not None:
         piece = "" if p.who == "gm" else p.who
         commands = [shlex.join(("combatlog", *m.argv)) for m in legal.get(piece, ())]
+        entry = pending_json(p, meta.ruleset, meta.name, commands)
         command = commands[0] if commands else None
         entry.update(players=list(players) if players is not None else None, command=command, commands=commands,
                      kind=_kind(command) if command else None, withheld=withheld)
         return entry
+    from combatlog.exchange.mail import commands_for
+
+    entry = pending_json(p, meta.ruleset, meta.name)
+    runs_as = list(players) if players else [entry["player"]]
     for player in runs_as:
         mine, held = offered.split(player, commands_for(meta.ruleset, meta.name, p,
                                                         "PLAYER" if pinned and player not in pinned else player))
@@ -163,10 +164,10 @@ def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list
     decisions of his a merge could neither keep nor place (``trust/after_merge.py``)."""
     from combatlog.trust.mine import moves_json, out_of_the_fight, waiting_for
     from combatlog.trust.offers import moves_of
-    from combatlog.wiring import standard
+    from combatlog.wiring import deciding
 
     ruleset, state = folded.ruleset, folded.state
-    referee, moves = moves_of(st.store(), meta, folded, st.actor, wiring=standard())
+    referee, moves = moves_of(st.store(), meta, folded, st.actor, wiring=deciding())
     others = waiting_for(st.store(), meta, folded, st.actor)
     out = out_of_the_fight(folded, st.actor) if not moves and not referee else ""
     mine = [o for o in owed if o.player == st.actor]

@@ -16,7 +16,8 @@ from combatlog.projections.fold import Folded
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.trust.api import MyMove
 from combatlog.trust.mine import (
-    _kind, _sealed_steps, fresh_seed_move, my_moves, referee_of, seed_now, seed_step_base,
+    REFEREE, _kind, _plays, _sealed_steps, fresh_seed_move, moves_unplayed, my_moves, referee_of, seed_now,
+    seed_step_base,
 )
 
 # More moves than this for one piece are not listed in status and the mail: a count and ``combatlog moves``
@@ -43,8 +44,11 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
         if not own_seals:
             steps += [Move(player=person, argv=_argv(m.command), text=m.what, step=True, group=f"seal:{m.step}")
                       for m in _sealed_steps(store, folded, meta.name, person) if m.command]
-        if seed is not None and person in seed.players and waiting and not seed.usable and not seed.open \
-                and not (seed.chained and person in seed.released):
+        # a fresh seed step for one who can do nothing else now: his legal moves all wait for joint dice
+        own_waiting = any(m.player in (person, "") for m in waiting)
+        own_ready = any(m.player in (person, "") for m in ready)
+        if seed is not None and person in seed.players and own_waiting and not own_ready and not seed.usable \
+                and not seed.open and not (seed.chained and person in seed.released):
             name = seed.fresh(seed_step_base(folded.ruleset, folded.state))
             m = fresh_seed_move(seed, name, meta.name, person)
             steps.append(Move(player=person, argv=_argv(m.command), text=m.what, step=True, group=f"seal:{name}"))
@@ -61,34 +65,53 @@ def proposes_moves(ruleset: Any) -> bool:
 def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *,
              wiring: Wiring) -> tuple[bool, list[MyMove]]:
     """(whether ``player`` takes the referee's steps, what he may do now) for ``status --mine`` and the mail:
-    his legal moves grouped by the piece they move (a step of the procedure or a ruling on its own), each group
-    under what ``pending`` says the piece owes; a group of more than ``SHOWN_PER_PIECE`` moves is given as its
-    count and the ``combatlog moves`` line that lists them. A ruleset that lists no moves keeps its own words
-    (``trust.mine.my_moves``)."""
+    his legal moves grouped by the piece they move (the procedure's steps and rulings together, a sealed step
+    on its own), each group under what ``pending`` says is owed there; a group of more than ``SHOWN_PER_PIECE``
+    moves is given as its count and the ``combatlog moves`` line that lists them. What ``pending`` says he owes
+    and no listed move answers (a move with free words, such as a freeform join) is said without a command. A
+    ruleset that lists no moves keeps its own words (``trust.mine.my_moves``)."""
     if not proposes_moves(folded.ruleset):
         return my_moves(store, meta, folded, player)
+    ruleset, state = folded.ruleset, folded.state
     referee = player == referee_of(store, meta)
     ready, _waiting = offered_moves(store, meta, folded, wiring=wiring, player=player)
-    owes = {p.who: p for p in folded.ruleset.pending(folded.state)} if folded.state is not None else {}
+    pending = ruleset.pending(state) if state is not None else []
+    unplayed = moves_unplayed(folded, player)
     groups: dict[str, list[Move]] = {}
     for m in ready:
-        groups.setdefault(m.piece or m.group, []).append(m)
+        if m.step and not referee and not m.group.startswith("seal:"):
+            continue  # a step of the procedure anyone may take is its runner's to owe (``combatlog moves`` lists it)
+        groups.setdefault(m.piece or (m.group if m.group.startswith("seal:") else REFEREE), []).append(m)
+    def answers(key: str) -> bool:
+        """Whether the group's moves answer what ``pending`` says is owed there: a piece's do; the referee's only
+        through a step of the procedure (a ruling alone, such as ending the combat, does not start a round)."""
+        return key != REFEREE or any(m.step for m in groups[key])
+
     out: list[MyMove] = []
     for key, items in groups.items():
+        # the referee's pending step names his group; another player's share of it is rulings anyone may make
+        owed = next((p for p in pending if p.who == key and (key != REFEREE or (referee and answers(key)))), None)
         lines = [shlex.join(("combatlog", *m.argv)) for m in items]
-        pending = owes.get(key)
-        rule = pending.rule if pending is not None else ""
-        step = next((m.group.partition(":")[2] for m in items if m.group.startswith("seal:")), "")
+        rule = owed.rule if owed is not None else ""
+        step = key.partition(":")[2] if key.startswith("seal:") else ""
+        named = "" if key == REFEREE or step else f"{key}: "
         if len(items) == 1:
-            out.append(MyMove(what=items[0].text, rule=rule, command=lines[0], step=step))
-        elif len(items) <= SHOWN_PER_PIECE:
-            what = f"{key}: {pending.what}" if pending is not None else f"{key}: one of {len(items)} moves"
+            what = f"{named}{owed.what}: {items[0].text}" if owed is not None and named else items[0].text
+            out.append(MyMove(what=what, rule=rule, command=lines[0], step=step))
+            continue
+        what = f"{named}{owed.what}" if owed is not None else \
+            f"{named}one of {len(items)} moves" if named else "the procedure's steps and rulings"
+        if len(items) <= SHOWN_PER_PIECE:
             out.append(MyMove(what=what, rule=rule, command=lines[0], options=tuple(lines[1:]), step=step))
         else:
-            what = (f"{key}: {pending.what}" if pending is not None else key) + f" ({len(items)} legal moves)"
-            listing = shlex.join(("combatlog", "moves", meta.name, "--as", player)) if player else \
-                shlex.join(("combatlog", "moves", meta.name))
-            out.append(MyMove(what=what, rule=rule, command=listing, step=step))
+            listing = ("combatlog", "moves", meta.name, *(("--as", player) if player else ()))
+            out.append(MyMove(what=f"{what} ({len(items)} legal moves)", rule=rule, command=shlex.join(listing)))
+    for p in pending:  # owed by him, and no move listed for it
+        key = p.who
+        if (key in groups and answers(key)) or not (key == player or (referee and key == REFEREE)
+                                 or _plays(ruleset, state, key, player, unplayed)):
+            continue
+        out.append(MyMove(what=p.what if key in (player, REFEREE) else f"{key}: {p.what}", rule=p.rule))
     return referee, out
 
 
