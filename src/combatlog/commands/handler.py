@@ -21,7 +21,7 @@ from combatlog.commands.core import AddNote, CommitSeed, CoreCommand, RevealSeed
 from combatlog.commands.kept import kept_command, kept_name
 from combatlog.commands.record import encode_record
 from combatlog.dice.derive import seed_commitment
-from combatlog.dice.port import DicePort, with_drawn
+from combatlog.dice.port import DicePort, rules_label_error, with_drawn
 from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, depth_problem, json_problem, unsafe_json
@@ -89,6 +89,7 @@ def dice_port(
         scheme=chosen, actor=actor, labels_taken=folded.core.labels,
         key_source=(lambda label: source(store, folded.core, label)) if source else None,
         manual_faces=manual_faces, collect_missing=True,
+        owns_label=folded.ruleset.owns_label, ruleset=folded.ruleset.info.name,
     )
 
 
@@ -107,6 +108,8 @@ def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: D
                 "--scheme local or manual (marked unverifiable)",
                 rule="trust: joint dice have the rules' labels",
             )
+        if folded.ruleset.owns_label(command.label):  # (verify refuses such a free roll too)
+            raise rules_label_error(command.label, folded.ruleset.info.name, "a free roll's label")
         dice.roll(command.label, command.notation, purpose=command.purpose, by=command.by or None)
         return []
     if isinstance(command, AddNote):
