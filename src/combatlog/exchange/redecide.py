@@ -30,7 +30,7 @@ from typing import Any
 import msgspec
 
 from combatlog.commands.authority import check_authority, roles_of
-from combatlog.commands.record import decode_record, records_commands
+from combatlog.commands.record import decode_record, must_record
 from combatlog.dice.notation import Dice, parse_dice
 from combatlog.dice.port import DicePort, Roll, check_label, check_scheme, with_drawn
 from combatlog.errors import CombatlogError, IllegalCommand
@@ -145,7 +145,7 @@ class Redecider:
 
     def required(self) -> bool:
         genesis = self.folded.core.genesis
-        return genesis is not None and records_commands(genesis.engine_version)
+        return genesis is not None and must_record(genesis)
 
     def feed(self, rec: Recorded, where: str, command: Any = NOT_DECODED) -> None:
         """Take ``rec`` (not yet folded): close the batch it ends, open the one it begins, and run or put
