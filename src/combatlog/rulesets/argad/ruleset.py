@@ -14,6 +14,7 @@ from combatlog.errors import InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, TRUST_OPTIONS, CombatStarted
 from combatlog.rulesets.argad import tables as t
+from combatlog.rulesets.argad.labels import RULE_LABELS
 from combatlog.rulesets.argad import views
 from combatlog.rulesets.argad.decide import decide, may_still_strike, step_name, survival_due
 from combatlog.rulesets.argad.dice_uses import dice_uses
@@ -64,6 +65,7 @@ def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
 
 
 class Argad(Ruleset[ArgadState]):
+    rule_labels = RULE_LABELS
     info = RulesetInfo(
         name="argad", title="« Argad ! » fantasy skirmish (humanoid creatures)", version="2", citation="Argad",
         sources=("seed 004_57ef412ef73b0d51.txt (Patrice Méallier, humanoid creatures supplement)",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
@@ -23,7 +24,13 @@ from combatlog.commands.authority import Authority
 from combatlog.commands.record import commands_in
 from combatlog.rulesets.magic_realm import commands as mr_commands
 
+# Every label the rules draw (dice_uses.py lists them; built in rounds.py, melee.py, demons.py): no player may
+# name a die so (``Ruleset.owns_label``), or the rules' own draw would be refused "already drawn" for ever.
+RULE_LABELS = re.compile(r"r[0-9]+/(?:assign|attention|reposition|tactics|missile|pit|curse)/")
+
+
 class MagicRealm(Ruleset[MRState]):
+    rule_labels = RULE_LABELS
     info = RulesetInfo(
         name="magic_realm", title="Magic Realm (3rd edition) combat", version="2", citation="MR",
         sources=("seed 000: MR 8.4 Melee Step", "seed 001: A Round of Combat",

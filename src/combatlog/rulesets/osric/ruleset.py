@@ -23,6 +23,7 @@ from combatlog.commands.record import commands_in
 from combatlog.rulesets.osric import commands as osric_commands
 
 class Osric(Ruleset[OsricState]):
+    rule_labels = du.RULE_LABELS
     info = RulesetInfo(
         name="osric", title="OSRIC", version="1", citation="OSRIC",
         sources=("seed 003_c1c23058a12565ee.txt (OSRIC combat chapter)", "reference/osric.md",
