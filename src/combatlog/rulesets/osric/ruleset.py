@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from combatlog.dice.port import DicePort
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted
-from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.osric import decide as d
 from combatlog.rulesets.osric import declare as dc
 from combatlog.rulesets.osric import dice_uses as du
@@ -32,6 +32,14 @@ class Osric(Ruleset[OsricState]):
     state_type = OsricState
     command_types = commands_in(osric_commands)
     referee_by_default = True  # OSRIC is refereed: the creator, where no --referee is named
+    # With pinned players a side's declarations are sealed by ``osric declare --seal`` (rN/declare): the
+    # candidates propose those commits, the nonce and the reveal themselves (trust/offers.py).
+    seals_orders = True
+
+    def candidates(self, state: OsricState, stream: str) -> Iterable[Candidate]:
+        from combatlog.rulesets.osric.candidates import candidates
+
+        return candidates(state, stream)
 
     def authority(self, state: OsricState, command: Any) -> Authority:
         from combatlog.rulesets.osric.authority import authority
