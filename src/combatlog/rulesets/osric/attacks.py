@@ -264,6 +264,15 @@ def check_flags(s: OsricState, who: str, target: str, flags: tuple[str, ...]) ->
     return tuple(flags)
 
 
+def within_reach(s: OsricState, who: str) -> list[str]:
+    """The opponents ``who`` may strike in melee now: engaged (within 10 ft; OSRIC Combat: Melee Attack)
+    and not barred by a closing this round (OSRIC Combat: Closing into Combat). Empty: no melee attack
+    (``choose_target`` refuses one)."""
+    if (who, "*") in s.no_attack:
+        return []
+    return [o for o in s.opponents_engaged(who) if (who, o) not in s.no_attack]
+
+
 def choose_target(s: OsricState, who: str, target: str, dice: DicePort, label: str
                   ) -> tuple[str, tuple[str, ...], int]:
     """OSRIC Combat: Melee Attack: against several opponents the target is random."""
