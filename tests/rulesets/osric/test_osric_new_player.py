@@ -89,3 +89,54 @@ def test_a_side_named_by_a_plural_declares_in_agreement() -> None:
     texts = [x.text for x in t.state().log]
     assert "raiders declare: ogre melee" in texts and "party declares: Tam melee" in texts
     assert not any("raiders declares" in x for x in texts)
+
+
+def test_ending_a_round_with_declared_attacks_due_records_them_forgone() -> None:
+    """OSRIC Combat: First Party Acts / Second Party Acts: a declared action the timeline passes can no longer
+    be taken; osric end-round with the gnolls' attacks still due records each as forgone, with why, before
+    "round 1 ends" (osric.actions_forgone), shown in the timeline and explain."""
+    from combatlog.rulesets.osric import events as e
+
+    t = Bridge()
+    t.do(c.StartRound())
+    t.do(c.Declare(side="party", declarations=(P("Tam=parry"), P("Wulf=parry"), P("Mira=parry"))))
+    t.do(c.Declare(side="raiders", declarations=(P("ogre=parry"), P("gnoll1=melee"), P("gnoll2=melee"))))
+    t.do(c.Engage(a="Tam", b="gnoll1"))
+    t.do(c.Engage(a="Mira", b="gnoll2"))
+    t.do(c.RollInitiative(), **{"r1/initiative/party": 4, "r1/initiative/raiders": 3})
+    t.do(c.EndRound())
+    texts = [x.text for x in t.state().log]
+    assert "gnoll1 forgoes the declared melee: round 1 ended before it was taken" in texts
+    assert "gnoll2 forgoes the declared melee: round 1 ended before it was taken" in texts
+    meta = t.store.get_stream(t.store.list_streams()[0].id)
+    kinds = [type(x.event).__name__ for x in t.store.read(meta.id)] if hasattr(t.store, "read") else []
+    assert not kinds or kinds[-2:] == ["ActionsForgone", "RoundEnded"]
+    from combatlog.rulesets.osric.views import summarize
+
+    ev = e.ActionsForgone(round=1, forgone=(e.Forgone(who="gnoll1", action="melee", why="round 1 ended"),))
+    assert summarize(ev) == "forgone: gnoll1 melee (round 1 ended)"
+
+
+def test_a_log_begun_under_version_1_re_decides_without_the_forgone_event() -> None:
+    """docs/rules.md, The rules digest: version 1 (before osric.actions_forgone) is an earlier revision this
+    build reads; its commands re-decide as recorded, so ending a round there records no forgone actions."""
+    import msgspec
+
+    from combatlog.dice.port import DicePort
+    from combatlog.rulesets.osric import RULESET
+    from combatlog.rulesets.osric.evolve import VERSION_1_DIGESTS
+
+    assert VERSION_1_DIGESTS[0] in RULESET.earlier_digests
+    assert RULESET.rules_digest() not in VERSION_1_DIGESTS
+    t = Bridge()
+    t.do(c.StartRound())
+    t.do(c.Declare(side="party", declarations=(P("Tam=parry"), P("Wulf=parry"), P("Mira=parry"))))
+    t.do(c.Declare(side="raiders", declarations=(P("ogre=parry"), P("gnoll1=melee"), P("gnoll2=melee"))))
+    t.do(c.Engage(a="Tam", b="gnoll1"))
+    t.do(c.RollInitiative(), **{"r1/initiative/party": 4, "r1/initiative/raiders": 3})
+    s = t.state()
+    assert s.forgone_events
+    port = DicePort(scheme="local", actor="gm", labels_taken=set())
+    assert [type(x).__name__ for x in RULESET.decide(s, c.EndRound(), port)] == ["ActionsForgone", "RoundEnded"]
+    old = msgspec.structs.replace(s, forgone_events=False)
+    assert [type(x).__name__ for x in RULESET.decide(old, c.EndRound(), port)] == ["RoundEnded"]

@@ -334,6 +334,8 @@ def summarize(ev: Event) -> str | None:
             return f"timeline to segment {ev.segment}"
         case e.RoundStarted():
             return f"round {ev.round} begins"
+        case e.ActionsForgone():
+            return "forgone: " + "; ".join(f"{f.who} {f.action} ({f.why})" for f in ev.forgone)
         case e.RoundEnded():
             return f"round {ev.round} ends"
         case e.ActionsDeclared():
