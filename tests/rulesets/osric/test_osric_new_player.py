@@ -140,3 +140,41 @@ def test_a_log_begun_under_version_1_re_decides_without_the_forgone_event() -> N
     assert [type(x).__name__ for x in RULESET.decide(s, c.EndRound(), port)] == ["ActionsForgone", "RoundEnded"]
     old = msgspec.structs.replace(s, forgone_events=False)
     assert [type(x).__name__ for x in RULESET.decide(old, c.EndRound(), port)] == ["RoundEnded"]
+
+
+def test_the_report_opens_with_the_fight_and_draws_no_empty_surprise_chart() -> None:
+    """The HTML report: the rules digest and the head hash come at the end (Integrity), not before any
+    fight; an OSRIC combat whose surprise was never checked has no surprise segments to chart."""
+    from combatlog.pictures.report import report_html
+
+    t = Bridge()
+    t.do(c.StartRound())
+    meta = t.store.get_stream(t.store.list_streams()[0].id)
+    html = report_html(t.store, meta, None)
+    digest = t.state() and meta and html.index('id="integrity"')
+    from combatlog.rulesets.osric import RULESET
+
+    assert html.index(RULESET.rules_digest()) > digest and html.index('id="round-') < digest
+    assert "Surprise segments: who acts when" not in html
+
+
+def test_one_struck_down_in_its_segment_cannot_flee() -> None:
+    """Found by a random playout (ford, seed 4): orc1, struck down in its own segment, was offered a flight
+    that decided to nothing ("the command records nothing"). OSRIC Combat: Fleeing from Combat: a flight is a
+    move away; a combatant below 1 hp moves nowhere (a simultaneous blow lands, a flight does not)."""
+    from combatlog.errors import IllegalCommand
+
+    t = Bridge()
+    t.do(c.StartRound())
+    t.do(c.Declare(side="party", declarations=(P("Tam=melee"), P("Wulf=parry"), P("Mira=parry"))))
+    t.do(c.Declare(side="raiders", declarations=(P("ogre=parry"), P("gnoll1=flee"), P("gnoll2=parry"))))
+    t.do(c.Engage(a="Tam", b="gnoll1"))
+    # a tie (3, 3): both sides act in segment 3; Tam cuts gnoll1 down, whose flight is then refused
+    t.do(c.RollInitiative(), **{"r1/initiative/party": 3, "r1/initiative/raiders": 3})
+    t.do(c.Damage(who="gnoll1", amount="11"))
+    try:
+        t.do(c.Flee(who="gnoll1"))
+    except IllegalCommand as exc:
+        assert exc.rule == "OSRIC Combat: Fleeing from Combat" or "cannot act" in exc.message
+    else:
+        raise AssertionError("a downed gnoll fled")

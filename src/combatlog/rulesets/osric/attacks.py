@@ -500,6 +500,11 @@ def _counter(s: OsricState, defender: str, longer: bool, at: int) -> tuple[list[
 def _flee(s: OsricState, cmd: c.Flee, dice: DicePort) -> list[Event]:
     """OSRIC Combat: Fleeing from Combat: every opponent in melee gets an immediate attack at +4."""
     who = acting(s, cmd.who, "flee")
+    if not s.standing(who):
+        # struck down in this segment, a simultaneous blow still lands, but a flight is a move: one who is
+        # down does not run (rules.still_due: a flight does not survive its fleer's fall)
+        raise IllegalCommand(f"{who} is down (at {s.live[who].hp} hp) and cannot flee",
+                             rule="OSRIC Combat: Fleeing from Combat")
     at = action_tick(s, who, 1, cmd.segment)
     for n in cmd.skip:
         known(s, n)
