@@ -21,25 +21,138 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "docs" / "examples"
+from tests.playout_setups import EXAMPLES, ROOT, Setup, new  # noqa: F401  (the set-ups' names, also from here)
 
 
-@dataclass(frozen=True)
-class Setup:
-    """How a playout's combat begins: ``new`` and the lines after it, in the examples' folder."""
+def _setups() -> dict[str, list[Setup]]:
+    """Each ruleset's set-ups, from tests/playout_setups/RULESET.py (its ``SETUPS`` list)."""
+    import importlib
 
-    ruleset: str
-    name: str
-    lines: tuple[tuple[str, ...], ...]
-    players: tuple[str, ...] = ()  # pinned players (their keys are made first)
+    out: dict[str, list[Setup]] = {}
+    for path in sorted((Path(__file__).parent / "playout_setups").glob("*.py")):
+        if path.stem != "__init__":
+            out[path.stem] = list(importlib.import_module(f"tests.playout_setups.{path.stem}").SETUPS)
+    return out
 
 
-def new(ruleset: str, name: str, setup: str = "", *extra: str) -> tuple[str, ...]:
-    args = ("new", name, "--ruleset", ruleset, "--dice", "local")
-    if setup:
-        args += ("--setup", str(EXAMPLES / ruleset / setup))
-    return args + extra
+@dataclass
+class Played:
+    setup: Setup
+    seed: int
+    commands: list[tuple[str, ...]] = field(default_factory=list)
+    finished: bool = False
+    moves_offered: int = 0
+
+    def replay_text(self) -> str:
+        lines = [" ".join(shlex.quote(a) for a in ("combatlog", *c)) for c in (*self.setup.lines, *self.commands)]
+        return f"playout {self.setup.ruleset}/{self.setup.name} seed {self.seed}:\n" + "\n".join(lines)
+
+
+class PlayoutFailed(AssertionError):
+    pass
+
+
+class InProcess:
+    """``combatlog ARGS`` through ``main`` in this process, against one log."""
+
+    def __init__(self, db: Path, home: Path) -> None:
+        self.db, self.home = db, home
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        import os
+
+        from combatlog.cli.app import main
+
+        out, err = io.StringIO(), io.StringIO()
+        env = {"COMBATLOG_HOME": str(self.home)}
+        saved = {k: os.environ.get(k) for k in (*env, "COMBATLOG_ACTOR", "COMBATLOG_DB")}
+        os.environ.update(env)
+        os.environ.pop("COMBATLOG_ACTOR", None)
+        os.environ.pop("COMBATLOG_DB", None)
+        code = 0
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    main(["--db", str(self.db), *args])
+                except SystemExit as exc:
+                    code = int(exc.code or 0)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        return code, out.getvalue(), err.getvalue()
+
+
+class Subprocess(InProcess):
+    """``combatlog ARGS`` as its own process."""
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        import os
+        import subprocess
+
+        env = {k: v for k, v in os.environ.items() if k not in ("COMBATLOG_ACTOR", "COMBATLOG_DB")}
+        env["COMBATLOG_HOME"] = str(self.home)
+        done = subprocess.run([sys.executable, "-m", "combatlog.cli.app", "--db", str(self.db), *args],
+                              capture_output=True, text=True, env=env, timeout=120)
+        return done.returncode, done.stdout, done.stderr
+
+
+def play(tmp: Path, setup: Setup, seed: int, *, max_moves: int = 300, subprocess: bool = False) -> Played:
+    """Play ``setup`` at random from ``seed`` through the offered moves; raise ``PlayoutFailed`` on a defect."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    run = (Subprocess if subprocess else InProcess)(tmp / "log.db", tmp / "keys")
+    played = Played(setup, seed)
+    rng = random.Random(seed)
+
+    def call(*args: str, what: str) -> str:
+        code, out, err = run(*args)
+        if code != 0:
+            raise PlayoutFailed(f"{what}: `combatlog {shlex.join(args)}` exited {code}\n{err.strip()}\n"
+                                f"{played.replay_text()}")
+        return out
+
+    for player in setup.players:
+        call("keys", "new", player, what="set-up")
+    for line in setup.lines:
+        call(*line, what="set-up")
+    for _ in range(max_moves):
+        listing = json.loads(call("moves", setup.name, "--json", "--limit", "100000", what="moves"))
+        if listing["finished"]:
+            if listing["moves"]:
+                raise PlayoutFailed(f"finished, yet moves are offered\n{played.replay_text()}")
+            played.finished = True
+            break
+        moves = listing["moves"]
+        if not moves:
+            raise PlayoutFailed(f"stuck: the combat is not over and no move is offered\n{played.replay_text()}")
+        played.moves_offered += len(moves)
+        move = _pick(moves, rng)
+        argv = tuple(move["argv"])
+        call(*argv, what=f"offered move refused ({move['text']})")
+        played.commands.append(argv)
+    call("verify", setup.name, what="verify")
+    call("export", setup.name, "-o", str(tmp / "bundle.jsonl"), what="export")
+    other = (Subprocess if subprocess else InProcess)(tmp / "other.db", tmp / "keys")
+    code, _out, err = other("import", str(tmp / "bundle.jsonl"))
+    if code != 0:
+        raise PlayoutFailed(f"the export does not import into a second log: {err.strip()}\n{played.replay_text()}")
+    return played
+
+
+def _pick(moves: list[dict[str, object]], rng: random.Random) -> dict[str, object]:
+    """A move at random in three draws, so that no kind of move crowds out the others: its kind (a step of the
+    procedure, a piece's move, a ruling), then a decision of that kind (the words before its first option:
+    ``argad strike t gob``), then one of that decision's variants. Uniform over moves, rulings (many per
+    piece) would end most combats early."""
+    kinds: dict[str, dict[str, list[dict[str, object]]]] = {}
+    for m in moves:
+        argv = [str(a) for a in m["argv"]]  # type: ignore[attr-defined]
+        head = " ".join(a for a in argv[:4] if not a.startswith("-"))
+        kinds.setdefault(str(m.get("kind", "move")), {}).setdefault(head, []).append(m)
+    groups = kinds[rng.choice(sorted(kinds))]
+    return rng.choice(groups[rng.choice(sorted(groups))])
 
 
 def _setups() -> dict[str, list[Setup]]:

@@ -4,7 +4,7 @@ declarations are sealed (rN/declare), with local and with joint dice."""
 
 from pathlib import Path
 
-from tests.playouts import Setup, new
+from tests.playout_setups import Setup, new
 
 PINNED = str(Path(__file__).with_name("osric_ford_players.json"))
 PLAYERS = ("--player", "gm", "--player", "alice", "--player", "bob", "--as", "gm")

@@ -8,6 +8,7 @@ Without click or typer, so that the fast path (cli/fast.py) prints exactly what 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from combatlog.cli.output import echo, echo_view, pending_json, print_json
@@ -61,7 +62,8 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
     for p, (name, _players), entry in zip(pending, named, entries):
         opts = f"  [{' | '.join(p.options)}]" if p.options else ""
         rule = f"  ({p.rule})" if p.rule else ""
-        echo_view(one_line(f"  {name}: {p.what}{opts}{rule}"))
+        what = re.sub(r"\bSTREAM\b", meta.name, p.what)  # a command a pending text names, for this combat
+        echo_view(one_line(f"  {name}: {what}{opts}{rule}"))
         if legal is not None and not entry["withheld"]:
             _print_moves(entry["commands"], meta.name, (entry.get("players") or []) if the_roles.enforced else [])
         for w in entry["withheld"]:

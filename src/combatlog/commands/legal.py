@@ -52,12 +52,14 @@ class Move(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     piece: str = ""
     step: bool = False
+    kind: str = "move"  # "move" (a piece's), "step" (of the procedure, anyone's), "ruling" (the referee's)
     dice: tuple[str, ...] = ()
     group: str = ""
     command: Any = None  # the command itself (for in-process callers; never serialised)
 
     def as_json(self) -> dict[str, Any]:
-        return {"player": self.player, "argv": list(self.argv), "text": self.text}
+        return {"player": self.player, "argv": list(self.argv), "text": self.text, "piece": self.piece or None,
+                "kind": self.kind}
 
 
 class ProbePort(DicePort):
@@ -170,7 +172,8 @@ def _moves(store: EventStore, folded: Folded, stream: str, *, wiring: Wiring, pl
     ready: list[Move] = []
     waiting: list[Move] = []
     for n, cand in enumerate(_bounded(ruleset.candidates(state, stream))):
-        need = ruleset.authority(state, cand.command) if roles.enforced else ANYONE
+        real = ruleset.authority(state, cand.command)  # what it is, whether or not roles are enforced
+        need = real if roles.enforced else ANYONE
         asked = people if player or need.kind != "pieces" else \
             (*people, *(p for _piece, owners in need.owners for p in owners if p not in people))
         allowed = [p for p in asked if _may(ruleset, state, roles, cand.command, p)]
@@ -184,7 +187,8 @@ def _moves(store: EventStore, folded: Folded, stream: str, *, wiring: Wiring, pl
             continue
         for who in allowed:
             argv = (*cand.argv, "--as", who) if who else cand.argv
-            move = Move(player=who, argv=argv, text=cand.text, piece=cand.piece, step=need.kind == "anyone",
+            kind = "step" if real.kind == "anyone" else "ruling" if real.kind == "referee" or not cand.piece else "move"
+            move = Move(player=who, argv=argv, text=cand.text, piece=cand.piece, step=kind == "step", kind=kind,
                         dice=probed.dice, group=cand.group or f"#{n}", command=cand.command)
             (waiting if probed.unavailable else ready).append(move)
     return ready, waiting

@@ -20,12 +20,8 @@ Defaults below suit a ruleset that does not need a hook.
 from __future__ import annotations
 
 import hashlib
-<<<<<<< HEAD
-from collections.abc import Iterable, Mapping, Sequence
-=======
 import re
-from collections.abc import Mapping, Sequence
->>>>>>> fairplay
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, TypeVar

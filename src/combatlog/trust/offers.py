@@ -42,7 +42,7 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
     pinned = [p.name for p in genesis.players] if genesis is not None else []
     for person in ([player] if player else pinned):
         if not own_seals:
-            steps += [Move(player=person, argv=_argv(m.command), text=m.what, step=True, group=f"seal:{m.step}")
+            steps += [Move(player=person, argv=_argv(m.command), text=m.what, step=True, kind="step", group=f"seal:{m.step}")
                       for m in _sealed_steps(store, folded, meta.name, person) if m.command]
         # a fresh seed step for one who can do nothing else now: his legal moves all wait for joint dice
         own_waiting = any(m.player in (person, "") for m in waiting)
@@ -51,7 +51,7 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
                 and not seed.open and not (seed.chained and person in seed.released):
             name = seed.fresh(seed_step_base(folded.ruleset, folded.state))
             m = fresh_seed_move(seed, name, meta.name, person)
-            steps.append(Move(player=person, argv=_argv(m.command), text=m.what, step=True, group=f"seal:{name}"))
+            steps.append(Move(player=person, argv=_argv(m.command), text=m.what, step=True, kind="step", group=f"seal:{name}"))
     return steps + ready, waiting
 
 
