@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -26,7 +26,7 @@ from combatlog.rulesets.argad.figures import build_figure
 from combatlog.rulesets.argad.melee import tier_of
 from combatlog.rulesets.argad.options import parse_options
 from combatlog.rulesets.argad.state import ArgadState, Turn
-from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 
 R_TURN = views.R_TURN
 
@@ -145,6 +145,12 @@ class Argad(Ruleset[ArgadState]):
         referee's ruling ends it with its outcome (``pending`` says so, ``candidates`` offer it), so that no
         view says both "finished" and "end the combat"."""
         return state.ended
+
+    def candidates(self, state: ArgadState, stream: str) -> Iterable[Candidate]:
+        """Every move worth proposing (argad/candidates.py); commands/legal.py keeps the legal ones."""
+        from combatlog.rulesets.argad.candidates import candidates
+
+        return candidates(state, stream)
 
     def players_of(self, state: ArgadState, piece: str) -> tuple[str, ...] | None:
         fig = state.figures.get(piece)
