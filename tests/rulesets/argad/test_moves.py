@@ -25,6 +25,7 @@ class Log:
 
     def __init__(self, tmp: Path, name: str, *lines: tuple[str, ...]) -> None:
         self.tmp, self.name = tmp, name
+        tmp.mkdir(parents=True, exist_ok=True)
         self.cli = InProcess(tmp / "log.db", tmp / "keys")
         for line in lines:
             self.ok(*line)
@@ -136,6 +137,28 @@ def test_after_the_last_enemy_dies_the_combat_is_not_finished_but_ends_by_a_ruli
     status = log.ok("status", "goblins")
     assert "finished" in status and "end the combat" not in status
     assert log.listing() == {"moves": [], "complete": True, "finished": True, "total": 0, "waiting": []}
+
+
+def test_a_table_emptied_before_the_first_game_turn_ends_by_a_ruling(tmp_path: Path) -> None:
+    """Playout argad/goblins seed 31 (COMBATLOG_PLAYOUTS=200): every figure fled before game turn 1, and nothing
+    was offered ("start game turn 1" was refused: no figure on the table). Argad: game turn: with no enemy left
+    there is no game turn to fight; the referee ends the combat."""
+    log = goblins(tmp_path)
+    for gob in ("gob-a", "gob-b", "gob-c", "gob-d", "gob-e", "gob-f"):
+        log.ok("argad", "remove", "goblins", gob)
+    assert [m["argv"][:3] for m in log.listing()["moves"]] == [["argad", "end", "goblins"],
+                                                               ["argad", "remove", "goblins"]]
+    code, _out, err = log.cli("argad", "turn", "goblins")
+    assert code != 0 and "only side humans is left" in err
+    log.ok("argad", "remove", "goblins", "warrior")
+    assert [m["argv"] for m in log.listing()["moves"]] == [
+        ["argad", "end", "goblins", "--outcome", "no figure is left on the table"]]
+    assert "no figure is left: end the combat" in log.ok("status", "goblins")
+    log.ok("argad", "end", "goblins", "--outcome", "no figure is left on the table")
+    assert log.listing()["finished"]
+    # a combat no figure has left yet waits for its figures: an empty set-up is not over
+    empty = Log(tmp_path / "empty", "empty", new("argad", "empty"))
+    assert "end the combat" not in empty.ok("status", "empty")
 
 
 def _spy_commands(monkeypatch: pytest.MonkeyPatch) -> list[Any]:

@@ -3,8 +3,8 @@
 Proposed, each with every argument filled in and its argv exactly as ``combatlog argad ...`` parses it
 into the same command (cli/rulesets/argad.py):
 
-- the procedure: start the next game turn, end the open one, and once no enemy is left after a game turn,
-  end the combat (a ruling: "SIDE wins");
+- the procedure: start the next game turn, end the open one, and once no enemy is left (after a game
+  turn, or figures gone), end the combat (a ruling: "SIDE wins");
 - movement, for each figure on the table: a plain move, staying still (``--stationary``), crossing an
   obstacle (``--crossing``), a mounted charge (``--charge``), and where the options make it matter, out
   of command (``--out-of-command``, option ``command_radius``) and the ground a Dwarf stands on
@@ -66,7 +66,7 @@ def candidates(state: ArgadState, stream: str) -> Iterator[Candidate]:
         yield Candidate(command=c.StartTurn(), argv=("argad", "turn", stream),
                         text=f"start game turn {state.turns_done + 1}")
         if no_enemy_left(state):
-            outcome = f"{sides[0]} wins" if sides else "no one is left standing"
+            outcome = f"{sides[0]} wins" if sides else "no figure is left on the table"
             yield Candidate(command=c.EndCombat(outcome=outcome), argv=("argad", "end", stream, "--outcome", outcome),
                             text=f"end the combat: {outcome} (a ruling)")
     else:

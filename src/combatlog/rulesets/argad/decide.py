@@ -85,11 +85,12 @@ def decide(state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
 
 
 def no_enemy_left(state: ArgadState) -> str:
-    """After a game turn has been played, when no two sides are left on the table: why, in words ("only side
-    goblins is left", "no figure is left"); else ''. Before the first game turn a lone side waits for the
-    figures still to come (argad add)."""
+    """When no two sides are left on the table, once figures have fought or left it (a game turn played, a
+    figure dead or gone): why, in words ("only side goblins is left", "no figure is left"); else ''. A combat
+    no figure has left yet waits for the figures still to come (argad add)."""
     sides = sorted({f.side for f in state.figures.values() if f.active})
-    if state.turns_done == 0 or len(sides) > 1:
+    gone = any(not f.active for f in state.figures.values())
+    if len(sides) > 1 or not (state.turns_done > 0 or gone):
         return ""
     return f"only side {sides[0]} is left" if sides else "no figure is left"
 
