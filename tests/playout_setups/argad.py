@@ -1,6 +1,6 @@
 """Argad playouts: the two example set-ups (docs/examples/argad/), local dice, no players pinned."""
 
-from tests.playouts import Setup, new
+from tests.playout_setups import Setup, new
 
 SETUPS = [
     Setup("argad", "goblins", (new("argad", "goblins", "warrior-vs-goblins.json"),)),
