@@ -32,8 +32,7 @@ CoreDecider = Callable[["EventStore", "Folded", Any, "DicePort", str], list["Eve
 # refuse a sealed batch before it is appended: f(store, folded state before it, envelopes)
 PreAppend = Callable[["EventStore", "Folded", list["Envelope"]], None]
 # verify, per event, after the core checks: f(verifier, recorded, where). It reads the events (and what it keeps
-# in ``verifier.extra``), never the rules' fold: a split verify (exchange/split.py) runs the event checks and the
-# finish checks in the process that checks the lines, apart from the fold
+# in ``verifier.extra``), never the rules' fold
 EventCheck = Callable[["ChainVerifier", "Recorded", str], None]
 # verify a die of a scheme the core does not recompute itself: f(verifier, die, seq, where)
 SchemeCheck = Callable[["ChainVerifier", "DiceRolled", int, str], None]
@@ -52,6 +51,3 @@ class Wiring(msgspec.Struct, frozen=True):  # (not a dataclass: dataclasses impo
     scheme_checks: Mapping[str, SchemeCheck]
     finish_checks: tuple[FinishCheck, ...]
     divergence_checks: tuple[DivergenceCheck, ...]
-    # the signatures' own cryptography, for the events a split verify checks there (``signatures_split``): the
-    # fold's process makes it for the later events while the lines' process makes the rest of the event checks
-    signature_math: EventCheck | None = None
