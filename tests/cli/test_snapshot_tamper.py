@@ -2,8 +2,9 @@
 ``verify`` names it.
 
 A snapshot is a row of the local database, as writable as any other by whoever holds the file: the views of a
-combat of real size (up to ``FOLD_WHOLE_UP_TO`` events) are folded from its events alone, and ``verify`` compares
-every snapshot this build would read with the fold at its seq (``projections/fold.py``'s docstring).
+combat of real size (up to ``FOLD_WHOLE_UP_TO`` events) are folded from its events alone, and ``verify`` (and the
+report, which verifies as it walks) compares every snapshot this build would read with the fold at its seq
+(``projections/fold.py``'s docstring).
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def test_a_doctored_snapshot_is_not_drawn_and_verify_names_it(cli: Cli) -> None:
     assert cli("status", "tavern", "--json").json()  # (the fast path too)
     sheet = cli("sheet", "tavern", "-o", "-").out
     assert "Grimsby: 9 of 14 hp" in sheet and "99 of 14" not in sheet
+    report = cli("report", "tavern", "-o", "-").out  # (it verifies as it walks: the snapshot is checked too)
+    assert "VERIFICATION FAILED" in report and f"snapshot of the state after seq {seq}" in report
     refused = cli("verify", "tavern", ok=False)
     assert refused.code != 0
     said = refused.out + refused.err

@@ -26,8 +26,7 @@ from combatlog.exchange.stored import fed
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport, segments_of  # noqa: F401  (re-exported)
 from combatlog.events.envelope import Recorded, parse_recorded_at
 from combatlog.names import is_stream_id, name_problem
-from combatlog.projections.fold import (MAX_FORK_DEPTH, SNAPSHOT_EVERY, Folded, encode_snapshot, history, lineage,
-                                       snapshot_key, state_at)
+from combatlog.projections.fold import MAX_FORK_DEPTH, SNAPSHOT_EVERY, Folded, history, lineage, snapshot_key, state_at
 from combatlog.rulesets import KNOWN, load_ruleset
 from combatlog.store.base import EventStore, ImportBatch, NewRow, StreamMeta
 from combatlog.ports import Wiring
@@ -375,34 +374,10 @@ def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = T
     """Verify ``meta``'s history as stored, and every snapshot this build keeps of it: each must be the fold of
     the events up to its seq (the views of a long log start at one: ``projections/fold.py``'s docstring)."""
     verifier = ChainVerifier(segments_of(store, meta), strict_rules=strict_rules, wiring=wiring)
-    snapshots = _snapshots_of(store, meta, verifier.ruleset)
-    for _before, rec in fed(verifier, store, meta):
+    for _event in fed(verifier, store, meta, snapshots=True):
         if progress is not None and verifier.count % 1000 == 0:
             progress(verifier.count, 0)
-        if rec.seq in snapshots:
-            state = encode_snapshot(verifier.folded)
-            if any(blob != state for blob in snapshots[rec.seq]):
-                raise VerificationFailed(
-                    f"seq {rec.seq}: this log's snapshot of the state after seq {rec.seq} is not the fold of its "
-                    "events (the snapshots table was edited or damaged; the events are sound: a snapshot is a local "
-                    "cache, and deleting it restores the log)", where=f"{meta.name}#{rec.seq}")
     return verifier.finish(meta.name)
-
-
-def _snapshots_of(store: EventStore, meta: StreamMeta, ruleset: Any) -> dict[int, list[bytes]]:
-    """seq -> the bytes of every snapshot of ``meta``'s history this build would read (its key; in the segment
-    whose events they follow, as ``state_at`` looks them up). Another build's are never read by this one."""
-    key = snapshot_key(ruleset)
-    found: dict[int, list[bytes]] = {}
-    for seg, low, high in lineage(store, meta):
-        upper = high if high is not None else 2**62
-        while upper >= max(low - 1, 1):
-            row = store.load_snapshot(seg.id, upper, key)
-            if row is None or row[0] < max(low - 1, 1):
-                break
-            found.setdefault(row[0], []).append(row[1])
-            upper = row[0] - 1
-    return found
 
 
 def import_file(store: EventStore, path: Path, *, name: str | None = None, strict_rules: bool = True,

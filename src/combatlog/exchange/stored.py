@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from combatlog.errors import CombatlogError
 from combatlog.events.envelope import Recorded
 from combatlog.exchange.verify import ChainVerifier, VerifyReport, segments_of
-from combatlog.projections.fold import Folded, history, lineage
+from combatlog.projections.fold import Folded, encode_snapshot, history, lineage, snapshot_key
 from combatlog.store.base import EventStore, StreamMeta
 
 if TYPE_CHECKING:
@@ -23,17 +23,42 @@ Walked = Iterator[tuple[Any, Recorded, Folded]]  # (the rules' state before an e
 T = TypeVar("T")
 
 
-def fed(verifier: ChainVerifier, store: EventStore, meta: StreamMeta) -> Iterator[tuple[Any, Recorded]]:
+def fed(verifier: ChainVerifier, store: EventStore, meta: StreamMeta, *,
+        snapshots: bool = False) -> Iterator[tuple[Any, Recorded]]:
     """Feed ``verifier`` the stored bytes of ``meta``'s history in order; for each event, once checked and
     folded, yield (the rules' state before it, its record): ``verifier.folded`` is then the fold just after
     it. Raises at the first problem, as ``ChainVerifier.feed`` does.
 
     The stored canonical bytes are checked, not decoded structs: a row edited in the database file is
-    caught exactly as an edited export line would be."""
+    caught exactly as an edited export line would be. ``snapshots``: so is every snapshot of the history
+    this build would read, compared with the fold at its seq (``projections/fold.py``'s docstring: a long
+    log's views start at one)."""
+    kept = snapshots_of(store, meta, verifier.ruleset) if snapshots else {}
     for seg, low, high in lineage(store, meta):
         for seq, body in store.read_bodies(seg.id, low, high):
             before = verifier.folded.state
-            yield before, verifier.feed(body, f"{meta.name}#{seq}")
+            rec = verifier.feed(body, f"{meta.name}#{seq}")
+            if seq in kept and any(blob != encode_snapshot(verifier.folded) for blob in kept[seq]):
+                verifier.fail(f"{meta.name}#{seq}", f"seq {seq}: this log's snapshot of the state after seq {seq} "
+                              "is not the fold of its events (the snapshots table was edited or damaged; the events "
+                              "are sound: a snapshot is a local cache, and deleting it restores the log)")
+            yield before, rec
+
+
+def snapshots_of(store: EventStore, meta: StreamMeta, ruleset: Any) -> dict[int, list[bytes]]:
+    """seq -> the bytes of every snapshot of ``meta``'s history this build would read (its key; in the segment
+    whose events they follow, as ``state_at`` looks them up). Another build's are never read by this one."""
+    key = snapshot_key(ruleset)
+    found: dict[int, list[bytes]] = {}
+    for seg, low, high in lineage(store, meta):
+        upper = high if high is not None else 2**62
+        while upper >= max(low - 1, 1):
+            row = store.load_snapshot(seg.id, upper, key)
+            if row is None or row[0] < max(low - 1, 1):
+                break
+            found.setdefault(row[0], []).append(row[1])
+            upper = row[0] - 1
+    return found
 
 
 class Unverified(Exception):
@@ -59,7 +84,7 @@ class Verified:
         # (an exception of the walk never surfaces at the yield: the walk's own errors stay its own)
         try:
             verifier = ChainVerifier(segments_of(self.store, self.meta), wiring=self.wiring)
-            for before, rec in fed(verifier, self.store, self.meta):
+            for before, rec in fed(verifier, self.store, self.meta, snapshots=True):
                 yield before, rec, verifier.folded
             self.report = verifier.finish(self.meta.name)
         except CombatlogError as exc:
