@@ -29,7 +29,7 @@ from combatlog.events.core import CombatStarted, Forked, Noted, Player, SeedComm
 from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, encode_envelope, recorded_after, seal
 from combatlog.names import check_name
 from combatlog.text import CONTROL_BYTES, control_problem, may_hold_control
-from combatlog.projections.fold import SNAPSHOT_EVERY, Folded, empty, save_snapshot, state_at
+from combatlog.projections.fold import FOLD_WHOLE_UP_TO, SNAPSHOT_EVERY, Folded, empty, save_snapshot, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import Step
 from combatlog.projections.streams import resolve_stream  # noqa: F401  (re-exported)
@@ -241,9 +241,11 @@ def execute(
     if result.duplicate:  # the same command id landed meanwhile
         _same_author(store, meta, result.first_seq, cid, actor)
         return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, duplicate=True)
-    # a snapshot every SNAPSHOT_EVERY events, and one whenever this command had to fold as many without one (a
-    # log whose snapshots another build saved: they are not used, and every command would fold it all)
-    if result.last_seq // SNAPSHOT_EVERY > head_seq // SNAPSHOT_EVERY or folded.replayed >= SNAPSHOT_EVERY:
+    # a snapshot every SNAPSHOT_EVERY events, and one whenever this command had to fold as many without one on a
+    # log long enough to read them (a log whose snapshots another build saved: they are not used, and every
+    # command would fold it all; a shorter log is always folded whole, fold.FOLD_WHOLE_UP_TO)
+    if result.last_seq // SNAPSHOT_EVERY > head_seq // SNAPSHOT_EVERY \
+            or (folded.replayed >= SNAPSHOT_EVERY and head_seq > FOLD_WHOLE_UP_TO):
         save_snapshot(store, meta, folded)
         folded.replayed = 0
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq,

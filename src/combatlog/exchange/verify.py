@@ -92,48 +92,9 @@ class VerifyReport(msgspec.Struct, kw_only=True):
 
 
 
-class ChecksDone(msgspec.Struct, frozen=True):
-    """What the wiring's event and finish checks add to a report (exchange/split.py hands it between the two
-    processes of a split verify): signatures checked, joint dice recomputed, their notes, acknowledgements."""
-
-    signatures: int
-    verified: int
-    notes: list[str]
-    acknowledged: dict[str, int]
-
-    @classmethod
-    def of(cls, verifier: ChainVerifier) -> ChecksDone:
-        """What the checks of ``verifier``, a new one that has made nothing else, added."""
-        return cls(signatures=verifier.signatures, verified=verifier.tally.verified, notes=verifier.notes,
-                   acknowledged=verifier.acknowledged)
-
-
-class HeadDone(msgspec.Struct, frozen=True):
-    """What verifying a log's head (its events up to a cut, from the genesis, with every check) found that the
-    verify of its tail (from the state at the cut, ``exchange/split.py``) needs to finish the report: the events
-    and the dice the head holds, the dice its rules read, the notes of its genesis, the labels still waiting
-    for a seed's reveal at the cut."""
-
-    count: int
-    first_seq: int
-    manual: int
-    local: int
-    used: dict[str, int]
-    awaiting: list[str]
-    notes: list[str]
-    rules_ok: bool
-    rules_revision: str
-
-    @classmethod
-    def of(cls, verifier: ChainVerifier) -> HeadDone:
-        return cls(count=verifier.count, first_seq=verifier.first_seq, manual=verifier.tally.manual,
-                   local=verifier.tally.local, used=dict(verifier.used), awaiting=verifier.awaiting_labels(),
-                   notes=list(verifier.notes), rules_ok=verifier.rules_ok, rules_revision=verifier.rules_revision)
-
-
 # ``verify --accept-unrecorded`` / ``import --accept-unrecorded``: a log whose genesis claims an engine from before
 # command records is verified (a note says what was not re-decided) instead of refused. Set for the verifiers
-# made inside ``accepting_unrecorded()`` (a split verify's other process inherits it when it forks).
+# made inside ``accepting_unrecorded()``.
 ACCEPT_UNRECORDED: ContextVar[bool] = ContextVar("accept_unrecorded", default=False)
 ACCEPT_FLAG = "--accept-unrecorded"
 
@@ -182,19 +143,8 @@ class ChainVerifier:
         self._command_id = ""
         # every recorded command, re-decided; it runs (or puts off, inside a batch) the dice-use checks
         self.redecider = Redecider(self.folded, self.fail, self._check_dice_uses)
-        # the wiring's event and finish checks (the trust layer's: signatures, sealed orders, joint dice) made
-        # here, or by the other process of a split verify, which hands over what they add to the report
-        self.checks_here = True
-        self.checked_elsewhere: ChecksDone | None = None
-        # a verifier of a log's tail (from the state at a cut): what the head's verify found, and what this one
-        # assumed of the head (the labels waiting for a reveal at the cut), compared when it finishes
-        self.head_done: HeadDone | None = None
-        # a split verify: the signatures of events after this seq have their cryptography checked by the fold's
-        # process (``Wiring.signature_math``), of those up to it by the lines' process, with the other checks
-        self.signatures_split = 0
-        self.assumed_awaiting: list[str] = []
         # an import's verifier: the state where a command ends past each multiple of ``snapshot_every`` events,
-        # (seq, snapshot bytes), which the import keeps once it lands (a later split verify cuts at one)
+        # (seq, snapshot bytes), which the import keeps once it lands (``state_at`` and the views start there)
         self.snapshot_every = 0
         self.snapshots: list[tuple[int, bytes]] = []
 
@@ -228,17 +178,6 @@ class ChainVerifier:
     def feed(self, body: bytes, where: str) -> Recorded:
         env, line = self.check_line(body, where)
         return self._take(env, line, where)
-
-    def feed_line_checked(self, body: bytes, where: str) -> Recorded:
-        """``feed`` for a line whose own checks (``check_line``) another process is making of the same bytes, in
-        step (``exchange/split.py``): the line is decoded, not proven, and everything else is checked as ``feed``
-        checks it. Only a verifier whose every line that other process passes may report success."""
-        try:
-            env = decode_envelope(body)
-        except msgspec.DecodeError as exc:
-            self.fail(where, f"not a valid event envelope: {exc}")
-            raise  # unreachable; keeps type checkers calm
-        return self._take(env, None, where)
 
     def check_line(self, body: bytes, where: str) -> tuple[Envelope, TypedLine | None]:
         """The checks of one line that need nothing of the rules' fold: its bytes (size, canonical JSON, no
@@ -289,7 +228,7 @@ class ChainVerifier:
         return env, line
 
     def _take(self, env: Envelope, line: TypedLine | None, where: str) -> Recorded:
-        """The checks of a line whose own checks passed (or are made elsewhere): its stream, its payload, its
+        """The checks of a line whose own checks passed: its stream, its payload, its
         meaning, the trust layer's checks, the re-decision of its command; then it is folded."""
         self._command_id = env.command_id
         seg = self._segment_for(env.seq)
@@ -301,11 +240,8 @@ class ChainVerifier:
             self.fail(where, f"seq {env.seq}: payload of {env.type} is invalid: {exc}")
             raise
         self._semantics(rec, seg, where)
-        if self.checks_here:
-            for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
-                check(self, rec, where)
-        elif self.signatures_split and env.seq > self.signatures_split and self.wiring.signature_math is not None:
-            self.wiring.signature_math(self, rec, where)
+        for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
+            check(self, rec, where)
         if self.snapshot_every and env.command_id != self.redecider.last_command_id:
             self._snapshot_before()
         self.redecider.feed(rec, where, NOT_DECODED if line is None else line.command)  # batches, and the dice each event of the rules reads
@@ -526,46 +462,8 @@ class ChainVerifier:
     def awaiting_labels(self) -> list[str]:
         return sorted(label for items in self._awaiting.values() for _, label, *_ in items)
 
-    def take_head_dice(self, lines: Iterable[bytes]) -> None:
-        """Before verifying a log's tail from the state at a cut: the dice the head (``lines``, its events up to
-        the cut) drew, which the tail's rules may read, and those still waiting for their seed's reveal. Read,
-        not checked: the head's verify checks the same bytes, and the tail's success counts only with its."""
-        seeds = self.folded.core.seeds
-        for body in lines:
-            if b'"core.dice_rolled"' not in body:
-                continue
-            rec = decode_recorded(body)
-            die = rec.event
-            if type(die) is not DiceRolled:
-                continue
-            self.dice[die.label] = (rec.seq, die, rec.env.command_id)
-            info = seeds.get(die.seed_ref)
-            if die.scheme in ("referee", "joint") and die.scheme not in self.wiring.scheme_checks \
-                    and info is not None and not info.revealed:
-                self._awaiting.setdefault(die.seed_ref, []).append((rec.seq, die.label, die.count, die.sides,
-                                                                    die.faces))
-        self.assumed_awaiting = self.awaiting_labels()
-
-    def _join_head(self, where: str) -> None:
-        """A tail's verifier: the head's findings joined to its own, as one verify of the whole log has them."""
-        head = self.head_done
-        assert head is not None
-        if head.awaiting != self.assumed_awaiting:
-            self.fail(where, "the dice waiting for a reveal at the cut are not those the tail assumed")
-        for label, seq in head.used.items():
-            if label in self.used:
-                self.fail(where, f"seq {self.used[label]} reads die {label!r}, already used by seq {seq}")
-        self.used = {**head.used, **self.used}
-        self.notes[:0] = head.notes
-        self.rules_ok, self.rules_revision = head.rules_ok, head.rules_revision
-        self.first_seq, self.count = head.first_seq, head.count + self.count
-        self.tally.manual += head.manual
-        self.tally.local += head.local
-
     def finish(self, where: str = "end") -> VerifyReport:
         self.redecider.close()
-        if self.head_done is not None:
-            self._join_head(where)
         genesis = self.folded.core.genesis
         if genesis is not None and not self.redecider.required():
             self.notes.append(f"accepted with {ACCEPT_FLAG}: a log begun by engine {genesis.engine_version}, before "
@@ -575,16 +473,8 @@ class ChainVerifier:
             self.notes.append(f"accepted with {ACCEPT_FLAG}: the genesis claims engine {genesis.engine_version}, from "
                               "before commands were recorded; with pinned players every decision was re-decided all "
                               "the same; nothing can be added to it")
-        if self.checks_here:
-            for hook in self.wiring.finish_checks:
-                hook(self)
-        else:  # made by the other process of a split verify: what they found, where they would have added it
-            done = self.checked_elsewhere
-            assert done is not None, "a verifier whose checks are made elsewhere is finished with their outcome"
-            self.signatures += done.signatures
-            self.tally.verified += done.verified
-            self.notes.extend(done.notes)
-            self.acknowledged = dict(done.acknowledged)
+        for hook in self.wiring.finish_checks:
+            hook(self)
         problems = self.ruleset.check(self.folded.state) if self.folded.state is not None else []
         if problems:
             self.fail(where, "the final state breaks the rules' invariants: " + "; ".join(problems))
