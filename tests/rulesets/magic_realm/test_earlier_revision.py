@@ -73,3 +73,28 @@ def test_a_version_1_archer_shot_with_two_dice_verifies_as_played(tmp_path: Path
     # re-decided under version 1's rules: the Woods Girl's shot is the 2d6 Missile Table roll she made
     explained = cli("explain", "bashkars").out
     assert "wg rolls" in explained and "(one die: ARCHER advantage)" not in explained
+
+
+OGRES = Path(__file__).parents[2] / "corpus" / "magic_realm-ogres.jsonl"
+
+
+def test_a_version_1_log_shows_the_outcome_as_played_and_where_version_2_differs(tmp_path: Path) -> None:
+    # Played and exported by 9943ce8 (version 1; tests/corpus/README.md): two Ogres hit the Black Knight's Armor
+    # (H) at the same time, T then H. Version 1 let the group's last result stand (damaged); version 2 adds
+    # them up (destroyed). The log imports and verifies, shows the Armor damaged as the table saw it, and verify
+    # names the batch where today's rules read it otherwise, with the difference.
+    cli = Cli(tmp_path / "log.db", tmp_path)
+    report = cli("verify", str(OGRES), "--json").json()
+    assert report["ok"] and report["rules_revision"].startswith("version 1")  # type: ignore[index]
+    assert report["today_differs_at"] == 10  # type: ignore[index]  (the Melee Step's resolution, seq 7-10)
+    difference = report["today_difference"]  # type: ignore[index]
+    assert 'characters.bk.armor[0].condition: "destroyed" today, "damaged" as played' in difference
+    text = cli("verify", str(OGRES)).out
+    assert ("today's magic_realm rules (version 2) read this log differently from seq 7-10 (gm's "
+            "magic_realm.Resolve), round 1 on: ") in text
+    assert "The log is shown as played, under version 1's rules" in text
+    cli("import", str(OGRES))
+    shown = cli("show", "ogres", "--json").json()
+    bk = shown["state"]["characters"]["bk"]  # type: ignore[index]
+    assert [(a["name"], a["condition"]) for a in bk["armor"]][:1] == [("Armor", "damaged")]
+    assert cli("verify", "ogres", "--json").json()["today_differs_at"] == 10  # type: ignore[index]
