@@ -93,7 +93,8 @@ def test_a_version_1_log_shows_the_outcome_as_played_and_where_version_2_differs
     assert ("today's magic_realm rules (version 2) read this log differently from seq 7-10 (gm's "
             "magic_realm.Resolve), round 1 on: ") in text
     assert "The log is shown as played, under version 1's rules" in text
-    cli("import", str(OGRES))
+    imported = cli("import", str(OGRES)).out
+    assert "note: today's magic_realm rules (version 2) read this log differently from seq 7-10" in imported
     shown = cli("show", "ogres", "--json").json()
     bk = shown["state"]["characters"]["bk"]  # type: ignore[index]
     assert [(a["name"], a["condition"]) for a in bk["armor"]][:1] == [("Armor", "damaged")]
