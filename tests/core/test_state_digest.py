@@ -125,11 +125,17 @@ def test_a_log_of_an_earlier_engine_records_none() -> None:
 
 
 def test_differences_name_the_path_today_and_as_played() -> None:
-    played = {"characters": {"bk": {"armor": [{"condition": "damaged"}, {"condition": "intact"}]}}, "round": 1}
-    today = {"characters": {"bk": {"armor": [{"condition": "destroyed"}, {"condition": "intact"}]}}, "round": 1,
-             "new": True}
-    assert differences(played, today) == ['characters.bk.armor[0].condition: "destroyed" today, "damaged" as played',
-                                          "new: true today, absent as played"]
+    played = {"characters": {"bk": {"armor": [{"name": "Armor", "condition": "damaged"}, {"condition": "intact"}]}},
+              "round": 1, "rolls": [1, 2]}
+    today = {"characters": {"bk": {"armor": [{"name": "Armor", "condition": "destroyed"}, {"condition": "damaged"}]}},
+             "round": 1, "new": True, "rolls": [1]}
+    assert differences(played, today) == [
+        'characters.bk.armor[Armor].condition: "destroyed" today, "damaged" as played',
+        'characters.bk.armor[1].condition: "damaged" today, "intact" as played',
+        "new: true today, absent as played",
+        "rolls: [1] today, [1,2] as played",
+    ]
+    assert differences(played, today, limit=1)[1:] == ["and 3 more"]
 
 
 def test_the_projection_leaves_out_what_is_only_a_view() -> None:

@@ -50,6 +50,16 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _label(played: Any, today: Any, index: int) -> str:
+    """A list element as a path names it: by its ``id`` or ``name`` where both sides share one, else its index."""
+    if isinstance(played, dict) and isinstance(today, dict):
+        for key in ("id", "name"):
+            value = played.get(key)
+            if isinstance(value, str) and value and value == today.get(key):
+                return value
+    return str(index)
+
+
 def _walk(played: Any, today: Any, path: str, out: list[str]) -> None:
     if played == today:
         return
@@ -65,6 +75,6 @@ def _walk(played: Any, today: Any, path: str, out: list[str]) -> None:
         return
     if isinstance(played, list) and isinstance(today, list) and len(played) == len(today):
         for i, (a, b) in enumerate(zip(played, today)):
-            _walk(a, b, f"{path}[{i}]", out)
+            _walk(a, b, f"{path}[{_label(a, b, i)}]", out)
         return
     out.append(f"{path or 'the state'}: {_show(today)} today, {_show(played)} as played")

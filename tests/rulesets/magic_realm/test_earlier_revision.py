@@ -88,7 +88,7 @@ def test_a_version_1_log_shows_the_outcome_as_played_and_where_version_2_differs
     assert report["ok"] and report["rules_revision"].startswith("version 1")  # type: ignore[index]
     assert report["today_differs_at"] == 10  # type: ignore[index]  (the Melee Step's resolution, seq 7-10)
     difference = report["today_difference"]  # type: ignore[index]
-    assert 'characters.bk.armor[0].condition: "destroyed" today, "damaged" as played' in difference
+    assert 'characters.bk.armor[Armor].condition: "destroyed" today, "damaged" as played' in difference
     text = cli("verify", str(OGRES)).out
     assert ("today's magic_realm rules (version 2) read this log differently from seq 7-10 (gm's "
             "magic_realm.Resolve), round 1 on: ") in text
