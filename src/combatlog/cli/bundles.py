@@ -180,6 +180,12 @@ def _import_text(outcomes: list[Any]) -> None:
                 made = " (new here)" if stream_name in report.created else ""
                 echo(f"{prefix}{stream_name}: appended {count} events{made}")
             echo(f"{prefix}verified: head seq {report.verify.head_seq}, {report.verify.head_hash[:16]}...")
+            v = report.verify
+            if v.rules_revision or v.state_differs_at:  # the rules it is read under, and where they differ
+                for note in v.notes:
+                    if note.startswith(("the log was begun under", "today's", "under today's")) \
+                            or "this build folds another state" in note:
+                        echo(f"{prefix}note: {note}")
         elif o.status in ("held", "still_held"):
             again = " (held already)" if o.status == "still_held" else ""
             echo(f"{prefix}{o.name} {o.seqs}: held{again} until {o.waiting} arrive (combatlog status {o.name})")

@@ -88,6 +88,14 @@ class VerifyReport(msgspec.Struct, kw_only=True):
     rules_revision: str = ""
     notes: list[str] = []
     acknowledged: dict[str, int] = {}  # pinned player -> last seq they signed or acknowledged
+    # the state digests the log records (projections/digest.py) compared with this build's fold, and the last seq
+    # of the first batch where they differ (0: none differs)
+    states_checked: int = 0
+    state_differs_at: int = 0
+    # a log of a kept earlier revision (Ruleset.kept_revisions), shown as played: the last seq of the first batch
+    # where today's rules fold another state (0: none, or not such a log), and how it differs
+    today_differs_at: int = 0
+    today_difference: list[str] = []
 
 
 
@@ -147,6 +155,19 @@ class ChainVerifier:
         # (seq, snapshot bytes), which the import keeps once it lands (``state_at`` and the views start there)
         self.snapshot_every = 0
         self.snapshots: list[tuple[int, bytes]] = []
+        # the batch being read (its command id, first event, whether an event of it carried a state digest)
+        self._batch_cid: str | None = None
+        self._batch_first: Recorded | None = None
+        self._batch_state = False
+        self._state_inside = 0  # the seq of an event of the batch after one that carried a state digest
+        self.states_checked = 0
+        self.state_differs_at = 0
+        # a log of a kept earlier revision: the same events folded under today's rules, batch by batch, until the
+        # first batch where today's state differs from the one played (then ``today_difference`` says how)
+        self.today: Folded | None = None
+        self.today_differs_at = 0
+        self.today_difference: list[str] = []
+        self.today_dice = ""  # the first die today's rules roll otherwise
 
     @classmethod
     def continuing(cls, before: ChainVerifier, segments: list[Segment],
@@ -244,15 +265,144 @@ class ChainVerifier:
             check(self, rec, where)
         if self.snapshot_every and env.command_id != self.redecider.last_command_id:
             self._snapshot_before()
+        new_batch = env.command_id != self._batch_cid
+        if not new_batch and self._batch_state and not self._state_inside:
+            self._state_inside = env.seq  # (refused where the batch ends, unless re-deciding it names more)
         self.redecider.feed(rec, where, NOT_DECODED if line is None else line.command)  # batches, and the dice each event of the rules reads
+        if new_batch:  # (after the batch before is re-decided: a refusal there names what is wrong first)
+            self._end_batch(where, cut_by_fork=type(rec.event) is Forked)
+            self._batch_cid, self._batch_first, self._batch_state, self._state_inside = env.command_id, rec, False, 0
         try:
             self.folded.apply(rec)
         except Exception as exc:  # a crafted event the ruleset cannot fold
             self.fail(where, f"seq {env.seq}: the {self.ruleset.info.name} rules cannot apply {env.type}: {exc}")
+        if self.today is not None:
+            self._today_apply(rec)
+        if env.state is not msgspec.UNSET:
+            self._batch_state = True
+            if env.placed is msgspec.UNSET:  # (a placed decision's digest is of the state where its author made it)
+                self._check_state(env)
         self.expected_seq += 1
         self.prev = env.hash
         self.count += 1
         return rec
+
+    # -- the state digests, and today's reading of a kept revision's log (projections/digest.py) --------------
+
+    def _records_state(self) -> bool:
+        from combatlog.commands.record import records_state
+
+        genesis = self.folded.core.genesis
+        return genesis is not None and records_state(genesis.engine_version)
+
+    def _batch_span(self, last_seq: int) -> str:
+        """The batch being read, as a note names it: its seqs, its author and its command (or first event)."""
+        first = self._batch_first
+        if first is None:
+            return f"seq {last_seq}"
+        what = first.env.type
+        if first.env.command is not msgspec.UNSET:
+            try:
+                what = str(msgspec.json.decode(first.env.command)["name"])
+            except Exception:  # (re-deciding names a record it cannot read)
+                pass
+        span = f"seq {first.seq}" + (f"-{last_seq}" if last_seq != first.seq else "")
+        return f"{span} ({first.env.actor}'s {what})"
+
+    def _end_batch(self, where: str, *, cut_by_fork: bool = False) -> None:
+        """The batch being read ends: in a log that records states, a ruleset command's batch carried one on its
+        last event (unless a fork cut it, or a merge placed it); today's reading, if any, is compared with the
+        state as played. (A batch of core events only carries one where the write path sealed it.)"""
+        first = self._batch_first
+        if first is None:
+            return
+        head = self.folded.core.head_seq
+        if self._state_inside:
+            self.fail(where, f"seq {self._state_inside}: an event after the state digest of its batch (the digest "
+                             "belongs on the batch's last event only)")
+        if not self._batch_state and not cut_by_fork and first.env.placed is msgspec.UNSET \
+                and first.env.command is not msgspec.UNSET and self._records_state():
+            self.fail(where, f"{self._batch_span(head)} records no state digest: a log begun by engine "
+                             f"{self.folded.core.genesis.engine_version} records one on each batch's last event")  # type: ignore[union-attr]
+        if self.today is not None:
+            self._compare_today(head)
+
+    def _check_state(self, env: Envelope) -> None:
+        from combatlog.projections.digest import state_digest
+
+        self.states_checked += 1
+        mine = state_digest(self.ruleset, self.folded.state)
+        if mine == env.state or self.state_differs_at:
+            return
+        self.state_differs_at = env.seq
+        genesis = self.folded.core.genesis
+        version = genesis.ruleset_version if genesis is not None else self.ruleset.info.version
+        self.notes.append(
+            f"{self._batch_span(env.seq)}: this build folds another state than the one the log records after it "
+            f"(digest {mine[:12]}..., recorded {str(env.state)[:12]}...): a change to the {self.ruleset.info.name} "
+            f"rules since changed an outcome without raising their version ({version}), or the digest is not the "
+            "rules' own; what the views show is this build's reading (docs/rules.md, \"The state digest\")")
+
+    def _start_today(self, genesis: CombatStarted, rec: Recorded) -> None:
+        """A log of a kept earlier revision: fold it under today's rules too (its genesis naming this version)."""
+        self.today = empty(self.ruleset)
+        today = msgspec.structs.replace(genesis, ruleset_version=self.ruleset.info.version,
+                                        rules_digest=self.ruleset.rules_digest())
+        self._today_genesis = Recorded(rec.env, today)
+
+    def _today_apply(self, rec: Recorded) -> None:
+        assert self.today is not None
+        if type(rec.event) is CombatStarted:
+            rec = self._today_genesis
+        elif not self.today_dice and self.today.state is not None and not rec.env.type.startswith("core."):
+            self._today_dice(rec)
+        try:
+            self.today.apply(rec)
+        except Exception as exc:  # today's rules cannot fold what the earlier ones decided
+            self.today_differs_at = rec.seq
+            self.today_difference = [f"today's rules cannot fold seq {rec.seq} ({rec.env.type}): {exc}"]
+            self._today_note(self._batch_span(rec.seq))
+            self.today = None
+
+    def _today_dice(self, rec: Recorded) -> None:
+        """The first die today's rules would roll otherwise than the log's rules did (the ARCHER die of Magic Realm
+        version 1: 2d6, today 1d6): a difference of its own, said even where the outcome is the same."""
+        try:
+            uses = self.ruleset.dice_uses(self.today.state, rec.event)  # type: ignore[union-attr]
+        except Exception:  # (today's fold says what it cannot read)
+            return
+        for use in uses:
+            found = self.dice.get(use.label) if use.label else None
+            if found is None or not use.notation:
+                continue
+            today = str(parse_dice(use.notation))
+            if today != found[1].notation:
+                genesis = self.folded.core.genesis
+                self.today_dice = (f"{self._batch_span(rec.seq)}: today's {self.ruleset.info.name} rules (version "
+                                   f"{self.ruleset.info.version}) roll {today} for die {use.label!r}, which the log "
+                                   f"rolled as {found[1].notation} under version "
+                                   f"{genesis.ruleset_version if genesis else '?'}'s rules, as it was played")
+                self.notes.append(self.today_dice)
+                return
+
+    def _compare_today(self, last_seq: int) -> None:
+        from combatlog.projections.digest import differences, projection, state_bytes
+
+        assert self.today is not None
+        played, today = self.folded.state, self.today.state
+        if played is None or state_bytes(self.ruleset, played) == state_bytes(self.ruleset, today):
+            return
+        self.today_differs_at = last_seq
+        self.today_difference = differences(projection(self.ruleset, played), projection(self.ruleset, today))
+        self._today_note(f"{self._batch_span(last_seq)}, round {self.ruleset.round_of(played)}")
+        self.today = None
+
+    def _today_note(self, where: str) -> None:
+        genesis = self.folded.core.genesis
+        played = genesis.ruleset_version if genesis is not None else "?"
+        self.notes.append(f"today's {self.ruleset.info.name} rules (version {self.ruleset.info.version}) read this log "
+                          f"differently from {where} on: " + "; ".join(self.today_difference) +
+                          f". The log is shown as played, under version {played}'s rules")
 
     def _snapshot_before(self) -> None:
         """At the start of a command: the state after the one before, if it passed another multiple of
@@ -302,7 +452,15 @@ class ChainVerifier:
             if ev.name != seg.name:
                 self.fail(where, f"the genesis names the combat {ev.name!r}, the header {seg.name!r}")
             earlier = self.ruleset.earlier_digests.get(ev.rules_digest)
-            if earlier is not None:  # a revision this build reads: its commands re-decided under this build's rules
+            if earlier is not None and ev.ruleset_version in self.ruleset.kept_revisions:  # read as played
+                self.rules_revision = earlier
+                self.notes.append(f"the log was begun under an earlier revision of the {ev.ruleset} rules ({earlier}); "
+                                  "this build keeps that revision's rules: it folds and re-decides the log under them, "
+                                  "as it was played, and under today's rules beside them (fixes since: "
+                                  "docs/CHANGELOG.md)")
+                self._redecide_setup(ev, where)
+                self._start_today(ev, rec)
+            elif earlier is not None:  # a revision this build reads: its commands re-decided under this build's rules
                 self.rules_revision = earlier
                 self.notes.append(f"the log was begun under an earlier revision of the {ev.ruleset} rules ({earlier}); "
                                   "this build reads it and re-decides every command under its own rules (fixes since: "
@@ -464,6 +622,13 @@ class ChainVerifier:
 
     def finish(self, where: str = "end") -> VerifyReport:
         self.redecider.close()
+        self._end_batch(where)
+        self._batch_cid, self._batch_first = None, None
+        if self.rules_revision and self.folded.core.genesis is not None \
+                and self.folded.core.genesis.ruleset_version in self.ruleset.kept_revisions \
+                and not self.today_differs_at and self.today is not None:
+            self.notes.append(f"under today's {self.ruleset.info.name} rules (version {self.ruleset.info.version}) "
+                              "every batch of this log folds to the state it reached as played")
         genesis = self.folded.core.genesis
         if genesis is not None and not self.redecider.required():
             self.notes.append(f"accepted with {ACCEPT_FLAG}: a log begun by engine {genesis.engine_version}, before "
@@ -494,7 +659,8 @@ class ChainVerifier:
             events=self.count, first_seq=self.first_seq, head_seq=core.head_seq, head_hash=core.head_hash,
             dice=self.tally, pending_dice=pending, signatures=self.signatures,
             rules_digest_matches=self.rules_ok, rules_revision=self.rules_revision, notes=self.notes,
-            acknowledged=self.acknowledged,
+            acknowledged=self.acknowledged, states_checked=self.states_checked, state_differs_at=self.state_differs_at,
+            today_differs_at=self.today_differs_at, today_difference=self.today_difference,
         )
 
 

@@ -83,6 +83,19 @@ class CoreTrack(msgspec.Struct, kw_only=True):
         return None
 
 
+_FOLD: Any = object()  # ``Folded.apply``: no state given, fold the event
+
+
+def evolved(ruleset: Ruleset[Any], state: Any, rec: Recorded) -> Any:
+    """The rules' state after ``rec`` (``Folded.apply``'s), without changing anything."""
+    event = rec.event
+    if type(event) is CombatStarted:
+        return ruleset.initial_state(event)
+    if type(event) is Forked:
+        return state
+    return ruleset.evolve(state, event, rec.env.seq)
+
+
 class Folded:
     """A ruleset state with the core track, after folding up to ``core.head_seq``."""
 
@@ -92,16 +105,18 @@ class Folded:
         self.ruleset, self.state, self.core = ruleset, state, core
         self.replayed = 0  # events ``state_at`` folded past its snapshot (the write path saves one when many)
 
-    def apply(self, rec: Recorded) -> None:
+    def apply(self, rec: Recorded, after: Any = _FOLD) -> None:
+        """Fold ``rec``. ``after``: the rules' state after it, when the caller computed it already (``evolved``:
+        the write path rehearses a batch before it seals it with the digest of the state it leaves)."""
         event, seq, core = rec.event, rec.env.seq, self.core
         if type(event) is CombatStarted:
             core.genesis, core.creator = event, rec.env.actor
             core.name, core.ruleset = event.name, event.ruleset
-            self.state = self.ruleset.initial_state(event)
+            self.state = self.ruleset.initial_state(event) if after is _FOLD else after
         elif type(event) is Forked:
             core.name = event.name
         else:
-            self.state = self.ruleset.evolve(self.state, event, seq)
+            self.state = self.ruleset.evolve(self.state, event, seq) if after is _FOLD else after
             if type(event) is DiceRolled:
                 core.labels[event.label] = seq
             elif type(event) is SeedCommitted:
