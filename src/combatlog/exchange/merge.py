@@ -183,10 +183,14 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     seen: set[tuple[str, str]] = set()
     candidates: list[tuple[list[Envelope], Decision]] = []
     settled = _batches(kept[native:])  # the kept branch's last run: reported only if it moves
+    here = {(b[0].actor, b[0].command_id): _span(b[0].seq, b[-1].seq) for b in settled}
+    also_lost: dict[tuple[str, str], str] = {}  # a decision of that run the other branch holds too: where it was
     for batch in [*settled, *_batches(lost)]:
         first = batch[0]
         key = (first.actor, first.command_id)
         if key in seen:
+            if key in here:
+                also_lost.setdefault(key, _span(batch[0].seq, batch[-1].seq))
             continue
         seen.add(key)
         d = Decision(actor=first.actor, command_id=first.command_id, was=_span(batch[0].seq, batch[-1].seq),
@@ -256,8 +260,17 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
             continue
         d.outcome, d.now = "reapplied", _span(outcome.first_seq, outcome.last_seq)
         now = None  # the overlay moved on
-    decisions = [d for d in decisions if not (d.outcome == "placed" and (d.actor, d.command_id) in
-                                              {(b[0].actor, b[0].command_id) for b in settled} and d.now == d.was)]
+    reported = []
+    for d in decisions:  # the kept run's decisions: said only when they move, or when the other branch held them
+        key = (d.actor, d.command_id)
+        if key in here and d.outcome == "placed" and d.now == here[key]:
+            if key not in also_lost:
+                continue
+            d.outcome = "already"
+        if key in also_lost:
+            d.was = also_lost[key]
+        reported.append(d)
+    decisions = reported
     final = kept_rows[:native] + [_row(r) for r in overlay.read_stream(meta.id, kept_head + 1)]
     at = now_utc()
     # this log's events after the fork that stay as they are; from the first that changes, the tail is replaced
