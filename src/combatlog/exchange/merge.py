@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: one merge (its order, the placement of the other branch in the rule's order, and the re-run of what cannot be placed) reads one overlay and one placer throughout.
 """Deterministic merge: two players who answer the same email end with the same log, and nothing is lost.
 
 When a bundle and this log both continue the same event ``#n`` with different events,
@@ -51,7 +52,7 @@ import msgspec
 from combatlog.commands.kept import recall
 from combatlog.errors import CombatlogError, IllegalCommand, VerificationFailed
 from combatlog.events.base import tag_of
-from combatlog.events.core import CombatStarted, OrdersCommitted
+from combatlog.events.core import CombatStarted, DiceRolled, OrdersCommitted
 from combatlog.events.envelope import Envelope, decode_envelope, encode_envelope
 from combatlog.exchange.verify import ChainVerifier, segments_of
 from combatlog.projections.fold import Folded, lineage, state_at
@@ -252,8 +253,11 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
         from combatlog.commands.handler import execute
 
         try:
+            # the dice it drew the first time, in order: a crossing never re-rolls a die (the same faces, or refused)
+            first_roll = [e.payload() for e in batch if e.type == _DICE_TAG]
             outcome = execute(overlay, meta.id, command, actor=first.actor, command_id=first.command_id,
-                              scheme=how.scheme, manual_faces=how.manual_faces or None, signer=signer, wiring=wiring)
+                              scheme=how.scheme, manual_faces=how.manual_faces or None, signer=signer, wiring=wiring,
+                              replay=first_roll)  # type: ignore[arg-type]
         except CombatlogError as exc:
             d.outcome, d.rule = "refused", getattr(exc, "rule", "") or exc.code
             d.message = str(exc).removesuffix(f" ({d.rule})")  # an IllegalCommand's text ends with its rule
@@ -380,6 +384,7 @@ def check_against_superseded(store: EventStore, meta: StreamMeta, incoming: Sequ
 # -- helpers ---------------------------------------------------------------------------------
 
 _COMMIT_TAG = tag_of(OrdersCommitted)
+_DICE_TAG = tag_of(DiceRolled)
 
 
 def _superseded_envs(store: EventStore, meta: StreamMeta) -> list[Envelope]:
