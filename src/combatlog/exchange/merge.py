@@ -9,9 +9,12 @@ neither is wrong: two players decided on the same head. ``import`` then merges:
    the player at index ``n mod players`` in the genesis goes first), is kept; every machine computes the same choice from
    the two events alone, whatever order the mail arrives in. Nobody can grind for
    priority: it depends on who acted and where, not on a hash anyone can vary.
-2. **Decisions re-applied, not lost.** The other branch's decisions are re-run by their
-   owners' machines on top of the kept branch: each command, kept where it was run
-   (``commands/kept.py``), goes again through ``decide`` and every check of the write
+2. **Decisions placed, in an order nobody chooses.** The other branch's decisions (with the kept
+   branch's own last run of placed ones) are placed after the kept branch, unchanged and still
+   signed, in the order ``trust/rewind.placement_key`` fixes from the signed events alone, each only
+   in the round it was made in (docs/trust.md, "Crossings"). What cannot be placed is re-run by its
+   owner's machine on top of the kept branch, drawing the dice its first run drew (never
+   re-rolled): each command, kept where it was run (``commands/kept.py``), goes again through ``decide`` and every check of the write
    path, with the same command id, and is signed anew. A decision the rules now refuse
    is reported with the rule that refused it; the merge goes on with the rest. A sealed
    commit is re-sealed with its own nonce, so its commitment does not change and its
