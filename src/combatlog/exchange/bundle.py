@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: the file format's export, header checks and all-or-nothing import share one bundle model; split, each half would re-read the other's header rules.
 """Export, import and verification of combat files (JSON Lines).
 
 A file is a header line, then one event envelope per line in its canonical

@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: ChainVerifier is one pass over the envelopes (chain, dice, re-decided batches, state digests, placed decisions' rounds) whose checks share the fold it keeps.
 """Verification of a chain of envelopes, from a file or from a store.
 
 ``ChainVerifier`` takes envelope bytes one at a time and stops at the first
