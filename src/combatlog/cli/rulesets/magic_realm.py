@@ -344,6 +344,20 @@ def fatigue(
     after_decision(ctx, stream, as_json)
 
 
+@app.command("pass")
+def pass_round(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[str] = dice_scheme_option(),
+               face: list[str] = faces_option(), as_json: bool = json_option()) -> None:
+    """Every character passes the rest of the round, in one command, when nobody uncontrolled is left to fight:
+    deploy nobody, no action, the Attention chits, no target, no attack or maneuver, the resolution (each
+    recorded as its own step). Not where players are pinned (each seals his own plays).
+
+    Example: combatlog mr pass cave
+    """
+    from combatlog.rulesets.magic_realm.commands import Pass
+
+    run_command(ctx, stream, Pass(), dice=dice, faces=face, as_json=as_json)
+
+
 @app.command()
 def concede(
     ctx: typer.Context,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -11,7 +11,7 @@ from combatlog.dice.port import DicePort
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted, OrdersRevealed
 from combatlog.trust.api import Chains
-from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.magic_realm import events as e
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import DATA_FILES
@@ -31,6 +31,14 @@ class MagicRealm(Ruleset[MRState]):
     event_types = CORE_EVENTS + e.MR_EVENTS
     state_type = MRState
     command_types = commands_in(mr_commands)
+    # with pinned players the plays are sealed by ``mr play --seal`` and revealed by ``mr reveal``: the
+    # candidates propose those (trust/offers.py then adds no sealed step of its own)
+    seals_orders = True
+
+    def candidates(self, state: MRState, stream: str) -> Iterable[Candidate]:
+        from combatlog.rulesets.magic_realm.candidates import candidates
+
+        return candidates(state, stream)
 
     def authority(self, state: MRState, command: Any) -> Authority:
         from combatlog.rulesets.magic_realm.authority import authority
