@@ -142,7 +142,7 @@ def _deploy(state: MRState, stream: str, cid: str) -> Iterator[Candidate]:
         for did in sorted(foes):
             yield Candidate(command=c.Deploy(character=cid, hirelings={hid: did}),
                             argv=(*base, "--hireling", f"{hid}={did}"),
-                            text=f"{cid} sends his hireling {hid} against {q.name(state, did)}", piece=cid,
+                            text=f"{cid} sends the hireling {hid} against {q.name(state, did)}", piece=cid,
                             group=group)
 
 
@@ -195,7 +195,8 @@ def _targets(state: MRState, stream: str, cid: str) -> Iterator[Candidate]:
     group = f"{cid}:target"
     char = state.characters[cid]
     own = set(q.hirelings_of(state, cid))
-    foes = sorted({d.id for d in state.denizens.values() if d.alive and not d.parent and d.id not in own}
+    # his own hirelings too: attacking one is treachery, and legal (MR 8.4.2)
+    foes = sorted({d.id for d in state.denizens.values() if d.alive and not d.parent}
                   | {o for o in q.in_clearing(state) if o != cid})
     where = q.sheets(state)
     defenders = [(hid, [p for p in q.on_sheet(state, hid, where) if p in state.denizens
@@ -223,7 +224,7 @@ def _targets(state: MRState, stream: str, cid: str) -> Iterator[Candidate]:
             if hirelings:
                 text += "; " + ", ".join(f"{h} attacks {t}" for h, t in hirelings.items())
             if spell_targets:
-                text += f"; his {cast.spell} targets {', '.join(spell_targets)}"  # type: ignore[union-attr]
+                text += f"; the {cast.spell} targets {', '.join(spell_targets)}"  # type: ignore[union-attr]
             yield Candidate(command=c.Target(character=cid, target=victim, hirelings=hirelings,
                                              spell_targets=spell_targets),
                             argv=tuple(argv), text=text, piece=cid, group=group)
@@ -247,7 +248,7 @@ def _attack_options(state: MRState, char: Character) -> list[tuple[dict[str, Any
 
     if working_spell(state, char.id) is not None:
         for d in (1, 2, 3):
-            out.append(({"attack": d}, ("--attack", DIRS[d]), f"{ATTACKS[d]}{at} with his spell"))
+            out.append(({"attack": d}, ("--attack", DIRS[d]), f"{ATTACKS[d]}{at} with the spell"))
     weapon = char.weapon.name if char.weapon is not None else "dagger"
     for chit in _chits(char, ("FIGHT", "BERSERK"), state.used.get(char.id, ())):
         for d in (1, 2, 3):
