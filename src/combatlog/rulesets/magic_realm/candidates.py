@@ -80,17 +80,18 @@ def candidates(state: MRState, stream: str) -> Iterator[Candidate]:
     elif step == "plays":
         for cid in deciders(state, "plays"):
             yield from _plays(state, stream, cid)
-        if state.players:
-            from combatlog.trust.commands import RevealOrders
-
-            yield Candidate(command=RevealOrders(step=""), argv=(*mr, "reveal", stream),
-                            text="reveal your sealed plays (every side has sealed)")
     elif step == "resolve":
         yield Candidate(command=c.Resolve(), argv=(*mr, "resolve", stream),
                         text="reposition, change tactics and resolve the attacks (dice)")
     elif step == "fatigue":
         for cid in deciders(state, "fatigue"):
             yield from _fatigue(state, stream, cid)
+    if state.players and any(not info.complete for info in state.sealed.values()):
+        from combatlog.trust.commands import RevealOrders
+
+        # the sealed plays once every side has sealed, or a nonce committed to a seed step
+        yield Candidate(command=RevealOrders(step=""), argv=(*mr, "reveal", stream),
+                        text="reveal what you sealed (every side has sealed)")
     if step in ("deploy", "actions", "targets", "plays", "resolve"):
         yield Candidate(command=c.Pass(), argv=(*mr, "pass", stream),
                         text=f"every character passes the rest of round {state.round} (nobody is left to fight)")
