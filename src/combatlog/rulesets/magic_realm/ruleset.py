@@ -260,7 +260,7 @@ class MagicRealm(Ruleset[MRState]):
             case e.MeleeStarted():
                 return f"Melee Step of round {event.round} begins"
             case e.TargetsChosen():
-                return f"{event.character} targets {event.target or '-'}" + (
+                return f"{event.character} targets {event.target or 'nobody'}" + (
                     ", hirelings " + ", ".join(f"{h}->{t}" for h, t in event.hirelings.items())
                     if event.hirelings else "")
             case OrdersRevealed() if isinstance(event.orders.get("plays"), dict):
