@@ -21,25 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "docs" / "examples"
-
-
-@dataclass(frozen=True)
-class Setup:
-    """How a playout's combat begins: ``new`` and the lines after it, in the examples' folder."""
-
-    ruleset: str
-    name: str
-    lines: tuple[tuple[str, ...], ...]
-    players: tuple[str, ...] = ()  # pinned players (their keys are made first)
-
-
-def new(ruleset: str, name: str, setup: str = "", *extra: str) -> tuple[str, ...]:
-    args = ("new", name, "--ruleset", ruleset, "--dice", "local")
-    if setup:
-        args += ("--setup", str(EXAMPLES / ruleset / setup))
-    return args + extra
+from tests.playout_setups import EXAMPLES, ROOT, Setup, new  # noqa: F401  (the set-ups' names, also from here)
 
 
 def _setups() -> dict[str, list[Setup]]:
@@ -160,13 +142,16 @@ def play(tmp: Path, setup: Setup, seed: int, *, max_moves: int = 300, subprocess
 
 
 def _pick(moves: list[dict[str, object]], rng: random.Random) -> dict[str, object]:
-    """A whole decision at random, then one of its variants: a move's group is the words before its first
-    option (``argad strike t gob``), so a decision with many variants weighs no more than one with a few."""
-    groups: dict[str, list[dict[str, object]]] = {}
+    """A move at random in three draws, so that no kind of move crowds out the others: its kind (a step of the
+    procedure, a piece's move, a ruling), then a decision of that kind (the words before its first option:
+    ``argad strike t gob``), then one of that decision's variants. Uniform over moves, rulings (many per
+    piece) would end most combats early."""
+    kinds: dict[str, dict[str, list[dict[str, object]]]] = {}
     for m in moves:
         argv = [str(a) for a in m["argv"]]  # type: ignore[attr-defined]
-        head = [a for a in argv[:4] if not a.startswith("-")]
-        groups.setdefault(" ".join(head), []).append(m)
+        head = " ".join(a for a in argv[:4] if not a.startswith("-"))
+        kinds.setdefault(str(m.get("kind", "move")), {}).setdefault(head, []).append(m)
+    groups = kinds[rng.choice(sorted(kinds))]
     return rng.choice(groups[rng.choice(sorted(groups))])
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -20,9 +20,25 @@ if TYPE_CHECKING:
     from combatlog.events.base import Event
     from combatlog.events.core import DiceRolled
     from combatlog.events.envelope import Envelope, Recorded
-    from combatlog.exchange.verify import ChainVerifier
     from combatlog.projections.fold import CoreTrack, Folded
     from combatlog.store.base import EventStore, StreamMeta
+
+
+class Verifying(Protocol):
+    """What the wiring's checks see of the verifier (``exchange.verify.ChainVerifier``), declared here so that
+    this module does not import the verifier that imports it."""
+
+    folded: Folded  # the state so far
+    first_seq: int  # the first seq this verifier checks (> 1: a bundle on top of a local base)
+    prior: Callable[[], Any] | None  # with a base: the events before it
+    extra: dict[str, Any]  # what the checks keep between events
+    notes: list[str]
+    acknowledged: dict[str, int]
+    signatures: int
+    signatures_split: int
+    tally: Any  # exchange.verify.DiceTally
+
+    def fail(self, where: str, message: str) -> None: ...
 
 # scheme -> f(store, core, label of the die to draw) -> (seq of the commitment, key); raises a clear error
 # when it cannot draw now
@@ -34,12 +50,12 @@ PreAppend = Callable[["EventStore", "Folded", list["Envelope"]], None]
 # verify, per event, after the core checks: f(verifier, recorded, where). It reads the events (and what it keeps
 # in ``verifier.extra``), never the rules' fold: a split verify (exchange/split.py) runs the event checks and the
 # finish checks in the process that checks the lines, apart from the fold
-EventCheck = Callable[["ChainVerifier", "Recorded", str], None]
+EventCheck = Callable[["Verifying", "Recorded", str], None]
 # verify a die of a scheme the core does not recompute itself: f(verifier, die, seq, where)
-SchemeCheck = Callable[["ChainVerifier", "DiceRolled", int, str], None]
+SchemeCheck = Callable[["Verifying", "DiceRolled", int, str], None]
 # verify, after the last event: f(verifier); it may add to ``notes``, set ``acknowledged`` (as the event checks:
 # from the events only)
-FinishCheck = Callable[["ChainVerifier"], None]
+FinishCheck = Callable[["Verifying"], None]
 # an imported event differs from ours at the same seq: f(store, stream, seq, ours, theirs, file)
 DivergenceCheck = Callable[["EventStore", "StreamMeta", int, bytes, bytes, Path], None]
 

@@ -35,6 +35,18 @@ def core_only() -> Wiring:
 
 
 @functools.cache
+def deciding() -> Wiring:
+    """What deciding a command takes and no check of ``verify``: the dice key sources and the core deciders
+    (sealed orders, acknowledgements, decision points). Legal moves are probed with it (``status``, ``moves``),
+    so a read command loads neither the verifier nor the write path."""
+    from combatlog.commands.keys import referee_key
+    from combatlog.trust import sealed
+
+    return Wiring(key_sources={"referee": referee_key, "joint": sealed.joint_key}, deciders=dict(sealed.DECIDERS),
+                  pre_append=(), event_checks=(), scheme_checks={}, finish_checks=(), divergence_checks=())
+
+
+@functools.cache
 def standard() -> Wiring:
     """What every command, import and verification of a real combat uses: the core plus the trust layer.
 
@@ -44,12 +56,12 @@ def standard() -> Wiring:
     - ``verify``: the same per event (joint dice recomputed there), then acknowledgements and notes;
     - ``import``: two differing events signed by one player are equivocation, with a proof file.
     """
-    from combatlog.commands.keys import referee_key
     from combatlog.trust import evidence, hooks, sealed
 
+    decide = deciding()
     return Wiring(
-        key_sources={"referee": referee_key, "joint": sealed.joint_key},
-        deciders=dict(sealed.DECIDERS),
+        key_sources=decide.key_sources,
+        deciders=decide.deciders,
         pre_append=(sealed.pre_append,),
         event_checks=(hooks.verify_event,),
         scheme_checks={"joint": hooks.joint_checked_by_trust},
@@ -132,4 +144,4 @@ def moves(*args: Any, wiring: Wiring | None = None, **kw: Any) -> Any:
     """Every legal move now, and the trust layer's steps (``trust.offers.offered_moves``)."""
     from combatlog.trust.offers import offered_moves
 
-    return offered_moves(*args, wiring=wiring or standard(), **kw)
+    return offered_moves(*args, wiring=wiring or deciding(), **kw)

@@ -114,7 +114,9 @@ def test_an_error_of_run_is_json_with_its_line_when_asked(cli: Cli, tmp_path: Pa
     assert result.code == ExitStatus.INVALID
     error = json.loads(result.err)["error"]
     assert error["where"] == f"{script}:2" and error["code"] == "invalid" and "Nobody" in error["message"]
-    assert cli("run", "-q", str(script), ok=False).err.startswith(f"error[invalid]: {script}:2: ")  # not asked
+    err = cli("run", "-q", str(script), ok=False).err  # not asked; a retry: line 1 is said to be recorded already
+    assert err.startswith(f"{script}:1: already recorded by an earlier run of this file (a retry)")
+    assert err.splitlines()[-1].startswith(f"error[invalid]: {script}:2: ")
     script.write_text("new e --ruleset freeform --dice manual\nfreeform damage e Nobody 3 --json\n"
                       "freeform join e A --side a --json\n")
     assert json.loads(cli("run", "-q", str(script), ok=False).err)["error"]["where"] == f"{script}:2"

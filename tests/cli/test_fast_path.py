@@ -171,10 +171,19 @@ def test_the_roles_and_the_referee_are_printed(env: Path, monkeypatch: pytest.Mo
                                                capsys: pytest.CaptureFixture[str]) -> None:
     # what the combat of the fixture must show for the comparisons above to compare something
     out = run(["status", "duel"], fast_path=True, monkeypatch=monkeypatch, capsys=capsys).out
+    # each decision with its legal moves (commands/legal.py), as the piece's player or the referee may make them
     assert out.splitlines() == ["duel: round 1, seq 4", "  roles: referee ref; players none pinned",
                                 "  Aldo: act in round 1  (Freeform: table decision)",
+                                "    combatlog freeform act duel Aldo 'attacks Bo' --as alice",
+                                "    combatlog freeform act duel Aldo 'attacks Bo' --roll 1d20 --as alice",
+                                "    combatlog freeform leave duel Aldo --as alice",
                                 "  Bo: act in round 1  (Freeform: table decision)",
-                                "  gm (ref: the referee's step): end round 1  (Freeform: table decision)"]
+                                "    combatlog freeform act duel Bo 'attacks Aldo' --as bob",
+                                "    combatlog freeform act duel Bo 'attacks Aldo' --roll 1d20 --as bob",
+                                "    combatlog freeform leave duel Bo --as bob",
+                                "  gm (ref: the referee's step): end round 1  (Freeform: table decision)",
+                                "    combatlog freeform end-round duel --as ref",
+                                "    combatlog freeform end duel --outcome 'the fight is broken off' --as ref"]
 
 
 @pytest.mark.parametrize(("variable", "value", "taken"), [

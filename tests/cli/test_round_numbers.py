@@ -47,3 +47,26 @@ def test_freeform_round_closed_and_not_yet_reopened(cli: Cli) -> None:
     _check(cli, "brawl", 2, 1)
     cli("freeform", "round", "brawl")
     _check(cli, "brawl", 2, 2)
+
+
+def test_replay_round_0_is_labelled_round_0_in_every_ruleset(cli: Cli) -> None:
+    """The genesis is the set-up, round 0, in every ruleset (projections/fold.py): `replay --round 0` lists it
+    under [r0], even in Magic Realm whose state begins in round 1 (it printed [r1] for round 0)."""
+    run_upto(cli, "magic_realm/giant-and-goblins.cmds", "mr resolve giant-goblins")
+    first = cli("replay", "giant-goblins", "--round", "0").out.splitlines()[0]
+    assert first.startswith("#1") and "[r0]" in first and "begins" in first
+    rows = cli("replay", "giant-goblins", "--round", "1", "--json").json()["events"]  # type: ignore[index]
+    assert rows[0]["seq"] == 2 and {r["round"] for r in rows} == {1}
+
+
+def test_the_live_page_header_agrees_with_the_sheet_between_two_rounds() -> None:
+    """Right after round 1 ends the sheet is drawn at round 1 (the last event's round) while the combat decides
+    round 2: the header says both, not "round 2" above a round-1 sheet."""
+    from combatlog.rulesets.freeform.ruleset import Freeform
+    from combatlog.rulesets.freeform.state import FreeformState
+    from combatlog.server.page import _where
+
+    ruleset = Freeform()
+    assert _where(ruleset, FreeformState(round=1, in_round=False)) == "round 1 over, round 2 next"
+    assert _where(ruleset, FreeformState(round=2, in_round=True)) == "round 2"
+    assert _where(ruleset, FreeformState(round=2, ended=True)) == "finished"

@@ -21,7 +21,7 @@ from tests.conftest import REPO
 # pictures, the server and its client, the other stores' drivers, signatures, and the heavy libraries.
 NEVER_AT_START = {
     "combatlog.commands.handler", "combatlog.exchange.bundle", "combatlog.exchange.verify", "combatlog.pictures",
-    "combatlog.server", "combatlog.remote.client", "combatlog.store.postgres", "cryptography", "psycopg",
+    "combatlog.server", "combatlog.remote.client", "combatlog.remote.transport", "combatlog.store.postgres", "cryptography", "psycopg",
     "sqlite_utils", "pydantic", "starlette", "uvicorn", "rich",
 }
 # The command modules: only the one invoked is imported.

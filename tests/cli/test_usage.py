@@ -4,14 +4,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from combatlog import __version__
+from combatlog import ENGINE_VERSION, __version__
 from combatlog.errors import ExitStatus
+from combatlog.rulesets import KNOWN, load_ruleset
 from tests.conftest import Cli
 
 
 def test_version_alone_prints_it_and_exits_0(cli: Cli) -> None:
+    """The release, the engine (log format) version, and each ruleset's version as the loaded ruleset says it
+    (cli/version.py reads them from the sources without importing the rulesets)."""
     result = cli("--version")
-    assert result.out == f"combatlog {__version__}\n" and result.err == ""
+    assert result.err == ""
+    lines = result.out.splitlines()
+    assert lines[0] == f"combatlog {__version__}"
+    assert lines[1].startswith(f"engine {ENGINE_VERSION} ")
+    assert lines[2:] == [f"ruleset {name} {load_ruleset(name).info.version}" for name in sorted(KNOWN)]
+
+
+def test_the_release_is_the_package_version() -> None:
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    assert pyproject["project"]["version"] == __version__
 
 
 def test_an_unknown_command_is_suggested_once(cli: Cli) -> None:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from combatlog.commands.core import RevealSeed, RollDice
+from combatlog.commands.core import AddNote, RevealSeed, RollDice
 from combatlog.commands.handler import resolve_stream
 from combatlog.wiring import execute, fork_stream
 from combatlog.errors import CombatlogError, Diverged, NotFound, VerificationFailed
@@ -176,10 +176,24 @@ def test_any_single_byte_changed_is_detected(played, tmp_path: Path, data) -> No
 
 def test_an_old_schema_log_still_reads_verifies_and_imports(tmp_path: Path) -> None:
     """tests/fixtures/freeform-schema1.jsonl holds ff.hp_changed in its schema-1 shape (see README there)."""
+    from combatlog.errors import IllegalCommand
+    from combatlog.exchange.verify import accepting_unrecorded
+
     path = tmp_path / "old.jsonl"
     shutil.copy(FIXTURES / "freeform-schema1.jsonl", path)
-    assert verify_file(path).head_seq == 6
+    # its genesis claims engine 0.1.0, before commands were recorded: refused unless accepted knowingly
+    with pytest.raises(VerificationFailed, match="not re-decided"):
+        verify_file(path)
     store = SQLiteStore(tmp_path / "x.db")
-    import_file(store, path)
+    with pytest.raises(VerificationFailed, match="--accept-unrecorded"):
+        import_file(store, path)
+    assert store.list_streams() == []
+    with accepting_unrecorded():
+        report = verify_file(path)
+        assert report.head_seq == 6 and any("not re-decided" in note for note in report.notes)
+        import_file(store, path)
+    # read, never added to
+    with pytest.raises(IllegalCommand, match="nothing can be added to old-duel"):
+        execute(store, "old-duel", AddNote(text="more"), actor="gm")
     state = state_at(store, resolve_stream(store, "old-duel")).state
     assert state.participants["Bo"].hp == 7  # 10 - 4 + 1

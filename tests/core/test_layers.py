@@ -45,8 +45,9 @@ def test_rulesets_do_not_import_commands_store_or_cli() -> None:
 # -- no import cycles -------------------------------------------------------------------------------
 #
 # The module import graph of src/combatlog, built from the AST: every ``import`` and ``from ... import``
-# at any depth (a function-level import hides a cycle, it does not remove it), except those under
-# ``if TYPE_CHECKING:`` (never run). ``from package import name`` is an edge to the submodule when
+# at any depth (a function-level import hides a cycle, it does not remove it), those under
+# ``if TYPE_CHECKING:`` too (never run, but two modules that need each other's types are one module
+# in two files: the shared type belongs below both). ``from package import name`` is an edge to the submodule when
 # ``name`` is one, else to the package itself. Importing a submodule also runs its package's
 # ``__init__``; that implicit edge is not counted (a package exposing its own submodules is no
 # cycle), but a submodule importing a *name* from its package's ``__init__`` is an edge like any other.
@@ -163,8 +164,9 @@ def test_the_checker_sees_function_level_imports_and_skips_type_checking() -> No
 
 
 def test_no_import_cycles_in_src() -> None:
-    graph = import_graph()
+    graph = import_graph(type_checking=True)
     assert "combatlog.cli.app" in graph["combatlog.tools.gendocs"]  # imported inside a function
+    assert "combatlog.store.base" in graph["combatlog.ports"]  # imported for type hints only
     left = []
     found = set()
     for component in cycles(graph):
@@ -195,3 +197,23 @@ def test_the_composition_root_is_on_top() -> None:
     for lower in ("combatlog.commands.handler", "combatlog.exchange.verify", "combatlog.exchange.bundle",
                   "combatlog.exchange.inbox", "combatlog.exchange.merge", "combatlog.trust.hooks"):
         assert lower in below and "combatlog.wiring" not in graph[lower], lower
+
+
+# -- no long module without a reason ------------------------------------------------------------------------
+
+LONG = 500  # lines
+# Over LONG lines, and left for now: both are being reworked on another branch (the verify's second process
+# goes away); when that lands, each gets a split or a reason like the others.
+LONG_PENDING = {"exchange/verify.py", "exchange/bundle.py"}
+
+
+def test_a_module_over_500_lines_says_why() -> None:
+    """A module grows past ~500 lines only on purpose, and its first line says the purpose
+    (``# Over 500 lines on purpose: ...``); otherwise it is split where a clean seam exists."""
+    silent = []
+    for path in sorted(SRC.rglob("*.py")):
+        name = str(path.relative_to(SRC))
+        text = path.read_text()
+        if text.count("\n") > LONG and name not in LONG_PENDING and not text.startswith("# Over 500 lines on purpose: "):
+            silent.append(f"{name} ({text.count(chr(10))} lines)")
+    assert not silent, "long modules that do not say why: " + ", ".join(silent)

@@ -152,3 +152,14 @@ def test_cfi_serious_and_major_wounds_are_marked(open_example) -> None:  # type:
     assert head.get("data-wound") == "major" and "MAJOR" in texts(head)
     gob2 = groups(root, "combatant", data_name="Gob2")[0]
     assert groups(gob2, "location", data_location="chest")[0].get("data-wound") == "serious"
+
+
+def test_a_spectator_sheet_says_spectator_not_a_name_in_parentheses(open_example) -> None:  # type: ignore[no-untyped-def]
+    """The live page draws for ``(a spectator)``: its heading read "as (a spectator): only what (a spectator) may
+    see"; it says what a spectator sees instead."""
+    from combatlog.server.page import SPECTATOR
+
+    store, meta = open_example(STEMS[0])
+    words = " ".join(texts(parse_svg(draw(scene_of(store, meta, state_at(store, meta), SPECTATOR)))))
+    assert "spectator view: what every player may see" in words
+    assert "(a spectator) may see" not in words

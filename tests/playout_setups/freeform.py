@@ -1,6 +1,6 @@
 """Freeform playouts: three participants, two sides, no rulebook."""
 
-from tests.playouts import Setup, new
+from tests.playout_setups import Setup, new
 
 SETUPS = [
     Setup("freeform", "brawl", (

@@ -248,6 +248,31 @@ def test_two_players_running_the_same_command_file_both_record(tmp_path: Path, a
     assert [r["actor"] for r in rows if "hold my ground" in r["summary"]] == ["alice", "bob"]  # type: ignore[union-attr,index]
 
 
+def test_a_later_file_that_begins_like_an_earlier_one_is_recorded_whole(tmp_path: Path, alice: Cli) -> None:
+    """Issue 37, item 8: ``run`` chained its ids from the actor alone, so a per-round file beginning with the
+    same line as the last one was taken for a retry: "already recorded" (nothing with -q), exit 0, nothing
+    appended. Each file is now its own run; a retry of one file still resumes, and says so under -q."""
+    round1, round2 = tmp_path / "round-1.cmds", tmp_path / "round-2.cmds"
+    round1.write_text("note duel 'round starts'\nnote duel 'alice strikes'\n")
+    round2.write_text("note duel 'round starts'\nnote duel 'alice parries'\n")
+    alice("run", "-q", str(round1), "--as", "alice")
+    result = alice("run", "-q", str(round2), "--as", "alice")
+    assert "already recorded" not in result.err
+    summaries = [r["summary"] for r in alice("log", "duel", "--json").json()]  # type: ignore[index,union-attr]
+    assert sum("round starts" in s for s in summaries) == 2 and any("alice parries" in s for s in summaries)
+    # a retry of one file after a failure: the lines it recorded are recognised (and said, even with -q)
+    round3 = tmp_path / "round-3.cmds"
+    round3.write_text("note duel 'round starts'\nnote duel ''\nnote duel 'alice falls back'\n")
+    assert alice("run", "-q", str(round3), "--as", "alice", ok=False).code == 3
+    count = len(alice("log", "duel", "--json").json())  # type: ignore[arg-type]
+    round3.write_text(round3.read_text().replace("note duel ''", "note duel 'alice gasps'"))
+    result = alice("run", "-q", str(round3), "--as", "alice")
+    assert f"{round3}:1: already recorded by an earlier run of this file (a retry)" in result.err
+    log = alice("log", "duel", "--json").json()
+    assert len(log) == count + 2  # type: ignore[arg-type]
+    assert sum("round starts" in r["summary"] for r in log) == 3  # type: ignore[index,union-attr]
+
+
 # -- 7. spoofed output ----------------------------------------------------------------------------------
 
 

@@ -206,10 +206,11 @@ def test_a_chosen_label_is_refused_with_joint_dice(args: tuple[str, ...], duel: 
 
 
 def test_labels_numbered_by_next_label_are_the_rules_labels(tmp_path: Path) -> None:
-    """The rules' label for a repeated roll is ``base#n`` after every label of its sequence taken before it,
-    free rolls included (``combatlog roll --label r1/Bo/damage --scheme local`` makes the next damage to Bo
-    ``#2``; a free roll cannot use joint dice): an honest joint log with such labels verifies."""
+    """The rules' label for a repeated roll is ``base#n`` after every label of its sequence taken before it
+    (a free roll cannot take one: the rules own their labels, tests/security/test_rule_labels.py): an honest
+    joint log with such labels verifies."""
     from combatlog.commands.core import RollDice
+    from combatlog.errors import IllegalCommand
     from combatlog.rulesets.drawn import rule_label
     from combatlog.rulesets.freeform import commands as ff
 
@@ -224,7 +225,10 @@ def test_labels_numbered_by_next_label_are_the_rules_labels(tmp_path: Path) -> N
         store, signers, do = signed_duel(tmp_path, rolls=False)
         from combatlog.wiring import execute
 
-        execute(store, "duel", RollDice(label="r1/Bo/damage", notation="1d6", purpose="a free roll"), actor="bob",
+        with pytest.raises(IllegalCommand, match="core: the rules own their labels"):
+            execute(store, "duel", RollDice(label="r1/Bo/damage", notation="1d6", purpose="a free roll"), actor="bob",
+                    signer=signers["bob"], scheme="local")
+        execute(store, "duel", RollDice(label="bob/damage", notation="1d6", purpose="a free roll"), actor="bob",
                 signer=signers["bob"], scheme="local")
         do("alice", ff.ChangeHp(who="Bo", amount="1d6", reason="the thrust"))
         do("alice", ff.ChangeHp(who="Bo", amount="1d6", reason="again"))
@@ -234,6 +238,6 @@ def test_labels_numbered_by_next_label_are_the_rules_labels(tmp_path: Path) -> N
     ok(tmp_path / "log.db", "export", "duel", "-o", str(tmp_path / "duel.jsonl"))
     lines = lines_of(tmp_path / "duel.jsonl")
     assert [e["data"]["dice"] for e in map(json.loads, lines[1:]) if e["type"] in ("ff.hp_changed", "ff.action_taken")
-            ] == [["r1/Bo/damage#2"], ["r1/Bo/damage#3"], ["r1/Aldo/act"], ["r1/Aldo/act#2"]]
+            ] == [["r1/Bo/damage"], ["r1/Bo/damage#2"], ["r1/Aldo/act"], ["r1/Aldo/act#2"]]
     report = json.loads(ok(tmp_path / "empty.db", "verify", str(tmp_path / "duel.jsonl"), "--json").out)
     assert report["dice"]["verified"] == 4 and report["dice"]["local"] == 1 and report["dice"]["unbound"] == 0

@@ -84,8 +84,15 @@ def redrawn(env: Envelope, **changes: Any) -> Envelope:
 
 
 def sealed_like(env: Envelope, event: Any) -> Envelope:
+    """``event`` in ``env``'s place: the same envelope fields, the command record of its batch included."""
     return seal(stream=env.stream, seq=env.seq, prev=env.prev, event=event, actor=env.actor,
-                command_id=env.command_id, recorded_at=env.recorded_at)
+                command_id=env.command_id, recorded_at=env.recorded_at,
+                command=None if env.command is msgspec.UNSET else bytes(env.command))
+
+
+def added_like(env: Envelope, event: Any) -> Envelope:
+    """``event`` added beside ``env`` (in its batch or, with another command id, alone): no command record."""
+    return replace(sealed_like(env, event), command=msgspec.UNSET)
 
 
 def rebuilt(lines: list[bytes], envs: list[Envelope], signers: dict[str, Any] | None = None) -> list[bytes]:
@@ -557,24 +564,33 @@ def test_a_joint_die_no_rule_reads_is_refused_inside_a_batch_and_reported_outsid
 
     def inside(envs: list[Envelope]) -> list[Envelope]:
         i = labelled(envs, "r1/reposition/amazon")
-        return [*envs[: i + 1], joint_die(joint, envs[i], "r1/reposition/amazon#2", "1d6"), *envs[i + 1:]]
+        die = replace(joint_die(joint, envs[i], "r1/reposition/amazon#2", "1d6"), command=msgspec.UNSET)
+        return [*envs[: i + 1], die, *envs[i + 1:]]
 
-    def free_roll(envs: list[Envelope]) -> list[Envelope]:
-        i = labelled(envs, "r1/reposition/amazon")
-        die = replace(joint_die(joint, envs[i], "r1/reposition/amazon#2", "1d6"), command_id="bob-free-roll")
-        return [*envs[:i], die, *envs[i:]]
+    def free_roll(label: str) -> Callable[[list[Envelope]], list[Envelope]]:
+        def edit(envs: list[Envelope]) -> list[Envelope]:
+            i = labelled(envs, "r1/reposition/amazon")
+            die = replace(joint_die(joint, envs[i], label, "1d6"), command_id="bob-free-roll", command=msgspec.UNSET)
+            return [*envs[:i], die, *envs[i:]]
+        return edit
 
     with key_home(joint.home):
         signers = {"bob": joint.signers["bob"]}
         batched = write_lines(tmp_path / "inside.jsonl", rebuilt(joint.lines, inside(envelopes(joint.lines)), signers))
-        alone = write_lines(tmp_path / "alone.jsonl", rebuilt(joint.lines, free_roll(envelopes(joint.lines)), signers))
+        ruled = write_lines(tmp_path / "ruled.jsonl", rebuilt(
+            joint.lines, free_roll("r1/reposition/amazon#2")(envelopes(joint.lines)), signers))
+        alone = write_lines(tmp_path / "alone.jsonl", rebuilt(
+            joint.lines, free_roll("bob/amazon-reposition")(envelopes(joint.lines)), signers))
     cli, db = receiver(tmp_path, joint.lines, batch_cut(joint.lines, 25), joint.home)
     refused(cli, db, batched,
             f"seq {die_seq}-{joint.resolved + 1}: bob's magic_realm Resolve does not re-decide to the recorded "
             f"events: seq {die_seq + 1} records core.dice_rolled", '"label":"r1/reposition/amazon#2"')
+    # alone, under a label of the rules' own kind: refused (the rules own their labels)
+    refused(cli, db, ruled, f"seq {die_seq}: a free roll under 'r1/reposition/amazon#2', a label the magic_realm "
+                            "rules draw their own dice under")
     report = cli("verify", str(alone), "--json").json()
     assert report["ok"] and report["dice"]["unbound"] == 1  # type: ignore[index]
-    assert any("r1/reposition/amazon#2" in note and "read by no rule" in note for note in report["notes"])  # type: ignore[union-attr,index]
+    assert any("bob/amazon-reposition" in note and "read by no rule" in note for note in report["notes"])  # type: ignore[union-attr,index]
     honest = write_lines(tmp_path / "honest.jsonl", joint.lines)
     assert _final_state(alone) == _final_state(honest)
 
@@ -595,7 +611,9 @@ def test_a_resolution_die_drawn_before_the_plays_are_sealed(joint: Joint, tmp_pa
     """bob draws his repositioning die with a plain ``combatlog roll`` right after target selection, from the
     newest seed then (r1/assign's), so he knows it before anybody seals plays; the round goes on, and at the
     resolution his modified client reads that die (the honest one refuses: the label is taken) and draws the
-    others from the seed of r1/plays. Label, notation and seed of every die are right: only the time is wrong."""
+    others from the seed of r1/plays. Label, notation and seed of every die are right: only the time is wrong.
+    The early die is a free roll under a label the rules draw, refused as such at its own seq (the rules own
+    their labels); a rule's die drawn by another command than the step it resolves is refused too."""
     from combatlog.wiring import dice_port, execute
     from combatlog.projections.fold import state_at
     from combatlog.rulesets.magic_realm.events import MeleeResolved
@@ -631,5 +649,6 @@ def test_a_resolution_die_drawn_before_the_plays_are_sealed(joint: Joint, tmp_pa
         forge(store, "cave", MeleeResolved(round=1), actor="bob", signer=bob)
         path = tmp_path / "forged.jsonl"
         export(store, path, "cave")
-    with pytest.raises(VerificationFailed, match="r1/reposition/amazon.* drawn at seq .* by another command"):
+    with pytest.raises(VerificationFailed, match="a free roll under 'r1/reposition/amazon', a label the magic_realm "
+                                                 "rules draw their own dice under"):
         verify_file(path)

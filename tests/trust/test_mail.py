@@ -97,7 +97,7 @@ def test_a_mail_tells_what_happened_what_to_decide_and_carries_the_bundle(duel, 
     bob("seal", "reveal", "duel", "--step", "r1")
     reply = tmp_path / "to-alice.txt"
     bob("mail", "duel", "--for", "alice", "-o", str(reply))
-    assert "alice: reveal sealed step r1" in reply.read_text()
+    assert "alice: reveal what you sealed to step r1" in reply.read_text()
     assert "combatlog seal reveal duel --step r1 --as alice" in reply.read_text()
     alice("import", str(reply))
     alice("seal", "reveal", "duel")
@@ -108,7 +108,8 @@ def test_a_mail_tells_what_happened_what_to_decide_and_carries_the_bundle(duel, 
     assert "(core: dice" in told  # the die, what it is for, its scheme
     assert "round 1 begins (Freeform: table decision)" in told  # the rule cited
     assert "thrusts at Bo (Freeform: table decision) [dice: r1/Aldo/act]" in told
-    assert "Bo: act in round 1" in told and 'combatlog freeform act duel Bo "ACTION" --as bob' in told
+    # bob's moves for Bo are the legal ones, each runnable as written (commands/legal.py)
+    assert "Bo: act in round 1" in told and "combatlog freeform act duel Bo 'attacks Aldo' --as bob" in told
     # another's call: shown, not offered; pending's "gm" is alice here (she created the combat, which pins no gm)
     assert "gm (alice: the referee's step): end round 1" in told and "freeform end-round" not in told
 

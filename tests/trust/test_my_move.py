@@ -259,20 +259,25 @@ def test_as_defaults_to_the_only_secret_key_of_the_key_home(tmp_path: Path) -> N
 
 
 def test_status_mine_for_a_ruleset_without_its_own_moves_and_a_sealed_step(tmp_path: Path) -> None:
-    # freeform names no player's moves: the referee gets the gm steps, everyone the sealed steps awaiting him.
+    # freeform lists its legal moves: with nobody in the combat, the only one is ending it (a ruling, any pinned
+    # player's without a referee); the step the creator owes, adding participants, has free words: said without a
+    # command line rather than invented. Everyone gets the sealed steps awaiting him.
     alice, bob = _pair(tmp_path, "duel", "freeform", {}, "joint")
     a = alice.mine("duel")
-    assert a["referee"] and [m["what"] for m in a["pending"]] == ["add participants, then start round 1"]
-    assert a["pending"][0]["command"] == ""  # freeform gives no command line for it: said, not invented
+    assert a["referee"] and [m["what"] for m in a["pending"]] == ["end the combat: the fight is broken off",
+                                                                  "add participants, then start round 1"]
+    assert a["pending"][1]["command"] == ""
     assert "(this ruleset gives no command line for it)" in alice("status", "duel", "--mine").out
-    assert bob.mine("duel")["pending"] == [] and bob.mine("duel")["waiting_for"] == ["alice"]
+    assert [m["command"] for m in bob.mine("duel")["pending"]] == [
+        "combatlog freeform end duel --outcome 'the fight is broken off' --as bob"]
+    assert bob.mine("duel")["waiting_for"] == ["alice"]
     alice("seal", "commit", "duel", "--step", "r1")
     mail(alice, bob, "duel", tmp_path)
-    assert _commands(bob, "duel") == ["combatlog seal commit duel --step r1 --as bob"]
-    bob.paste("duel")
-    assert _commands(bob, "duel") == ["combatlog seal reveal duel --step r1 --as bob"]
+    assert "combatlog seal commit duel --step r1 --as bob" in _commands(bob, "duel")
+    bob.paste("duel", contains="seal")
+    assert "combatlog seal reveal duel --step r1 --as bob" in _commands(bob, "duel")
     assert "combatlog seal reveal duel --step r1 --as alice" not in _commands(alice, "duel")  # not yet hers to see
-    bob.paste("duel")
+    bob.paste("duel", contains="seal")
     mail(bob, alice, "duel", tmp_path)
     assert "combatlog seal reveal duel --step r1 --as alice" in _commands(alice, "duel")
 

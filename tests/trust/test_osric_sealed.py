@@ -76,8 +76,8 @@ def test_a_sealed_osric_round_by_mail(tmp_path: Path) -> None:
     seen = {r["seq"]: r for r in alice("log", S, "--json").json()}  # type: ignore[union-attr]
     orcs = max(seen)
     assert seen[orcs]["type"] == "core.orders_revealed" and seen[orcs]["data"] is None
-    assert "orcs declares" not in alice("osric", "timeline", S).out
-    assert "orcs declares" in alice("osric", "timeline", S, "--as", "gm").out
+    assert "orcs declare" not in alice("osric", "timeline", S).out
+    assert "orcs declare" in alice("osric", "timeline", S, "--as", "gm").out
 
     alice("osric", "reveal", S)
     state = _show(alice)["state"]

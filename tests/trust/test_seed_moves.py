@@ -247,10 +247,13 @@ def test_a_die_refused_for_want_of_a_seed_names_the_step_of_its_round(tmp_path: 
     alice("freeform", "round", "duel")
     alice("freeform", "end-round", "duel")
     alice("freeform", "round", "duel")
-    # (plain status: freeform says nobody plays Aldo, and the combat pins alice and bob: the --as of his command
-    # is a pinned player's to fill in, not "--as Aldo", which would be refused)
+    # (plain status: freeform says nobody plays Aldo, and the combat pins alice and bob: his commands run as a
+    # pinned player, not "--as Aldo", which would be refused)
     aldo = next(p for p in alice("status", "duel", "--json").json()["pending"] if p["who"] == "Aldo")  # type: ignore[index]
-    assert aldo["players"] is None and aldo["commands"] == ['combatlog freeform act duel Aldo "ACTION" --as PLAYER']
+    # (its commands are the legal moves, commands/legal.py: each as a pinned player who may make it; the one that
+    # rolls a die is not offered while no joint die can be drawn)
+    assert aldo["players"] is None and "combatlog freeform act duel Aldo 'attacks Bo' --as alice" in aldo["commands"]
+    assert all(c.endswith(("--as alice", "--as bob")) and "--roll" not in c for c in aldo["commands"])
     refused = alice("freeform", "act", "duel", "Aldo", "thrusts at Bo", "--roll", "1d20", ok=False)
     commit, reveal = "combatlog seal commit duel --step r2", "combatlog seal reveal duel --step r2"
     assert refused.code == 4 and f"no joint dice seed yet (every player runs: {commit}, then: {reveal})" in refused.err

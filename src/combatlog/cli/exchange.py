@@ -13,6 +13,9 @@ from combatlog.cli.bundles import (  # noqa: F401  (_to_stdout, _write_whole, si
 from combatlog.cli.common import app_state, echo, json_option, print_json, stream_argument
 
 
+ACCEPT_HELP = ("Accept, to read, a log whose genesis claims an engine from before commands were recorded (its "
+               "decisions are not re-decided; nothing can be added to it).")
+
 def export(
     ctx: typer.Context,
     stream: str = stream_argument(),
@@ -49,6 +52,7 @@ def import_(
     trust_new_key: bool = typer.Option(False, "--trust-new-key",
                                        help="Accept a combat that pins, for a name in your key home, another key "
                                             "(check it with that player out of band first)."),
+    accept_unrecorded: bool = typer.Option(False, "--accept-unrecorded", help=ACCEPT_HELP),
     as_json: bool = json_option(),
 ) -> None:
     """Verify bundles, then append each whole or not at all (only what is new here); hold early ones.
@@ -64,7 +68,10 @@ def import_(
     from combatlog.cli.common import refuse_blank
 
     refuse_blank(name, "--name", "the local name for the combat")
-    run_import(app_state(ctx), files, inbox, name or "", allow_rules_mismatch, trust_new_key, as_json)
+    from combatlog.exchange.verify import accepting_unrecorded
+
+    with accepting_unrecorded(accept_unrecorded):
+        run_import(app_state(ctx), files, inbox, name or "", allow_rules_mismatch, trust_new_key, as_json)
 
 
 def verify(
@@ -72,13 +79,17 @@ def verify(
     target: str = typer.Argument(..., help="An export file (- reads it from standard input), or a combat in this log."),
     allow_rules_mismatch: bool = typer.Option(False, "--allow-rules-mismatch",
                                               help="Report a different rules digest instead of failing."),
+    accept_unrecorded: bool = typer.Option(False, "--accept-unrecorded", help=ACCEPT_HELP),
     as_json: bool = json_option(),
 ) -> None:
     """Check a file or a stored combat: every hash, the chain, the dice; exit non-zero on the first problem.
 
     Example: combatlog verify duel.jsonl
     """
-    run_verify(app_state(ctx), target, allow_rules_mismatch, as_json)
+    from combatlog.exchange.verify import accepting_unrecorded
+
+    with accepting_unrecorded(accept_unrecorded):
+        run_verify(app_state(ctx), target, allow_rules_mismatch, as_json)
 
 
 def superseded(

@@ -77,12 +77,15 @@ def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, lis
     todos = _trust_todos(store, meta, player)
     folded = state_at(store, meta)
     ruleset = type(folded.ruleset)
-    knows = getattr(ruleset, "my_moves", None) is not None or ruleset.players_of is not Ruleset.players_of
+    knows = getattr(ruleset, "my_moves", None) is not None or ruleset.players_of is not Ruleset.players_of \
+        or ruleset.candidates is not Ruleset.candidates
     if genesis is None or not genesis.players or not knows:
         return None, todos, ""  # the ruleset does not know who plays what: its own pending entries say it
-    from combatlog.trust.mine import my_moves, out_of_the_fight
+    from combatlog.trust.mine import out_of_the_fight
+    from combatlog.trust.offers import moves_of
+    from combatlog.wiring import deciding
 
-    referee, moves = my_moves(store, meta, folded, player)
+    referee, moves = moves_of(store, meta, folded, player, wiring=deciding())
     mine = [Todo(player, m.what + (f" (not yet: {m.waiting})" if m.waiting else ""), m.rule, tuple(m.options),
                  [m.command] if m.command else [], yours=True) for m in moves]
     out = out_of_the_fight(folded, player) if not moves and not referee else ""

@@ -16,7 +16,6 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from combatlog import __version__
 from combatlog.cli.catalog import CORE_COMMANDS, EXTRA_MODULES, RULESET_GROUPS, SHORT_HELP
 from combatlog.cli.state import AppState, Interrupted, default_actor
 
@@ -74,7 +73,9 @@ class LazyRootGroup(TyperGroup):
 
 def _print_version(value: bool) -> None:
     if value:
-        typer.echo(f"combatlog {__version__}")
+        from combatlog.cli.version import version_text
+
+        typer.echo(version_text())
         raise typer.Exit()
 
 
@@ -172,7 +173,8 @@ def root(
                                              "the only secret key in the key home (keys list), else gm."),
     command_id: Optional[str] = typer.Option(None, "--command-id",
                                              help="Idempotency key: a retry with the same id records nothing new."),
-    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+    version: bool = typer.Option(False, "--version", is_eager=True,
+                                 help="Print the release, the engine (log format) and ruleset versions, and exit.",
                                  callback=_print_version, expose_value=False),
 ) -> None:
     """Global options go before or after the command."""

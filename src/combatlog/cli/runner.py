@@ -2,10 +2,21 @@
 
 Each line is what you would type after ``combatlog``; ``#`` starts a comment.
 Every command gets an id chained from the commands before it
-(id_n = SHA-256(id_n-1, line_n)), so running a file again records nothing
-twice, and after fixing a failed line the lines before it are recognised as
-done while the fixed line and those after it run. ``--fresh`` records every
-line anew (for a file meant to be played more than once).
+(id_n = SHA-256(id_n-1, line_n)), from a seed of the actor and the file's
+path, so running a file again records nothing twice, and after fixing a failed
+line the lines before it are recognised as done while the fixed line and those
+after it run. Another file (a later round's, which may begin with the same
+lines) has other ids: nothing of it is taken for a retry of this one. A line
+found already recorded is said, even with ``--quiet``. ``--fresh`` records
+every line anew (for a file meant to be played more than once).
+
+A line does not redo what the line before it did: the lines share one open log, the combats they resolved
+and their signers, the root's options (a line without its own runs under the run's, ``_invoke``), and each
+combat's folded state at its head (``cli.common.execute_keeping``; ``execute`` uses a kept state only when it
+ends at the log's head, so another writer in between costs a fold, never a wrong state). Each line is still
+its own transaction; on SQLite the run syncs its commits every 0.1 s and at the end
+(``SQLiteStore.synced_every``) instead of an fsync per line: a killed process loses nothing committed, a
+power cut at most the last 0.1 s, which running the file again replays (the ids are chained).
 """
 
 from __future__ import annotations
@@ -60,9 +71,11 @@ def run(
     # from: the lines run in its folder, with the log and key home fixed first (docs/guide.md).
     folder = Path.cwd() if stdin else file.resolve().parent
     st = app_state(ctx)
-    # Ids are scoped to the actor: another player running the same line must not be told
-    # "already recorded" (the write path also refuses a command id reused across actors).
-    chain = secrets.token_hex(16) if fresh else f"combatlog-run/v2\n{st.actor}"
+    # Ids are scoped to the actor (another player running the same line must not be told "already recorded"; the
+    # write path also refuses a command id reused across actors) and to the file: a retry runs the same path again,
+    # and another file that begins with the same lines (a per-round file) is another run.
+    identity = "standard input" if stdin else str(file.resolve())
+    chain = secrets.token_hex(16) if fresh else f"combatlog-run/v3\n{st.actor}\n{identity}"
     from combatlog.store import default_url
 
     st.db = _absolute(st.db or default_url())  # before the log is opened and before the lines move folder
@@ -79,7 +92,7 @@ def run(
             os.environ["COMBATLOG_HOME"] = _absolute(home)
         os.chdir(folder)
         with _synced_every(st, SYNC_EVERY_S):
-            _run_lines(ctx, lines, name, quiet, chain, bar.on_progress)
+            _run_lines(ctx, lines, name, quiet, chain, bar.on_progress, say_retries=quiet and not as_json)
     finally:
         bar.close()
         _DEPTH["n"] -= 1
@@ -98,7 +111,28 @@ def _synced_every(st: AppState, seconds: float) -> AbstractContextManager[None]:
     return group(seconds) if group is not None else nullcontext()  # type: ignore[no-any-return]
 
 
-def _run_lines(ctx: typer.Context, lines: list[str], name: str, quiet: bool, chain: str, on_progress: Any) -> None:
+def _run_lines(ctx: typer.Context, lines: list[str], name: str, quiet: bool, chain: str, on_progress: Any, *,
+               say_retries: bool = False) -> None:
+    """``say_retries``: say on stderr each line found already recorded (--quiet hides the line's own output, which
+    says it; a line's or the run's --json has it in the line's JSON), once the run ends, or before its error unless
+    that is JSON (stderr is then JSON only)."""
+    retries: list[str] = []
+    try:
+        _each_line(ctx, lines, name, quiet, chain, on_progress, retries if say_retries else None)
+    except CombatlogError as exc:
+        if not exc.as_json:
+            _say(retries)
+        raise
+    _say(retries)
+
+
+def _say(retries: list[str]) -> None:
+    for where in retries:
+        typer.echo(f"{where}: already recorded by an earlier run of this file (a retry): not recorded again", err=True)
+
+
+def _each_line(ctx: typer.Context, lines: list[str], name: str, quiet: bool, chain: str, on_progress: Any,
+               retries: list[str] | None) -> None:
     import hashlib
     import shlex
 
@@ -123,6 +157,7 @@ def _run_lines(ctx: typer.Context, lines: list[str], name: str, quiet: bool, cha
         args = hoist(args)
         # the run's actor, even gm on a machine whose only key would be the default
         line_state = st.for_line(st.db, st.actor, command_id) if not args[0].startswith("-") else None
+        skipped = st.run.skipped if st.run is not None else 0
         try:
             if line_state is not None:  # no root option on the line: the run's own, nothing to parse there
                 _invoke(group, line_state, args)
@@ -138,6 +173,8 @@ def _run_lines(ctx: typer.Context, lines: list[str], name: str, quiet: bool, cha
                 raise _line_error(f"the command exited with status {exc.exit_code}", where, args) from None
         except click.ClickException as exc:
             raise _line_error(exc.format_message(), where, args) from None
+        if retries is not None and "--json" not in args and st.run is not None and st.run.skipped > skipped:
+            retries.append(where)  # (without --quiet the line's own output says so)
 
 
 def _line_error(message: str, where: str, args: list[str]) -> InvalidCommand:

@@ -31,7 +31,7 @@ def default_actor() -> str:
 class RunMemo:
     """What the lines of one run FILE share, so that a line does not redo what the previous one did."""
 
-    __slots__ = ("heads", "streams", "signers", "resumed")
+    __slots__ = ("heads", "streams", "signers", "resumed", "skipped")
 
     def __init__(self) -> None:
         self.heads: dict[str, Folded] = {}  # stream id -> its state at its head
@@ -39,11 +39,13 @@ class RunMemo:
         self.signers: dict[str, Signer | None] = {}  # stream id -> the actor's signer
         # stream id -> the last seq of the run's latest line found already recorded there, until a line records
         self.resumed: dict[str, int] = {}
+        self.skipped = 0  # lines found already recorded (a retry), said even with --quiet (runner.py)
 
     def noted(self, stream_id: str, duplicate: bool, last_seq: int) -> None:
         """A line of the run was recorded (or found already recorded, ``duplicate``) in ``stream_id``."""
         if duplicate:
             self.resumed[stream_id] = last_seq
+            self.skipped += 1
         else:
             self.resumed.pop(stream_id, None)  # checked once, at the first line that records (check_resumed)
 

@@ -8,6 +8,7 @@ Without click or typer, so that the fast path (cli/fast.py) prints exactly what 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from combatlog.cli.output import echo, echo_view, pending_json, print_json
@@ -18,7 +19,9 @@ from combatlog.text import one_line
 def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> None:
     from combatlog.exchange.held import held_for
     from combatlog.trust.after_merge import AfterMerge
-    from combatlog.trust.mine import Offered, out_of_the_fight_all, takers, waiting_for
+    from combatlog.trust.mine import out_of_the_fight_all, takers, waiting_for
+    from combatlog.trust.offers import Offered, proposes_moves
+    from combatlog.wiring import deciding
 
     meta, folded = read_state_of(st, stream)
     store = st.store()
@@ -34,10 +37,12 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
     # who takes each decision, named as status --mine and the mail name them (a piece with its players), and
     # the commands each can run now (with joint dice, none that needs a seed not there yet: its seed step first)
     named = takers(store, meta, folded, pending)
-    offered = Offered(store, meta, folded)
+    offered = Offered(store, meta, folded, deciding())
     pinned = set(offered.seed.players) if offered.seed is not None else set(roles(folded).players)
     # (the text says only what is withheld: it builds no command lines where nothing can be)
-    entries = [_entry(p, players, meta, offered, pinned) if as_json or offered.withholds else {"withheld": []}
+    legal = _legal_by_taker(store, meta, folded) if proposes_moves(ruleset) else None
+    entries = [_entry(p, players, meta, offered, pinned, legal)
+               if as_json or offered.withholds or legal is not None else {"withheld": [], "commands": []}
                for p, (_name, players) in zip(pending, named)]
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
@@ -57,7 +62,10 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
     for p, (name, _players), entry in zip(pending, named, entries):
         opts = f"  [{' | '.join(p.options)}]" if p.options else ""
         rule = f"  ({p.rule})" if p.rule else ""
-        echo_view(one_line(f"  {name}: {p.what}{opts}{rule}"))
+        what = re.sub(r"\bSTREAM\b", meta.name, p.what)  # a command a pending text names, for this combat
+        echo_view(one_line(f"  {name}: {what}{opts}{rule}"))
+        if legal is not None and not entry["withheld"]:
+            _print_moves(entry["commands"], meta.name, (entry.get("players") or []) if the_roles.enforced else [])
         for w in entry["withheld"]:
             first = [c for c in entry["commands"] if _kind(c) in ("seal commit", "seal link", "seal reveal")]
             echo_view(one_line(f"    not yet: {_kind(w['command'])}: {w['waiting']}"
@@ -70,17 +78,54 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
         echo_view(one_line(f"  held: bundle {h['events']} (from {h['source']}), waiting for {h['waiting_for']}"))
 
 
-def _entry(p: Any, players: Any, meta: Any, offered: Any, pinned: set[str]) -> dict[str, Any]:
+SHOWN = 3  # plain status lists this many moves under a decision; more are counted, with the command listing them
+
+
+def _print_moves(commands: list[str], stream: str, players: list[str]) -> None:
+    import shlex
+
+    if len(commands) <= SHOWN:
+        for c in commands:
+            echo_view(one_line(f"    {c}"))
+        return
+    who = [("--as", players[0])] if len(players) == 1 and players[0] else []
+    listing = shlex.join(["combatlog", "moves", stream, *(w for pair in who for w in pair)])
+    echo_view(one_line(f"    {len(commands)} legal moves: {listing}"))
+
+
+def _legal_by_taker(store: Any, meta: Any, folded: Any) -> dict[str, list[Any]]:
+    """Every decider's legal moves now, by the piece they move ("" for a step of the procedure or a ruling)."""
+    from combatlog.wiring import moves
+
+    by: dict[str, list[Any]] = {}
+    for m in moves(store, meta, folded)[0]:
+        by.setdefault(m.piece, []).append(m)
+    return by
+
+
+def _entry(p: Any, players: Any, meta: Any, offered: Any, pinned: set[str],
+           legal: dict[str, list[Any]] | None = None) -> dict[str, Any]:
     """A pending decision as ``status --json`` gives it (``pending_json``), its command lines run as the players
     who take it (``players``, also given; else the name ``pending`` gives, or PLAYER to fill in where the
     combat pins players and that name is none of them), without those that cannot run now (``withheld``, each
-    with why: ``Offered``)."""
+    with why: ``Offered``). Where the ruleset lists its legal moves (``legal``), the command lines are exactly
+    the legal moves of the piece the decision is for (the procedure's steps and rulings for the referee's)."""
+    import shlex
+
+    commands: list[str] = []
+    withheld: list[dict[str, str]] = []
+    if legal is not None:
+        piece = "" if p.who == "gm" else p.who
+        commands = [shlex.join(("combatlog", *m.argv)) for m in legal.get(piece, ())]
+        entry = pending_json(p, meta.ruleset, meta.name, commands)
+        command = commands[0] if commands else None
+        entry.update(players=list(players) if players is not None else None, command=command, commands=commands,
+                     kind=_kind(command) if command else None, withheld=withheld)
+        return entry
     from combatlog.exchange.mail import commands_for
 
     entry = pending_json(p, meta.ruleset, meta.name)
     runs_as = list(players) if players else [entry["player"]]
-    commands: list[str] = []
-    withheld: list[dict[str, str]] = []
     for player in runs_as:
         mine, held = offered.split(player, commands_for(meta.ruleset, meta.name, p,
                                                         "PLAYER" if pinned and player not in pinned else player))
@@ -119,10 +164,12 @@ def roles_json(roles: Any) -> dict[str, Any]:
 def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list[Any]) -> None:
     """``status --mine``: the actor's own moves (trust/mine.py), each with its command line; first the
     decisions of his a merge could neither keep nor place (``trust/after_merge.py``)."""
-    from combatlog.trust.mine import moves_json, my_moves, out_of_the_fight, waiting_for
+    from combatlog.trust.mine import moves_json, out_of_the_fight, waiting_for
+    from combatlog.trust.offers import moves_of
+    from combatlog.wiring import deciding
 
     ruleset, state = folded.ruleset, folded.state
-    referee, moves = my_moves(st.store(), meta, folded, st.actor)
+    referee, moves = moves_of(st.store(), meta, folded, st.actor, wiring=deciding())
     others = waiting_for(st.store(), meta, folded, st.actor)
     out = out_of_the_fight(folded, st.actor) if not moves and not referee else ""
     mine = [o for o in owed if o.player == st.actor]
@@ -152,6 +199,8 @@ def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list
         echo(one_line(f"  nothing: {out}"))
     elif not moves and not owes:
         echo("  nothing now" + (f" (waiting for {', '.join(waiting)})" if waiting else ""))
+    elif waiting and moves:  # his moves do not end the others' turn: say whom the combat also waits for
+        echo(one_line(f"  (also waiting for {', '.join(waiting)})"))
     for m in moves:
         rule = f"  ({m.rule})" if m.rule else ""
         echo(one_line(f"  {m.what}{rule}"))

@@ -14,7 +14,7 @@ enforced: ``--as`` is a label there, not an identity.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -22,7 +22,6 @@ from combatlog.errors import IllegalCommand
 
 if TYPE_CHECKING:
     from combatlog.events.core import CombatStarted
-    from combatlog.rulesets.base import Ruleset
 
 RULE = "authority: a piece's moves are its player's, rulings the referee's (docs/design.md, Who may issue what)"
 
@@ -46,6 +45,15 @@ class Authority(msgspec.Struct, frozen=True, kw_only=True):
 
 
 ANYONE = Authority()
+
+
+class Rules(Protocol):
+    """What this module asks of a ruleset (``rulesets.base.Ruleset``, which imports this module for
+    ``Authority``): who referees by default, and what each command needs."""
+
+    referee_by_default: bool
+
+    def authority(self, state: Any, command: Any) -> Authority: ...
 
 
 def pieces(owners: dict[str, tuple[str, ...]] | list[tuple[str, tuple[str, ...]]], *, what: str = "act",
@@ -74,7 +82,7 @@ class Roles(msgspec.Struct, frozen=True, kw_only=True):
         return f"roles: {ref}; players {', '.join(self.players) or 'none pinned'}"
 
 
-def roles_of(ruleset: Ruleset[Any], genesis: CombatStarted | None, creator: str) -> Roles:
+def roles_of(ruleset: Rules, genesis: CombatStarted | None, creator: str) -> Roles:
     if genesis is None:
         return Roles()
     players = tuple(p.name for p in genesis.players)
@@ -84,7 +92,7 @@ def roles_of(ruleset: Ruleset[Any], genesis: CombatStarted | None, creator: str)
     return Roles(referee=referee, referee_named=bool(named), players=players, enforced=enforced)
 
 
-def check_authority(ruleset: Ruleset[Any], state: Any, roles: Roles, command: Any, actor: str, *,
+def check_authority(ruleset: Rules, state: Any, roles: Roles, command: Any, actor: str, *,
                     manual_dice: bool = False) -> Authority:
     """Refuse ``command`` unless ``actor`` may issue it (raises ``IllegalCommand`` naming who may).
 

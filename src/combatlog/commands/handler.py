@@ -19,9 +19,9 @@ from combatlog import ENGINE_VERSION
 from combatlog.commands.authority import check_authority, roles_of
 from combatlog.commands.core import AddNote, CommitSeed, CoreCommand, RevealSeed, RollDice
 from combatlog.commands.kept import kept_command, kept_name
-from combatlog.commands.record import encode_record
+from combatlog.commands.record import UNRECORDED_RULE, encode_record, records_commands, unrecorded_problem
 from combatlog.dice.derive import seed_commitment
-from combatlog.dice.port import DicePort, with_drawn
+from combatlog.dice.port import DicePort, rules_label_error, with_drawn
 from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, depth_problem, json_problem, unsafe_json
@@ -89,6 +89,7 @@ def dice_port(
         scheme=chosen, actor=actor, labels_taken=folded.core.labels,
         key_source=(lambda label: source(store, folded.core, label)) if source else None,
         manual_faces=manual_faces, collect_missing=True,
+        owns_label=folded.ruleset.owns_label, ruleset=folded.ruleset.info.name,
     )
 
 
@@ -107,6 +108,8 @@ def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: D
                 "--scheme local or manual (marked unverifiable)",
                 rule="trust: joint dice have the rules' labels",
             )
+        if folded.ruleset.owns_label(command.label):  # (verify refuses such a free roll too)
+            raise rules_label_error(command.label, folded.ruleset.info.name, "a free roll's label")
         dice.roll(command.label, command.notation, purpose=command.purpose, by=command.by or None)
         return []
     if isinstance(command, AddNote):
@@ -198,6 +201,7 @@ def execute(
         return Outcome(stream=meta, first_seq=earlier.first_seq, last_seq=earlier.last_seq, duplicate=True)
     # 1. the state: a fold of the log (from the newest snapshot), or the caller's when it ends at the head
     folded = _at_head(store, meta, folded)
+    _refuse_unrecorded(folded, meta.name)
     head_seq, head_hash = folded.core.head_seq, folded.core.head_hash
     # 2. decide: authority, legality and the events, randomness only through the dice port
     port = dice_port(store, folded, actor=actor, scheme=scheme, manual_faces=manual_faces, wiring=wiring)
@@ -244,6 +248,15 @@ def execute(
         folded.replayed = 0
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq,
                    events=recorded, steps=steps, folded=folded)
+
+
+def _refuse_unrecorded(folded: Folded, name: str) -> None:
+    """Nothing is added to a combat whose genesis claims an engine from before command records: no machine
+    would re-decide what it holds (it was accepted, to read, with ``--accept-unrecorded``)."""
+    genesis = folded.core.genesis
+    if genesis is not None and not records_commands(genesis.engine_version):
+        raise IllegalCommand(f"nothing can be added to {name}: {unrecorded_problem(genesis)}; start a new combat",
+                             rule=UNRECORDED_RULE)
 
 
 def _at_head(store: EventStore, meta: StreamMeta, folded: Folded | None) -> Folded:
@@ -361,6 +374,7 @@ def fork_stream(
     if any(m.name == name for m in store.list_streams()):
         raise InvalidCommand(f"a combat named {name!r} already exists")
     folded = state_at(store, parent, at_seq)
+    _refuse_unrecorded(folded, parent.name)
     stream_id = new_stream_id()
     cid = command_id or new_command_id()
     event = Forked(name=name, parent=parent.id, parent_name=parent.name, at_seq=at_seq,

@@ -52,12 +52,14 @@ class Move(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     piece: str = ""
     step: bool = False
+    kind: str = "move"  # "move" (a piece's), "step" (of the procedure, anyone's), "ruling" (the referee's)
     dice: tuple[str, ...] = ()
     group: str = ""
     command: Any = None  # the command itself (for in-process callers; never serialised)
 
     def as_json(self) -> dict[str, Any]:
-        return {"player": self.player, "argv": list(self.argv), "text": self.text}
+        return {"player": self.player, "argv": list(self.argv), "text": self.text, "piece": self.piece or None,
+                "kind": self.kind}
 
 
 class ProbePort(DicePort):
@@ -117,24 +119,22 @@ class Probed(msgspec.Struct, frozen=True, kw_only=True):
 def probe(store: EventStore, folded: Folded, command: Any, actor: str, wiring: Wiring) -> Probed:
     """Run the write path's decision on ``command`` without drawing a die or appending: raises as
     ``execute`` would (``CombatlogError``), else returns the dice it would draw."""
-    from combatlog.commands.core import CoreCommand
-    from combatlog.commands.handler import decide_core
-
     genesis = folded.core.genesis
     scheme = genesis.dice if genesis is not None else "local"
     source = wiring.key_sources.get(scheme)
     port = ProbePort(scheme=scheme, actor=actor, labels_taken=folded.core.labels,
                      key_source=(lambda label: source(store, folded.core, label)) if source else None)
-    if isinstance(command, CoreCommand):
-        decide_core(_NoSecrets(store), folded, command, port, actor, wiring)  # type: ignore[arg-type]
+    decider = wiring.deciders.get(type(command))  # a core command a ruleset proposes: sealed orders
+    if decider is not None:
+        decider(_NoSecrets(store), folded, command, port, actor)  # type: ignore[arg-type]
     else:
         folded.ruleset.decide(folded.state, command, port)
     return Probed(dice=tuple(port.asked), unavailable=port.unavailable)
 
 
 def deciders(roles: Roles, referee: str, player: str | None) -> tuple[str, ...]:
-    """Whose moves are listed: ``player``'s; else every pinned player and the referee; "" (anyone) where
-    the combat enforces no roles."""
+    """Whose moves are listed: ``player``'s; else every pinned player and the referee (and, for a piece's
+    move, its players, pinned or not); "" (anyone) where the combat enforces no roles."""
     if not roles.enforced:
         return ("",)
     if player:
@@ -172,8 +172,11 @@ def _moves(store: EventStore, folded: Folded, stream: str, *, wiring: Wiring, pl
     ready: list[Move] = []
     waiting: list[Move] = []
     for n, cand in enumerate(_bounded(ruleset.candidates(state, stream))):
-        need = ruleset.authority(state, cand.command) if roles.enforced else ANYONE
-        allowed = [p for p in people if _may(ruleset, state, roles, cand.command, p)]
+        real = ruleset.authority(state, cand.command)  # what it is, whether or not roles are enforced
+        need = real if roles.enforced else ANYONE
+        asked = people if player or need.kind != "pieces" else \
+            (*people, *(p for _piece, owners in need.owners for p in owners if p not in people))
+        allowed = [p for p in asked if _may(ruleset, state, roles, cand.command, p)]
         if need.kind == "anyone" and roles.enforced and not player:
             allowed = [p for p in allowed if p == referee] or allowed[:1]  # a step of the procedure: its taker's
         if not allowed:
@@ -184,7 +187,8 @@ def _moves(store: EventStore, folded: Folded, stream: str, *, wiring: Wiring, pl
             continue
         for who in allowed:
             argv = (*cand.argv, "--as", who) if who else cand.argv
-            move = Move(player=who, argv=argv, text=cand.text, piece=cand.piece, step=need.kind == "anyone",
+            kind = "step" if real.kind == "anyone" else "ruling" if real.kind == "referee" or not cand.piece else "move"
+            move = Move(player=who, argv=argv, text=cand.text, piece=cand.piece, step=kind == "step", kind=kind,
                         dice=probed.dice, group=cand.group or f"#{n}", command=cand.command)
             (waiting if probed.unavailable else ready).append(move)
     return ready, waiting

@@ -43,6 +43,23 @@ def records_commands(engine_version: str) -> bool:
     return version >= COMMANDS_RECORDED_SINCE
 
 
+def must_record(genesis: Any) -> bool:
+    """True when every event of the rules in the combat begun by ``genesis`` must come with a recorded command:
+    a log of an engine that records commands, and whatever the genesis claims, a combat with pinned players
+    (the engine a genesis names is the creator's word: it cannot turn the re-deciding of anyone's moves off)."""
+    return records_commands(genesis.engine_version) or bool(genesis.players)
+
+
+UNRECORDED_RULE = "core: every decision is re-decided"
+
+
+def unrecorded_problem(genesis: Any) -> str:
+    """Why a log whose genesis claims an engine from before command records cannot be trusted as played."""
+    return (f"the genesis claims engine {genesis.engine_version[:40]!r}, from before commands were recorded: its "
+            "set-up and decisions cannot be re-decided (not re-decided), so whoever wrote them may have recorded "
+            "anything the rules refuse")
+
+
 def commands_in(module: ModuleType) -> tuple[type, ...]:
     """Every command class of a ruleset's ``commands`` module (the subclasses of its ``_Command``)."""
     base = module._Command

@@ -25,6 +25,19 @@ LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/#@+-]{0,199}$")
 # derive from and the secret key; it raises a clear error when the scheme cannot draw now.
 KeySource = Callable[[str], tuple[int, bytes]]
 
+OWN_LABELS_RULE = "core: the rules own their labels"
+
+
+def rules_label_error(label: str, ruleset: str, what: str) -> IllegalCommand:
+    """The refusal of a die a player names under a label the rules draw (``Ruleset.owns_label``)."""
+    return IllegalCommand(
+        f"{what} {label!r} is a label the {ruleset} rules draw their own dice under: a die a player names "
+        "there would take the rules' label, and the rules' own roll would then be refused for ever (\"already "
+        "drawn\"); choose another label (one the rules never draw, e.g. without the round's r<N>/ or t<N>/), "
+        "or leave it out",
+        rule=OWN_LABELS_RULE,
+    )
+
 
 class Roll(msgspec.Struct, frozen=True):
     label: str
@@ -81,8 +94,12 @@ class DicePort:
         key_source: KeySource | None = None,
         manual_faces: Mapping[str, tuple[int, ...]] | None = None,
         collect_missing: bool = False,
+        owns_label: Callable[[str], bool] | None = None,
+        ruleset: str = "",
     ) -> None:
         self.scheme = check_scheme(scheme)
+        if owns_label is not None:
+            self.owns_label, self.ruleset = owns_label, ruleset
         self.actor = actor
         self._taken = labels_taken
         self._key_source = key_source
@@ -91,6 +108,13 @@ class DicePort:
         self.drawn: list[DiceRolled] = []
         self._drawn_labels: set[str] = set()
         self.missing: list[tuple[str, Dice]] = []  # manual dice drawn without faces, in the order rolled
+
+    # The rules' own labels (``Ruleset.owns_label``), which a label chosen by a player may not take.
+    ruleset = ""
+
+    @staticmethod
+    def owns_label(label: str) -> bool:
+        return False
 
     def next_label(self, base: str) -> str:
         """``base`` if it is free, else ``base#2``, ``base#3``... (for repeated rolls of one kind)."""
@@ -109,6 +133,8 @@ class DicePort:
         """
         if not chosen:
             return self.next_label(base)
+        if self.owns_label(chosen):
+            raise rules_label_error(chosen, self.ruleset, "label")
         if self.scheme == "joint":
             raise IllegalCommand(
                 f"label {chosen!r}: with joint dice the rules name each die (here {self.next_label(base)!r}), "

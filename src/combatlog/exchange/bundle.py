@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from combatlog import ENGINE_VERSION
-from combatlog.errors import Diverged, InvalidCommand, NotFound, VerificationFailed
+from combatlog.commands.record import UNRECORDED_RULE, records_commands, unrecorded_problem
+from combatlog.errors import Diverged, IllegalCommand, InvalidCommand, NotFound, VerificationFailed
 from combatlog.events.canonical import canonical, is_canonical, line_size_problem, sha256_hex
 from combatlog.exchange.stored import fed
 from combatlog.exchange.verify import ChainVerifier, Segment, VerifyReport, segments_of  # noqa: F401  (re-exported)
@@ -306,6 +307,10 @@ def _base_from_store(store: EventStore, header: Header, where: str) -> tuple[Fol
             "answered the same head, and the events where they part are not in the bundle. Ask its sender for "
             f"a bundle from the last event you both had (combatlog export {header.name} --for YOU, or --since "
             "that seq): it merges"))
+    genesis = base.core.genesis
+    if genesis is not None and not records_commands(genesis.engine_version):
+        raise IllegalCommand(f"{where}: nothing can be added to {meta.name}: {unrecorded_problem(genesis)}",
+                             rule=UNRECORDED_RULE)
     return base, meta
 
 

@@ -30,7 +30,7 @@ from typing import Any
 import msgspec
 
 from combatlog.commands.authority import check_authority, roles_of
-from combatlog.commands.record import decode_record, records_commands
+from combatlog.commands.record import decode_record, must_record
 from combatlog.dice.notation import Dice, parse_dice
 from combatlog.dice.port import DicePort, Roll, check_label, check_scheme, with_drawn
 from combatlog.errors import CombatlogError, IllegalCommand
@@ -75,8 +75,10 @@ class ReplayPort(DicePort):
     missing: Sequence[tuple[str, Dice]] = ()
 
     def __init__(self, recorded: dict[str, DiceRolled], *, scheme: str, actor: str, labels: dict[str, int],
-                 first_seq: int) -> None:
+                 first_seq: int, ruleset: Any = None) -> None:
         self.scheme = check_scheme(scheme)
+        if ruleset is not None:  # a label a player chose may not be one the rules draw (``DicePort.rule_label``)
+            self.owns_label, self.ruleset = ruleset.owns_label, ruleset.info.name
         self.actor = actor
         self._taken = _DrawnBefore(labels, first_seq)
         self.drawn: list[DiceRolled] = []
@@ -143,7 +145,7 @@ class Redecider:
 
     def required(self) -> bool:
         genesis = self.folded.core.genesis
-        return genesis is not None and records_commands(genesis.engine_version)
+        return genesis is not None and must_record(genesis)
 
     def feed(self, rec: Recorded, where: str, command: Any = NOT_DECODED) -> None:
         """Take ``rec`` (not yet folded): close the batch it ends, open the one it begins, and run or put
@@ -184,6 +186,12 @@ class Redecider:
             return
         if rules_event:
             self.check_uses(rec, self.folded.state, where)
+        if type(rec.event) is DiceRolled and self.folded.ruleset.owns_label(rec.event.label) and self.required():
+            # a free roll (no recorded command drew it) under a label the rules draw: their own roll would be
+            # refused "already drawn" for ever (a frozen combat), or move to another label
+            self.fail(where, f"seq {env.seq}: a free roll under {rec.event.label!r}, a label the "
+                             f"{self.folded.ruleset.info.name} rules draw their own dice under: no player may take "
+                             "it (core: the rules own their labels)")
         if not env.type.startswith("core.") and self.required():
             self.fail(where, f"seq {env.seq}: {env.type} was produced by no recorded command: an event of the rules "
                              "exists only as what a command's decision produced, and every machine re-decides it")
@@ -217,7 +225,7 @@ class Redecider:
             core = self.folded.core
             scheme = core.genesis.dice if core.genesis else "local"
             port = self._ports[actor] = ReplayPort({}, scheme=scheme, actor=actor, labels=core.labels,
-                                                   first_seq=_AFTER_ANY_SEQ)
+                                                   first_seq=_AFTER_ANY_SEQ, ruleset=self.folded.ruleset)
         return port
 
     def _redecide(self, batch: _Batch, cut_by_fork: bool) -> None:
@@ -226,7 +234,7 @@ class Redecider:
         if batch.drew:
             dice = {r.event.label: r.event for r in batch.recs if type(r.event) is DiceRolled}
             port = ReplayPort(dice, scheme=next(iter(dice.values())).scheme, actor=batch.actor, labels=core.labels,
-                              first_seq=batch.first_seq)
+                              first_seq=batch.first_seq, ruleset=ruleset)
         else:
             dice, port = {}, self._port_without_dice(batch.actor)
         if self._roles is None:

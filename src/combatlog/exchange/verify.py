@@ -12,7 +12,9 @@ layer's checks: signatures, sealed orders, joint dice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import msgspec
@@ -24,6 +26,7 @@ from combatlog.errors import CombatlogError, InvalidCommand, VerificationFailed
 from combatlog.events.canonical import MAX_DEPTH, MAX_LINE_BYTES, is_canonical, line_size_problem  # noqa: F401
 from combatlog.events.core import CombatStarted, DiceRolled, Forked, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, decode_recorded, future_problem, hash_of, latest_allowed, parse_recorded_at
+from combatlog.commands.record import UNRECORDED_RULE, must_record, records_commands, unrecorded_problem
 from combatlog.exchange.redecide import Redecider
 from combatlog.exchange.typed_line import NOT_DECODED, TypedLine, typed_line
 from combatlog.projections.fold import Folded, empty, encode_snapshot, lineage
@@ -128,6 +131,22 @@ class HeadDone(msgspec.Struct, frozen=True):
                    notes=list(verifier.notes), rules_ok=verifier.rules_ok, rules_revision=verifier.rules_revision)
 
 
+# ``verify --accept-unrecorded`` / ``import --accept-unrecorded``: a log whose genesis claims an engine from before
+# command records is verified (a note says what was not re-decided) instead of refused. Set for the verifiers
+# made inside ``accepting_unrecorded()`` (a split verify's other process inherits it when it forks).
+ACCEPT_UNRECORDED: ContextVar[bool] = ContextVar("accept_unrecorded", default=False)
+ACCEPT_FLAG = "--accept-unrecorded"
+
+
+@contextmanager
+def accepting_unrecorded(accept: bool = True) -> Iterator[None]:
+    token = ACCEPT_UNRECORDED.set(accept)
+    try:
+        yield
+    finally:
+        ACCEPT_UNRECORDED.reset(token)
+
+
 class ChainVerifier:
     def __init__(self, segments: list[Segment], *, base: Folded | None = None,
                  strict_rules: bool = True, prior: Callable[[], Iterable[Recorded]] | None = None,
@@ -144,6 +163,7 @@ class ChainVerifier:
         self.first_seq = self.expected_seq
         self.count = 0
         self.strict_rules = strict_rules
+        self.accept_unrecorded = ACCEPT_UNRECORDED.get()
         self.tally = DiceTally()
         self.signatures = 0
         self.notes: list[str] = []
@@ -313,10 +333,9 @@ class ChainVerifier:
         command) and refuses one the rules refuse or would have recorded otherwise: a modified client cannot
         start a fight with a character the rules do not allow. Logs of engines that recorded no commands are
         not re-decided (``finish`` says so)."""
-        from combatlog.commands.record import records_commands
         from combatlog.events.canonical import canonical
 
-        if not records_commands(ev.engine_version):
+        if not must_record(ev):
             return
         recorded = canonical(ev.setup)
         try:
@@ -336,6 +355,12 @@ class ChainVerifier:
                 self.fail(where, f"a genesis at seq {seq}")
             if seg.parent is not None:
                 self.fail(where, f"the genesis opens segment {seg.name}, which the header says is a fork")
+            if not records_commands(ev.engine_version) and not self.accept_unrecorded:
+                # the engine a genesis names is its creator's word: it never turns a check off unasked
+                self.fail(where, f"{unrecorded_problem(ev)} ({UNRECORDED_RULE}); {ACCEPT_FLAG} verifies or imports "
+                                 "it knowingly, to read (nothing can be added to it)"
+                                 + ("; with pinned players every decision must still be recorded" if ev.players
+                                    else ""))
             if ev.ruleset != self.ruleset.info.name:
                 self.fail(where, f"genesis names ruleset {ev.ruleset}, the header {self.ruleset.info.name}")
             if ev.name != seg.name:
@@ -543,8 +568,13 @@ class ChainVerifier:
             self._join_head(where)
         genesis = self.folded.core.genesis
         if genesis is not None and not self.redecider.required():
-            self.notes.append(f"a log begun by engine {genesis.engine_version}, before commands were recorded: the "
-                              "legality of its set-up and decisions was not re-decided (only its dice, signatures and chain)")
+            self.notes.append(f"accepted with {ACCEPT_FLAG}: a log begun by engine {genesis.engine_version}, before "
+                              "commands were recorded: the legality of its set-up and decisions was not re-decided "
+                              "(only its dice, signatures and chain); nothing can be added to it")
+        elif genesis is not None and not records_commands(genesis.engine_version):
+            self.notes.append(f"accepted with {ACCEPT_FLAG}: the genesis claims engine {genesis.engine_version}, from "
+                              "before commands were recorded; with pinned players every decision was re-decided all "
+                              "the same; nothing can be added to it")
         if self.checks_here:
             for hook in self.wiring.finish_checks:
                 hook(self)

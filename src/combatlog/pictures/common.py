@@ -13,8 +13,14 @@ WIDTH = 1000
 MARGIN = 20
 
 
+def spectator(viewer: str | None) -> bool:
+    """A viewer that is no player (the live page's ``(a spectator)``): it sees what every player may see."""
+    return viewer is not None and viewer.startswith("(")
+
+
 def canvas_for(scene: Scene, what: str, prefix: str) -> Canvas:
-    who = "everything (gm view)" if scene.viewer is None else f"what {scene.viewer} may see"
+    who = "everything (gm view)" if scene.viewer is None else "what every player may see" \
+        if spectator(scene.viewer) else f"what {scene.viewer} may see"
     title = f"{scene.stream}: {what}, round {scene.round}, after seq {scene.seq}"
     desc = (f"{scene.title}. Combat {scene.stream} after event {scene.seq} (round {scene.round}"
             + (", finished" if scene.finished else "") + f"), showing {who}. Drawn by combatlog sheet "
@@ -31,7 +37,8 @@ def heading(c: Canvas, scene: Scene, subtitle: str = "") -> float:
         c.text(MARGIN, 47, scene.title, size=12, fill=MUTED, width=480)
         state = "finished" if scene.finished else f"round {scene.round}"
         c.text(WIDTH - MARGIN, 26, f"{state} \u00b7 after seq {scene.seq}", size=14, anchor="end", width=440)
-        view = "gm view: everything" if scene.viewer is None else f"as {scene.viewer}: only what {scene.viewer} may see"
+        view = "gm view: everything" if scene.viewer is None else "spectator view: what every player may see" \
+            if spectator(scene.viewer) else f"as {scene.viewer}: only what {scene.viewer} may see"
         c.text(WIDTH - MARGIN, 47, view + (f" \u00b7 {subtitle}" if subtitle else ""), size=12, anchor="end",
                fill=MUTED, width=520)
     return 78

@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: one picture, the Melee Section as on the sheet, drawn from describe(); its pieces share the layout constants and the scene.
 """Magic Realm: each Melee Section as on the sheet, the owner's chits and armor beside it, the
 attacks of a resolved round in the order they struck, and the fame/notoriety/gold ledger.
 

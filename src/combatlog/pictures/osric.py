@@ -164,9 +164,11 @@ def draw(scene: Scene, prefix: str = "p") -> str:
         with c.group(f"initiative: {text}", cls="initiative"):
             c.text(MARGIN, y, f"Initiative: {text}", size=12, weight="bold", width=WIDTH - 2 * MARGIN)
         y += 18
-    y = section(c, y, f"Round {rnd}: who acts when" if rnd else "Surprise segments: who acts when")
-    y = ribbon(c, y, rnd, segments, list(d.get("schedule") or []), names, side_of, sides,
-               int(d.get("segment") or 0) if d.get("phase") == "round" else 0)
+    # no surprise segments (none checked, or nobody surprised): no chart of them
+    if rnd or (d.get("surprise") or {}).get("segments"):
+        y = section(c, y, f"Round {rnd}: who acts when" if rnd else "Surprise segments: who acts when")
+        y = ribbon(c, y, rnd, segments, list(d.get("schedule") or []), names, side_of, sides,
+                   int(d.get("segment") or 0) if d.get("phase") == "round" else 0)
     y = section(c, y, "Combatants")
     cols = [MARGIN, MARGIN + 110, MARGIN + 200, MARGIN + 300, MARGIN + 450, MARGIN + 500, MARGIN + 610, MARGIN + 690]
     for x, label in zip(cols, ("name", "side", "what", "hit points", "AC", "status", "morale", "engaged with")):

@@ -39,6 +39,10 @@ class SeedInfo(msgspec.Struct, kw_only=True):
 
 
 class CoreTrack(msgspec.Struct, kw_only=True):
+    """The engine's own accumulator over the log: labels drawn, seed commitments, round boundaries, the head.
+    Mutable on purpose, unlike the rulesets' frozen states: a frozen set of a million labels cannot be copied
+    per event."""
+
     stream: str = ""
     name: str = ""
     ruleset: str = ""

@@ -70,7 +70,8 @@ def replay_step(folded: Folded, before: Any, rec: Recorded, viewer: str | None, 
     return ReplayStep(
         seq=rec.seq, type=rec.env.type, actor=rec.env.actor,
         summary="(concealed until every side has played)" if concealed else ruleset.summarize(rec.event),
-        steps=steps, round=ruleset.round_of(folded.state), concealed=concealed,
+        # the genesis is round 0, the set-up, in every ruleset (``Folded.apply``), as --round 0 selects it
+        steps=steps, round=0 if rec.seq == 1 else ruleset.round_of(folded.state), concealed=concealed,
     )
 
 

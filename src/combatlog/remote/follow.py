@@ -19,7 +19,8 @@ from urllib.parse import urlencode
 from combatlog.errors import Unavailable
 from combatlog.events.canonical import depth_problem
 from combatlog.remote import protocol as p
-from combatlog.remote.client import BUSY, BUSY_TRIES, Client, Response, _opener, find, pull
+from combatlog.remote.client import find, pull
+from combatlog.remote.transport import BUSY, BUSY_TRIES, Client, Response, _opener
 from combatlog.store.base import EventStore
 
 MAX_LINE = 1 << 22  # one event's canonical JSON is far smaller; a longer line is refused

@@ -20,6 +20,7 @@ Defaults below suit a ruleset that does not need a hook.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -144,6 +145,12 @@ class Ruleset(Generic[S]):
     # read it). The recorded events stay so; the dice views show the event's actor as who rolled it and
     # the piece as what it was rolled for (``projections.views.roll_row``).
     dice_by_piece: ClassVar[bool] = False
+    # The labels the rules draw dice under (each ruleset's, written beside the code that builds them). A die a
+    # player names (a free ``roll``, a command's ``--label``) may not take one: the rules' own draw would then
+    # find its label taken, and a rule that draws a fixed label (Magic Realm's ``r1/reposition/bk``) would be
+    # refused "already drawn" for ever: any player could freeze the combat. ``owns_label`` is asked on the
+    # write path and by ``verify`` (a free roll in a log that records commands), whatever the dice scheme.
+    rule_labels: ClassVar[re.Pattern[str] | None] = None
 
     # -- set-up ---------------------------------------------------------------
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
@@ -183,6 +190,10 @@ class Ruleset(Generic[S]):
         mail offer a piece's pending decisions to its players with it (trust/mine.py); a ruleset with its own
         ``my_moves`` need not give it."""
         return None
+
+    def owns_label(self, label: str) -> bool:
+        """True when the rules draw (or may draw) a die under ``label``: no player may name a die so."""
+        return self.rule_labels is not None and self.rule_labels.match(label) is not None
 
     def dice_uses(self, state: S, event: Event) -> Sequence[DiceUse]:
         """The dice ``event`` depends on, given the state before it (see ``DiceUse``).

@@ -49,6 +49,15 @@ log = logging.getLogger("combatlog.server")
 
 # The viewer the page is drawn for: not a possible pinned player name (see the module's docstring).
 SPECTATOR = "(a spectator)"
+
+
+def _where(ruleset: Any, state: Any) -> str:
+    """The header's "where", agreeing with the sheet under it (drawn at the last event's round): between two
+    rounds, the round that ended and the one to come."""
+    if ruleset.finished(state):
+        return "finished"
+    now, last = ruleset.current_round(state), ruleset.round_of(state)
+    return f"round {now}" if now == last or last == 0 else f"round {last} over, round {now} next"
 CACHE_SIZE = 64  # combats whose last fragment is kept
 
 PAGE_CSS = CSS + """
@@ -133,7 +142,7 @@ def fragment(store: EventStore, meta: StreamMeta) -> str:
     scene = scene_of(store, meta, head, SPECTATOR, sealed=walked.sealed, steps=walked.steps, with_pending=False)
     return render(
         "page_fragment.html", name=meta.name, title=ruleset.info.title, head_seq=core.head_seq,
-        head_hash=core.head_hash, where="finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}",
+        head_hash=core.head_hash, where=_where(ruleset, state),
         report=report, failure=failure, round_title="set-up" if rnd == 0 else f"round {rnd}",
         picture=trusted(draw(scene, prefix="live")),
         pending=_pending(store, meta, head), rounds=walked.rounds, dice=dice, legend=legend,

@@ -217,7 +217,8 @@ def refusal(folded: Any, first: Envelope) -> CombatlogError | None:
         command = decode_record(ruleset.info.name, ruleset.command_types, first.command)  # type: ignore[arg-type]
     except CombatlogError:
         return None
-    port = DicePort(scheme="manual", actor=first.actor, labels_taken=folded.core.labels, collect_missing=True)
+    port = DicePort(scheme="manual", actor=first.actor, labels_taken=folded.core.labels, collect_missing=True,
+                    owns_label=ruleset.owns_label, ruleset=ruleset.info.name)
     try:
         check_authority(ruleset, folded.state, roles_of(ruleset, folded.core.genesis, folded.core.creator),
                         command, first.actor)

@@ -348,48 +348,5 @@ def takers(store: EventStore, meta: StreamMeta, folded: Folded, pending: list[An
     return out
 
 
-class Offered:
-    """Which command lines ``status`` may offer a player now, with joint dice: those whose kind (``combatlog
-    GROUP SUB``) his ``status --mine`` offers, and in place of the others the seed step he owes for them, as
-    ``seed_first`` has it. Nothing is withheld while a seed can be drawn and no seed step is open, nor for a
-    player no seed step needs."""
-
-    def __init__(self, store: EventStore, meta: StreamMeta, folded: Folded) -> None:
-        self.store, self.meta, self.folded = store, meta, folded
-        self.seed = seed_now(store, folded)
-        self._moves: dict[str, list[MyMove]] = {}
-
-    @property
-    def withholds(self) -> bool:
-        """Whether any command may be withheld now."""
-        return self.seed is not None and (not self.seed.usable or bool(self.seed.open))
-
-    def split(self, player: str, commands: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
-        """(the commands to offer ``player``, the withheld ones with why)."""
-        seed = self.seed
-        if seed is None or not self.withholds or player not in seed.players or not commands:
-            return commands, []
-        from combatlog.trust.track import RULE_JOINT, RULE_SEAL
-
-        moves = self._moves.get(player)
-        if moves is None:
-            moves = self._moves[player] = my_moves(self.store, self.meta, self.folded, player)[1]
-        ruleset, state = self.folded.ruleset, self.folded.state
-        if getattr(ruleset, "my_moves", None) is not None:
-            kinds = {_kind(m.command) for m in moves if m.command}
-            kept = [c for c in commands if _kind(c) in kinds]
-        else:  # the generic moves carry no commands: the rules say whether the next step draws dice
-            hook = getattr(ruleset, "seed_needed", None)
-            needed = hook is not None and not ruleset.finished(state) and hook(state)
-            kept = commands if seed.usable or not needed else []
-        held = [c for c in commands if c not in kept]
-        if not held:
-            return commands, []
-        why = (f"seed step {seed.open} comes first, which waits for {seed.waits()}" if seed.open
-               else f"its joint dice need a seed first ({seed.why})")
-        first = [m.command for m in moves if m.command and m.rule in (RULE_JOINT, RULE_SEAL)]
-        return kept + [c for c in first if c not in kept], [(c, why) for c in held]
-
-
 def _kind(command: str) -> str:
     return " ".join(command.split()[1:3])

@@ -8,12 +8,20 @@ A move whose joint dice cannot be drawn yet is not offered: the seed step it nee
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 from combatlog.commands.legal import Move, _moves
 from combatlog.ports import Wiring
 from combatlog.projections.fold import Folded
 from combatlog.store.base import EventStore, StreamMeta
-from combatlog.trust.mine import _sealed_steps, fresh_seed_move, referee_of, seed_now, seed_step_base
+from combatlog.trust.api import MyMove
+from combatlog.trust.mine import (
+    REFEREE, _kind, _plays, _sealed_steps, fresh_seed_move, moves_unplayed, my_moves, referee_of, seed_now,
+    seed_step_base,
+)
+
+# More moves than this for one piece are not listed in status and the mail: a count and ``combatlog moves``
+SHOWN_PER_PIECE = 6
 
 
 def _argv(command_line: str) -> tuple[str, ...]:
@@ -34,11 +42,119 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
     pinned = [p.name for p in genesis.players] if genesis is not None else []
     for person in ([player] if player else pinned):
         if not own_seals:
-            steps += [Move(player=person, argv=_argv(m.command), text=m.what, step=True, group=f"seal:{m.step}")
+            steps += [Move(player=person, argv=_argv(m.command), text=m.what, step=True, kind="step", group=f"seal:{m.step}")
                       for m in _sealed_steps(store, folded, meta.name, person) if m.command]
-        if seed is not None and person in seed.players and waiting and not seed.usable and not seed.open \
-                and not (seed.chained and person in seed.released):
+        # a fresh seed step for one who can do nothing else now: his legal moves all wait for joint dice
+        own_waiting = any(m.player in (person, "") for m in waiting)
+        own_ready = any(m.player in (person, "") for m in ready)
+        if seed is not None and person in seed.players and own_waiting and not own_ready and not seed.usable \
+                and not seed.open and not (seed.chained and person in seed.released):
             name = seed.fresh(seed_step_base(folded.ruleset, folded.state))
             m = fresh_seed_move(seed, name, meta.name, person)
-            steps.append(Move(player=person, argv=_argv(m.command), text=m.what, step=True, group=f"seal:{name}"))
+            steps.append(Move(player=person, argv=_argv(m.command), text=m.what, step=True, kind="step", group=f"seal:{name}"))
     return steps + ready, waiting
+
+
+def proposes_moves(ruleset: Any) -> bool:
+    """Whether ``ruleset`` lists its legal moves (``Ruleset.candidates``)."""
+    from combatlog.rulesets.base import Ruleset
+
+    return type(ruleset).candidates is not Ruleset.candidates
+
+
+def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *,
+             wiring: Wiring) -> tuple[bool, list[MyMove]]:
+    """(whether ``player`` takes the referee's steps, what he may do now) for ``status --mine`` and the mail:
+    his legal moves grouped by the piece they move (the procedure's steps and rulings together, a sealed step
+    on its own), each group under what ``pending`` says is owed there; a group of more than ``SHOWN_PER_PIECE``
+    moves is given as its count and the ``combatlog moves`` line that lists them. What ``pending`` says he owes
+    and no listed move answers (a move with free words, such as a freeform join) is said without a command. A
+    ruleset that lists no moves keeps its own words (``trust.mine.my_moves``)."""
+    if not proposes_moves(folded.ruleset):
+        return my_moves(store, meta, folded, player)
+    ruleset, state = folded.ruleset, folded.state
+    referee = player == referee_of(store, meta)
+    ready, _waiting = offered_moves(store, meta, folded, wiring=wiring, player=player)
+    pending = ruleset.pending(state) if state is not None else []
+    unplayed = moves_unplayed(folded, player)
+    groups: dict[str, list[Move]] = {}
+    for m in ready:
+        if m.step and not referee and not m.group.startswith("seal:"):
+            continue  # a step of the procedure anyone may take is its runner's to owe (``combatlog moves`` lists it)
+        groups.setdefault(m.piece or (m.group if m.group.startswith("seal:") else REFEREE), []).append(m)
+    def answers(key: str) -> bool:
+        """Whether the group's moves answer what ``pending`` says is owed there: a piece's do; the referee's only
+        through a step of the procedure (a ruling alone, such as ending the combat, does not start a round)."""
+        return key != REFEREE or any(m.step for m in groups[key])
+
+    out: list[MyMove] = []
+    for key, items in groups.items():
+        # the referee's pending step names his group; another player's share of it is rulings anyone may make
+        owed = next((p for p in pending if p.who == key and (key != REFEREE or (referee and answers(key)))), None)
+        lines = [shlex.join(("combatlog", *m.argv)) for m in items]
+        rule = owed.rule if owed is not None else ""
+        step = key.partition(":")[2] if key.startswith("seal:") else ""
+        named = "" if key == REFEREE or step else f"{key}: "
+        if len(items) == 1:
+            what = f"{named}{owed.what}: {items[0].text}" if owed is not None and named else items[0].text
+            out.append(MyMove(what=what, rule=rule, command=lines[0], step=step))
+            continue
+        what = f"{named}{owed.what}" if owed is not None else \
+            f"{named}one of {len(items)} moves" if named else "the procedure's steps and rulings"
+        if len(items) <= SHOWN_PER_PIECE:
+            out.append(MyMove(what=what, rule=rule, command=lines[0], options=tuple(lines[1:]), step=step))
+        else:
+            listing = ("combatlog", "moves", meta.name, *(("--as", player) if player else ()))
+            out.append(MyMove(what=f"{what} ({len(items)} legal moves)", rule=rule, command=shlex.join(listing)))
+    for p in pending:  # owed by him, and no move listed for it
+        key = p.who
+        if (key in groups and answers(key)) or not (key == player or (referee and key == REFEREE)
+                                 or _plays(ruleset, state, key, player, unplayed)):
+            continue
+        out.append(MyMove(what=p.what if key in (player, REFEREE) else f"{key}: {p.what}", rule=p.rule))
+    return referee, out
+
+
+class Offered:
+    """Which command lines ``status`` may offer a player now, with joint dice: those whose kind (``combatlog
+    GROUP SUB``) his ``status --mine`` offers, and in place of the others the seed step he owes for them, as
+    ``seed_first`` has it. Nothing is withheld while a seed can be drawn and no seed step is open, nor for a
+    player no seed step needs."""
+
+    def __init__(self, store: EventStore, meta: StreamMeta, folded: Folded, wiring: Wiring) -> None:
+        self.store, self.meta, self.folded, self.wiring = store, meta, folded, wiring
+        self.seed = seed_now(store, folded)
+        self._moves: dict[str, list[MyMove]] = {}
+
+    @property
+    def withholds(self) -> bool:
+        """Whether any command may be withheld now."""
+        return self.seed is not None and (not self.seed.usable or bool(self.seed.open))
+
+    def split(self, player: str, commands: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+        """(the commands to offer ``player``, the withheld ones with why)."""
+        seed = self.seed
+        if seed is None or not self.withholds or player not in seed.players or not commands:
+            return commands, []
+        from combatlog.trust.track import RULE_JOINT, RULE_SEAL
+
+        moves = self._moves.get(player)
+        if moves is None:
+            moves = self._moves[player] = moves_of(self.store, self.meta, self.folded, player, wiring=self.wiring)[1]
+        ruleset, state = self.folded.ruleset, self.folded.state
+        if getattr(ruleset, "my_moves", None) is not None or proposes_moves(ruleset):
+            kinds = {_kind(m.command) for m in moves if m.command}
+            kept = [c for c in commands if _kind(c) in kinds]
+        else:  # the generic moves carry no commands: the rules say whether the next step draws dice
+            hook = getattr(ruleset, "seed_needed", None)
+            needed = hook is not None and not ruleset.finished(state) and hook(state)
+            kept = commands if seed.usable or not needed else []
+        held = [c for c in commands if c not in kept]
+        if not held:
+            return commands, []
+        why = (f"seed step {seed.open} comes first, which waits for {seed.waits()}" if seed.open
+               else f"its joint dice need a seed first ({seed.why})")
+        first = [m.command for m in moves if m.command and m.rule in (RULE_JOINT, RULE_SEAL)]
+        return kept + [c for c in first if c not in kept], [(c, why) for c in held]
+
+

@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: TrustChecker is one fold over the envelopes (signatures, sealed orders, joint dice, chains, placed decisions) whose checks read each other's state.
 """The trust checks, as one fold over envelopes shared by ``verify`` and the write path.
 
 ``TrustChecker.feed(env, event)`` checks one event against everything before

@@ -265,7 +265,7 @@ def test_bad_input_is_refused() -> None:
     g = Fight([{"name": "bow", "side": "a", "species": "human", "missile": "longbow"},
                {"name": "man", "side": "b", "species": "human"}])
     g.turn()
-    with pytest.raises(IllegalCommand, match="give it with --need"):  # no seed cell for medium range
+    with pytest.raises(IllegalCommand, match="given with --need"):  # no seed cell for medium range
         g.run(c.Shoot(shooters=("bow",), targets=("man",), range="medium"))
     assert g.state.turn.shots == () and g.state.turn.phase == "movement"  # nothing appended
     with pytest.raises(InvalidCommand):

@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: one typer command per OSRIC command, each a few lines of options; the group is loaded as one.
 """``combatlog osric ...``: surprise, declarations, initiative, the segment timeline, attacks, spells."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: one function per Argad command, and the strike-order rules they share; split, the order rules would be read apart from the strikes they order.
 """Argad ``decide``: legality checks, the dice (with every re-roll the rules allow), the events.
 
 Dice labels are the rules' own (``labels.py``): stable, so players entering manual dice know
@@ -52,6 +53,9 @@ def decide(state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
                 raise IllegalCommand(f"game turn {state.turn.number} is still open; end it first", rule=R_TURN)
             if not any(f.active for f in state.figures.values()):
                 raise IllegalCommand("no figure is on the table; add figures first", rule=R_TURN)
+            if no_enemy_left(state):
+                raise IllegalCommand(f"{no_enemy_left(state)} on the table: there is no enemy to fight; end the "
+                                     "combat (argad end), or add figures first", rule=R_TURN)
             return [TurnStarted(turn=state.turns_done + 1)]
         case c.Move():
             return _move(state, command)
@@ -79,6 +83,17 @@ def decide(state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
 
 
 # -- helpers ---------------------------------------------------------------------------
+
+
+def no_enemy_left(state: ArgadState) -> str:
+    """When no two sides are left on the table, once figures have fought or left it (a game turn played, a
+    figure dead or gone): why, in words ("only side goblins is left", "no figure is left"); else ''. A combat
+    no figure has left yet waits for the figures still to come (argad add)."""
+    sides = sorted({f.side for f in state.figures.values() if f.active})
+    gone = any(not f.active for f in state.figures.values())
+    if len(sides) > 1 or not (state.turns_done > 0 or gone):
+        return ""
+    return f"only side {sides[0]} is left" if sides else "no figure is left"
 
 
 def _figure(state: ArgadState, name: str) -> Figure:
@@ -148,6 +163,10 @@ def _shoot(state: ArgadState, cmd: c.Shoot, dice: DicePort) -> list[Event]:
         raise InvalidCommand(f"range is one of {', '.join(t.RANGES)}")
     if cmd.need < 0 or cmd.cover > 0 or cmd.range_cm < 0:
         raise InvalidCommand("--need is positive, --cover is a negative modifier, --range-cm is positive")
+    low, high = sh.NEED_RANGE
+    if cmd.need and not low <= cmd.need <= high:
+        raise InvalidCommand(f"--need {cmd.need}: the referee's reading of the generic shooting table is a need "
+                             f"from {low} to {high} (a natural result; 7 and 8 need re-rolled maxima)")
     shooters = [_figure(state, n) for n in cmd.shooters]
     targets = [_figure(state, n) for n in cmd.targets]
     side = shooters[0].side

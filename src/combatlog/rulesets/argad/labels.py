@@ -17,8 +17,13 @@ taken, so nobody can move the rules to another label by drawing a free roll firs
 
 from __future__ import annotations
 
+import re
+
 from combatlog.rulesets.argad.shooting import group_key
 from combatlog.rulesets.argad.state import Turn
+
+# Every label above (``Ruleset.owns_label``: no player may name a die so).
+RULE_LABELS = re.compile(r"t[0-9]+/(?:shoot|melee|survival|location)/")
 
 # A chain of re-rolled maxima stops here (a guard; 40 maxima in a row do not happen).
 MAX_REROLLS = 40

@@ -16,7 +16,7 @@ from typing import Any
 from combatlog.commands.authority import check_authority
 from combatlog.errors import IllegalCommand
 from combatlog.rulesets.argad import commands as c
-from combatlog.rulesets.argad.decide import may_still_strike, survival_due
+from combatlog.rulesets.argad.decide import may_still_strike, no_enemy_left, survival_due
 from combatlog.rulesets.argad.state import ArgadState
 from combatlog.trust.api import MyMove, command_line
 
@@ -63,7 +63,7 @@ def _end_over_own_blows(ruleset: Any, s: ArgadState, p: Any, stream: str, player
 def _procedure(ruleset: Any, s: ArgadState, p: Any, stream: str, player: str, cmd) -> MyMove:  # type: ignore[no-untyped-def]
     """The referee's step ``p`` (``pending``'s ``gm``): start a turn, end it, or end the combat."""
     if s.turn is None:
-        if ruleset.finished(s):
+        if no_enemy_left(s):
             return MyMove(what=p.what, rule=p.rule, command=cmd("argad", "end", stream, "--outcome", "TEXT"))
         return MyMove(what=p.what, rule=p.rule, command=cmd("argad", "turn", stream))
     try:  # the same check the write path makes (commands/authority.py)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -14,8 +14,9 @@ from combatlog.errors import InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, TRUST_OPTIONS, CombatStarted
 from combatlog.rulesets.argad import tables as t
+from combatlog.rulesets.argad.labels import RULE_LABELS
 from combatlog.rulesets.argad import views
-from combatlog.rulesets.argad.decide import decide, may_still_strike, step_name, survival_due
+from combatlog.rulesets.argad.decide import decide, may_still_strike, no_enemy_left, step_name, survival_due
 from combatlog.rulesets.argad.dice_uses import dice_uses
 from combatlog.rulesets.argad.events import (
     ARGAD_EVENTS, CombatEnded, FigureAdded, FigureRemoved, Held, Moved, PhaseStarted, RecoilPolicySet, ShotFired,
@@ -26,7 +27,7 @@ from combatlog.rulesets.argad.figures import build_figure
 from combatlog.rulesets.argad.melee import tier_of
 from combatlog.rulesets.argad.options import parse_options
 from combatlog.rulesets.argad.state import ArgadState, Turn
-from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 
 R_TURN = views.R_TURN
 
@@ -64,6 +65,7 @@ def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
 
 
 class Argad(Ruleset[ArgadState]):
+    rule_labels = RULE_LABELS
     info = RulesetInfo(
         name="argad", title="« Argad ! » fantasy skirmish (humanoid creatures)", version="2", citation="Argad",
         sources=("seed 004_57ef412ef73b0d51.txt (Patrice Méallier, humanoid creatures supplement)",
@@ -137,14 +139,20 @@ class Argad(Ruleset[ArgadState]):
 
     def current_round(self, state: ArgadState) -> int:
         # Between game turns the gm's next decision is to start the next one (unless one side is left).
-        between = state.turn is None and state.turns_done > 0 and not self.finished(state)
+        between = state.turn is None and state.turns_done > 0 and not state.ended and not no_enemy_left(state)
         return state.turns_done + 1 if between else state.number
 
     def finished(self, state: ArgadState) -> bool:
-        if state.ended:
-            return True
-        sides = {f.side for f in state.figures.values() if f.active}
-        return state.turn is None and state.turns_done > 0 and len(sides) <= 1
+        """Once the combat is ended (argad end). One side left alone after a game turn is not the end yet: the
+        referee's ruling ends it with its outcome (``pending`` says so, ``candidates`` offer it), so that no
+        view says both "finished" and "end the combat"."""
+        return state.ended
+
+    def candidates(self, state: ArgadState, stream: str) -> Iterable[Candidate]:
+        """Every move worth proposing (argad/candidates.py); commands/legal.py keeps the legal ones."""
+        from combatlog.rulesets.argad.candidates import candidates
+
+        return candidates(state, stream)
 
     def players_of(self, state: ArgadState, piece: str) -> tuple[str, ...] | None:
         fig = state.figures.get(piece)
@@ -172,8 +180,9 @@ class Argad(Ruleset[ArgadState]):
             return []
         turn = state.turn
         if turn is None:
-            if self.finished(state):
-                return [Pending(who="gm", what="one side is left: end the combat", rule=R_TURN)]
+            if no_enemy_left(state):
+                return [Pending(who="gm", what=f"{no_enemy_left(state)}: end the combat",
+                                rule=R_TURN)]
             return [Pending(who="gm", what=f"start game turn {state.turns_done + 1}", rule=R_TURN)]
         out: list[Pending] = []
         if turn.phase in ("movement", "shooting", "melee"):

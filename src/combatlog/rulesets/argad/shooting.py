@@ -20,6 +20,11 @@ R_RANGED = "Argad: Ranged weapons"
 R_ARMOUR = "Argad: Armour 6 & armour 7"
 R_TABLE = "Argad: generic rules (table ruling)"
 R_INTO = "Argad: Ranged weapons (shooting into a melee)"
+# The needs a referee may read in the generic shooting table (``--need``), the natural result on the shooter's
+# die (after the natural-maximum rule) for the armour 5 column. Decision: 2 to 8. A need of 1 would be no
+# roll at all; the seed's hardest reading is a natural 8 ("Melee peculiarities", knight charging a Troll: a
+# simple bow at armour 6 "should roll a natural 8 ... a triple 6 with only 1D6"); its others are 5, 6 and 7.
+NEED_RANGE = (2, 8)
 
 
 class ShotPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -59,7 +64,9 @@ def need_for(weapon: str, range_: str, armour: int, given: int) -> tuple[int, in
     if found is None:
         raise IllegalCommand(
             f"the seed gives no threshold for a {t.missile_weapons()[weapon].name} at {range_} range against "
-            f"armour {armour}; read it in the generic shooting table and give it with --need",
+            f"armour {armour}, and the generic shooting table is not shipped: this shot needs the referee's "
+            f"reading of the generic shooting table (its armour 5 column for armour 6 and more), given with "
+            f"--need N (N from {NEED_RANGE[0]} to {NEED_RANGE[1]})",
             rule=R_RANGED)
     return found
 

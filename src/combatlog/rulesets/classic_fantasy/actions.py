@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: a table of small Combat Actions, one function each (CFI Ch.8), in the book's order.
 """Combat Actions other than Attack, Parry and Evade (CFI Ch.8 Proactive Actions,
 Reactive Actions, Free Actions), each with its cost and conditions."""
 

@@ -7,6 +7,7 @@ the faces recorded under the same labels.
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 import msgspec
@@ -86,6 +87,12 @@ def who(state: CFIState, name: str) -> Combatant:
     if c is None:
         raise InvalidCommand(f"no combatant {name!r} (known: {', '.join(state.combatants)})")
     return c
+
+
+# The labels the rules draw: ``label`` below (``r<round>/a<action>/<kind>``), a free action's
+# ``r<round>/f<n>/...`` (free_actions.py) and Initiative's ``r<round>/init/...`` (rounds.py); no player may
+# name a die so (``Ruleset.owns_label``).
+RULE_LABELS = re.compile(r"r[0-9]+/(?:a[0-9]+|f[0-9]+|init)/")
 
 
 def label(state: CFIState, kind: str, n: int | None = None) -> str:

@@ -30,7 +30,7 @@ from combatlog.rulesets.classic_fantasy.events import (
     LuckSpent, RoundStarted,
 )
 from combatlog.rulesets.classic_fantasy.exchange import DEFENCES, reaction_problem
-from combatlog.rulesets.classic_fantasy.rules import Drawing, Replaying, Steps, cite, who
+from combatlog.rulesets.classic_fantasy.rules import RULE_LABELS, Drawing, Replaying, Steps, cite, who
 from combatlog.rulesets.classic_fantasy.state import CFIState
 from combatlog.rulesets.classic_fantasy import views
 
@@ -39,6 +39,7 @@ DATA = Path(__file__).parent / "data"
 
 
 class ClassicFantasy(Ruleset[CFIState]):
+    rule_labels = RULE_LABELS
     info = RulesetInfo(
         name="classic_fantasy", title="Classic Fantasy Imperative (Mythras)", version="1", citation="CFI",
         sources=("seed 002_6d17a5a910762645.txt: CFI Chapter 8 Combat",

@@ -34,10 +34,14 @@ MAX_PARTICIPANT = 60
 _NAME = re.compile(r"^[^\s].{0,59}$")
 _WHOLE = re.compile(r"[+-]?[0-9]+")  # an amount typed as a number: ASCII digits only (int() reads others too)
 MAX_AMOUNT = 2**53 - 1  # as every whole number in a log
+# The labels ``decide`` draws (``r<round>/<label_part(who)>/act|damage|heal``, then ``#2``, ``#3``...): no player
+# may name a die so (``Ruleset.owns_label``); a part never holds ``/`` (``drawn.label_part``).
+RULE_LABELS = re.compile(r"r[0-9]+/[^/]+/(?:act|damage|heal)(?:#[0-9]+)?\Z")
 replace = msgspec.structs.replace
 
 
 class Freeform(Ruleset[FreeformState]):
+    rule_labels = RULE_LABELS
     info = RulesetInfo(
         name="freeform", title="Freeform", version="1", citation="Freeform",
         sources=("no rulebook: every consequence is a recorded table decision",),

@@ -12,7 +12,7 @@ from itertools import groupby
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import DIRS, RED, letter
 from combatlog.rulesets.magic_realm.demons import demon_attack
-from combatlog.rulesets.magic_realm.hits import NO_MANEUVER, Attack, Effects
+from combatlog.rulesets.magic_realm.hits import NO_MANEUVER, Attack, Effects, worsen
 from combatlog.rulesets.magic_realm.melee import order_key
 from combatlog.rulesets.magic_realm.state import Armor, Character
 from combatlog.rulesets.magic_realm.tables import MISSILE_RULE, Harm, high_die, missile_change
@@ -30,7 +30,7 @@ def base_harm(w: Work, a: Attack) -> Harm:
     if a.missile and not h.red:
         st = w.view()
         c = w.chars.get(a.attacker)
-        notation = "1d6" if a.archer else "2d6"  # Archers roll one die (MR 8.4.9)
+        notation = "1d6" if a.archer else "2d6"  # Archers, and characters with ARCHER, roll one die (MR 8.4.9)
         by = c.player if c else q.player_of(st, a.attacker)
         label = a.label or f"r{st.round}/missile/{a.attacker}"
         faces = w.roll(label, notation, f"Missile Table for {a.attacker}", by)
@@ -40,7 +40,8 @@ def base_harm(w: Work, a: Attack) -> Harm:
             result -= 1
         change = missile_change(result)
         h.raise_levels(change, f"Missile Table {list(faces)}{' -1 AIM' if aim else ''} -> {change:+d} levels")
-        w.step(MISSILE_RULE, f"{a.attacker} rolls {list(faces)}{' (one die: Archer)' if a.archer else ''}"
+        one = " (one die: ARCHER advantage)" if a.archer and c is not None else " (one die: Archer)" if a.archer else ""
+        w.step(MISSILE_RULE, f"{a.attacker} rolls {list(faces)}{one}"
                f"{', AIM -1' if aim else ''}: harm changes {change:+d} -> {h.text()}", (label,))
     return h
 
@@ -86,17 +87,28 @@ def harm_character(w: Work, a: Attack, h: Harm, fx: Effects) -> str:
         piece: Armor = c.armor[idx]
         h.armor()
         applied = h.applied
-        if applied > piece.vulnerability or (applied == piece.vulnerability and piece.condition == "damaged"):
-            fx.armor.append((c.id, idx, "destroyed"))
-            effect = "destroyed"
+        # Decision (issue 38): the piece is the one that protected before this group of simultaneous hits
+        # ("Armor destroyed by a simultaneous attack still protects", MR tables point 3), and the group's
+        # results on it accumulate (simultaneous attacks "inflict damage at the same time", MR 8.4.9 note):
+        # two 'damaged' results destroy an intact piece, a 'destroyed' result stands whatever comes with it.
+        earlier = fx.armor_condition(c.id, idx, piece.condition)
+        if applied > piece.vulnerability:
+            result = "destroyed"
         elif applied == piece.vulnerability:
-            fx.armor.append((c.id, idx, "damaged"))
-            effect = "damaged"
+            result = "damaged"
         else:
-            effect = "unharmed"
+            result = "unharmed"
+        if result != "unharmed":
+            fx.armor.append((c.id, idx, result))
+        after = worsen(earlier, result)
+        effect = result if result == "unharmed" else after
         a.armor_piece, a.armor_effect = piece.name, effect
         text = f"{DIRS[a.direction]} hits {c.name}'s {piece.name}: {h.applied_text()} vs armor " \
                f"{letter(piece.vulnerability)}: {effect}"
+        if result == "damaged" and piece.condition == "damaged" and earlier == "damaged":
+            text += " (it was already damaged)"
+        elif result != "unharmed" and earlier != piece.condition:
+            text += f" (a simultaneous hit has {earlier} it; it still protects)"
         if applied >= 2:
             fx.wounds.append((c.id, a.attacker))
             text += "; harm of M or more wounds the character"
@@ -240,10 +252,10 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
             horse_dead.add(horse)
             _kill_horse(w, rider, killer)
             kills.append((horse, killer, gno))
-        for cid, idx, cond in fx.armor:
+        for cid, idx, result in fx.armor:  # accumulated: the order of the group's results does not matter
             c = w.chars[cid]
             pieces = list(c.armor)
-            pieces[idx] = _cond(pieces[idx], cond)
+            pieces[idx] = _cond(pieces[idx], worsen(pieces[idx].condition, result))
             w.char(cid, armor=tuple(pieces))
         for cid, by in fx.wounds:
             c = w.chars[cid]

@@ -40,11 +40,37 @@ class Attack(msgspec.Struct):  # (a Struct, not a dataclass: dataclasses imports
     kills: tuple[str, ...] = ()  # what it killed (characters, denizens, horses)
 
 
+CONDITIONS = ("intact", "damaged", "destroyed")
+
+
+def worsen(condition: str, effect: str) -> str:
+    """An armor piece's condition after one more result on it: "destroyed" destroys it; "damaged" takes
+    it one step down (an intact piece is damaged, a damaged one destroyed: MR tables, Applying harm to a
+    character, point 4). Never better than before, and the same whatever order the results come in."""
+    if effect == "destroyed":
+        return "destroyed"
+    if effect == "damaged":
+        return CONDITIONS[min(2, CONDITIONS.index(condition) + 1)]
+    return condition
+
+
 class Effects:
-    """What one simultaneous group of hits does; applied together (MR 8.4.9m)."""
+    """What one simultaneous group of hits does; applied together (MR 8.4.9m).
+
+    Armor results accumulate over the group: every hit of the group is judged against the armor as it
+    was before the group (a piece destroyed by a simultaneous hit still protects), and the piece ends in
+    the condition all of the group's results on it give together (``worsen``), whatever their order.
+    """
 
     def __init__(self) -> None:
         self.kills: list[tuple[str, str]] = []  # (victim, killer)
         self.horse_kills: list[tuple[str, str, str]] = []  # (rider, horse, killer)
-        self.armor: list[tuple[str, int, str]] = []
+        self.armor: list[tuple[str, int, str]] = []  # (character, piece index, "damaged" | "destroyed")
         self.wounds: list[tuple[str, str]] = []
+
+    def armor_condition(self, cid: str, idx: int, before: str) -> str:
+        """The piece's condition once the results already gathered in this group go into effect."""
+        for who, i, effect in self.armor:
+            if (who, i) == (cid, idx):
+                before = worsen(before, effect)
+        return before

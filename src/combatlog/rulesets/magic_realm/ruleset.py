@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import msgspec
@@ -22,9 +24,15 @@ from combatlog.commands.authority import Authority
 from combatlog.commands.record import commands_in
 from combatlog.rulesets.magic_realm import commands as mr_commands
 
+# Every label the rules draw (dice_uses.py lists them; built in rounds.py, melee.py, demons.py): no player may
+# name a die so (``Ruleset.owns_label``), or the rules' own draw would be refused "already drawn" for ever.
+RULE_LABELS = re.compile(r"r[0-9]+/(?:assign|attention|reposition|tactics|missile|pit|curse)/")
+
+
 class MagicRealm(Ruleset[MRState]):
+    rule_labels = RULE_LABELS
     info = RulesetInfo(
-        name="magic_realm", title="Magic Realm (3rd edition) combat", version="1", citation="MR",
+        name="magic_realm", title="Magic Realm (3rd edition) combat", version="2", citation="MR",
         sources=("seed 000: MR 8.4 Melee Step", "seed 001: A Round of Combat",
                  "data/tables.md and data/*.json (RealmSpeak-derived facts)"),
     )
@@ -45,6 +53,13 @@ class MagicRealm(Ruleset[MRState]):
 
         return authority(state, command)
     data_files = DATA_FILES
+    # Version 2 changed no event, only what the fold derives (issue 38): version 1's logs hold only events this
+    # build reads, and fold and re-decide under version 2's rules (docs/rules.md, "The rules digest").
+    earlier_digests = MappingProxyType({
+        "3774db10b2cd7b9cfea655f150f80cdeb4ba8c20af2f13007abbeeab7e0dbe2b":
+            "version 1, before simultaneous hits on one armor piece added up, the ARCHER advantage rolled one die "
+            "on the Missile Table and part_side was checked (2026-12-06)",
+    })
 
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
         from combatlog.rulesets.magic_realm.setup import validate

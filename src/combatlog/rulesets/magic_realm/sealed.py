@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: the commit, fold and reveal of sealed plays and the joint-dice seed steps are one protocol over the same state; split, its steps would be read apart.
 """Sealed secret plays and joint dice for Magic Realm played by mail (MR 8.4.5 with the trust layer).
 
 MR 8.4.5: each side plays its attack, maneuver and armor *secretly*, then all sides reveal

@@ -257,6 +257,13 @@ def _denizen(entry: dict[str, Any], cat: Catalog, seen: set[str], where: str, ow
     if defn.tremendous and side == "dark":
         raise InvalidCommand(f"{where}: a Tremendous monster starts red side down (MR 8.4.7: hired or "
                              "controlled ones must be played red side down)")
+    # The side the monster's head or club starts (it changes tactics on its own, MR 8.4.6), so a fight can
+    # begin with a Giant's club or a Dragon's head already turned; only for a monster that has one.
+    part_side = entry.get("part_side", "light")
+    if part_side not in ("light", "dark"):
+        raise InvalidCommand(f"{where}.part_side is light or dark")
+    if "part_side" in entry and not defn.parts:
+        raise InvalidCommand(f"{where}.part_side: {defn.name} has no separate head or club counter")
     out = []
     horse = None
     if defn.horse is not None and entry.get("horse", True):
@@ -266,7 +273,7 @@ def _denizen(entry: dict[str, Any], cat: Catalog, seen: set[str], where: str, ow
     for part in defn.parts:
         suffix = "club" if "club" in part.name.lower() else "head"
         pid = _check_id(f"{did}-{suffix}", seen, where)
-        out.append(Denizen(id=pid, stats=part, parent=did, side=entry.get("part_side", "light")))
+        out.append(Denizen(id=pid, stats=part, parent=did, side=part_side))
     return out
 
 

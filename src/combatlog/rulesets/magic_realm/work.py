@@ -105,7 +105,9 @@ class Work:
                           ledger=base.ledger + tuple(self.ledger) if self.ledger else base.ledger, **self.changes)
         else:
             # The view is this Work's own copy, which only the fold's queries have seen: it is finished in place
-            # rather than copied (some forty fields) once more, and handed out once.
+            # (msgspec.structs.force_setattr) rather than copied (some forty fields) once more, and handed out
+            # once. No cache keeps a view (rehearsal.py and ``remember_deciders`` key on states a fold has frozen);
+            # a future cache of views would have to respect that.
             out, self._view = self._view, None
             force_setattr(out, "steps", steps)
             if self.ledger:

@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: the attack routines share the timeline checks and the scratch fold of each roll; split, a routine would be read apart from the rules that gate it.
 """``decide`` for attack routines: melee, missiles, charges (with set weapons and longer
 weapons striking first), fleeing (free attacks at +4), grapples, overbearing, and
 attacks on sleepers.
@@ -264,6 +265,15 @@ def check_flags(s: OsricState, who: str, target: str, flags: tuple[str, ...]) ->
     return tuple(flags)
 
 
+def within_reach(s: OsricState, who: str) -> list[str]:
+    """The opponents ``who`` may strike in melee now: engaged (within 10 ft; OSRIC Combat: Melee Attack)
+    and not barred by a closing this round (OSRIC Combat: Closing into Combat). Empty: no melee attack
+    (``choose_target`` refuses one)."""
+    if (who, "*") in s.no_attack:
+        return []
+    return [o for o in s.opponents_engaged(who) if (who, o) not in s.no_attack]
+
+
 def choose_target(s: OsricState, who: str, target: str, dice: DicePort, label: str
                   ) -> tuple[str, tuple[str, ...], int]:
     """OSRIC Combat: Melee Attack: against several opponents the target is random."""
@@ -491,6 +501,11 @@ def _counter(s: OsricState, defender: str, longer: bool, at: int) -> tuple[list[
 def _flee(s: OsricState, cmd: c.Flee, dice: DicePort) -> list[Event]:
     """OSRIC Combat: Fleeing from Combat: every opponent in melee gets an immediate attack at +4."""
     who = acting(s, cmd.who, "flee")
+    if not s.standing(who):
+        # struck down in this segment, a simultaneous blow still lands, but a flight is a move: one who is
+        # down does not run (rules.still_due: a flight does not survive its fleer's fall)
+        raise IllegalCommand(f"{who} is down (at {s.live[who].hp} hp) and cannot flee",
+                             rule="OSRIC Combat: Fleeing from Combat")
     at = action_tick(s, who, 1, cmd.segment)
     for n in cmd.skip:
         known(s, n)

@@ -42,6 +42,9 @@ def authority(state: OsricState, command: Any) -> Authority:
     what = _RULINGS.get(type(command))
     if what is not None:
         return ruling(what, RULE)
+    sealed = _sealed(state, command)
+    if sealed is not None:
+        return sealed
     passed = _passed(state, command)
     if passed:
         return pieces({who: _players(state, who) for who in passed}, what="move the timeline past the open action "
@@ -57,3 +60,31 @@ def _passed(state: OsricState, command: Any) -> list[str]:
     if isinstance(command, (c.StartRound, c.EndRound)):
         return passed_by(state, None)
     return []
+
+
+def _sealed(state: OsricState, command: Any) -> Authority | None:
+    """Who makes a move of the round's sealed declaration step (rN/declare): a side's commit, its caller; a
+    nonce, a required player who calls for no side owing declarations; a reveal, who committed. The write
+    path leaves core commands to the trust layer (which refuses the others when they run); this says whose
+    move each is, for the legal moves (commands/legal.py)."""
+    from combatlog.trust.api import CommitOrders, RevealOrders
+    from combatlog.errors import InvalidCommand
+    from combatlog.rulesets.osric.declare import SEALED, caller, must_declare, sealed_required, step_round
+
+    if not isinstance(command, (CommitOrders, RevealOrders)) or step_round(command.step) is None:
+        return None
+    step = state.sealed.get(command.step)
+    if isinstance(command, RevealOrders):
+        who = tuple(p for p, what in step.waiting() if what == "reveal") if step else ()
+        return pieces({f"step {command.step}": who or ("",)}, what="reveal", rule=SEALED)
+    side = command.orders.get("side") if command.orders else None
+    if isinstance(side, str):
+        return pieces({f"side {side}": (caller(state, side),)}, what="seal the declarations of", rule=SEALED)
+    try:
+        required = step.required if step else sealed_required(state, command.step)
+    except InvalidCommand:
+        required = ()
+    callers = {caller(state, x) for x in state.sides if must_declare(state, x)}
+    who = tuple(p for p in required if p not in callers and not (step and p in step.committed))
+    # nobody owes a nonce (a step without joint dice): no player, and not the referee either
+    return pieces({f"step {command.step}": who or ("",)}, what="commit a nonce to", rule=SEALED)

@@ -16,6 +16,7 @@ from combatlog.rulesets.osric import commands as c
 from combatlog.rulesets.osric import declare as dc
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
+from combatlog.rulesets.osric.evolve import describe_declaration
 from combatlog.rulesets.osric.evolve import DECLARE, MORALE, ROUND, SURPRISE, TABLE
 from combatlog.rulesets.osric.state import END, OsricState, segment_of, tick
 
@@ -33,16 +34,20 @@ def decide(s: OsricState, cmd: object, dice: DicePort) -> list[Event]:  # noqa: 
         case c.CheckSurprise():
             return _surprise(s, cmd, dice)
         case c.ReachSegment():
-            return _reach(s, cmd)
+            reached = _reach(s, cmd)
+            until = tick(s.round, cmd.segment, END if cmd.end else 0)
+            where = f"the end of segment {cmd.segment}" if cmd.end else f"segment {cmd.segment}"
+            return forgone(s, until, f"the timeline moved on to {where} before it was taken") + reached
         case c.StartRound():
             if s.phase == "round" and not s.initiative:
                 raise IllegalCommand(f"round {s.round} has not been played (no initiative yet)", rule=ROUND)
             out: list[Event] = [e.RoundEnded(round=s.round)] if s.phase in ("round", "surprise") else []
-            return out + [e.RoundStarted(round=s.round + 1)]
+            return forgone(s, None, f"round {s.round} ended before it was taken") + out + [
+                e.RoundStarted(round=s.round + 1)]
         case c.EndRound():
             if s.phase not in ("round", "surprise"):
                 raise IllegalCommand("no round is open", rule=ROUND)
-            return [e.RoundEnded(round=s.round)]
+            return forgone(s, None, f"round {s.round} ended before it was taken") + [e.RoundEnded(round=s.round)]
         case c.Declare():
             return [_declare(s, cmd)]
         case c.RollInitiative():
@@ -111,6 +116,21 @@ def decide(s: OsricState, cmd: object, dice: DicePort) -> list[Event]:  # noqa: 
             out = [e.RoundEnded(round=s.round)] if s.phase in ("round", "surprise") else []
             return out + [e.CombatEnded(outcome=cmd.outcome)]
     raise InvalidCommand(f"osric does not know the command {type(cmd).__name__}")
+
+
+def forgone(s: OsricState, until: int | None, why: str) -> list[Event]:
+    """OSRIC Combat: First Party Acts / Second Party Acts: the declared actions still due that moving the
+    timeline to ``until`` (None: the round's end) passes, recorded as given up (``rules.passed_by``), so the
+    log says what was not done and why rather than only that the round ended. Not in a log begun under
+    version 1 of these rules, which recorded none (``OsricState.forgone_events``)."""
+    if not s.forgone_events or s.phase != "round":
+        return []
+    out = []
+    for who in r.passed_by(s, until):
+        d = s.declaration(who)
+        if d is not None:
+            out.append(e.Forgone(who=who, action=describe_declaration(d).split(" ", 1)[1], why=why))
+    return [e.ActionsForgone(round=s.round, forgone=tuple(out))] if out else []
 
 
 def _surprise(s: OsricState, cmd: c.CheckSurprise, dice: DicePort) -> list[Event]:

@@ -30,7 +30,7 @@ from combatlog.events.core import OrdersCommitted, OrdersRevealed
 from combatlog.rulesets.osric import commands as c
 from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
-from combatlog.rulesets.osric.entries import DECLARE, describe_declaration
+from combatlog.rulesets.osric.entries import DECLARE, declares, describe_declaration
 from combatlog.rulesets.osric.entries import log_entry as _log
 from combatlog.rulesets.osric.state import OsricState
 from combatlog.trust.api import RefusedAtReveal, track_sealed
@@ -423,7 +423,7 @@ def record(s: OsricState, side: str, decls: tuple[e.Declaration, ...], seq: int,
         s = _log(s, seq, f"{side}'s sealed declarations: {text}", SEALED, side=side)
     how = " (sealed, revealed)" if sealed else ""
     for d in decls:
-        s = _log(s, seq, f"{side} declares{how}: {describe_declaration(d)}", DECLARE, side=side)
+        s = _log(s, seq, f"{declares(side)}{how}: {describe_declaration(d)}", DECLARE, side=side)
     return s
 
 

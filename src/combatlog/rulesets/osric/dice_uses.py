@@ -10,6 +10,8 @@ die under a label the roller chose.
 
 from __future__ import annotations
 
+import re
+
 from combatlog.events.base import Event
 from combatlog.rulesets import drawn
 from combatlog.rulesets.base import DiceUse
@@ -17,6 +19,11 @@ from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric.evolve import advance
 from combatlog.rulesets.osric.state import OsricState
+
+# Every label the rules draw: ``surprise/<side>``, ``r<N>/initiative|morale|damage|heal/...`` (decide.py) and an
+# attack's ``r<N>/<who>/atk<k>`` or ``.../assassinate``, with its ``/target`` and ``/dmg`` (attacks.py), then
+# ``#2``, ``#3``...: no player may name a die so (``Ruleset.owns_label``).
+RULE_LABELS = re.compile(r"surprise/|r[0-9]+/(?:(?:initiative|morale|damage|heal)/|[^/]+/(?:atk[0-9]+|assassinate)(?:[/#]|\Z))")
 
 
 def dice_uses(s: OsricState, ev: Event) -> list[DiceUse]:

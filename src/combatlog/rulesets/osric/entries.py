@@ -46,3 +46,9 @@ def describe_declaration(d: e.Declaration) -> str:
     if d.text:
         text += f": {d.text}"
     return text
+
+
+def declares(side: str) -> str:
+    """``side`` and its verb in agreement: "party declares", "orcs declare" (a side named by a plural)."""
+    plural = side.endswith("s") and not side.endswith("ss")
+    return f"{side} {'declare' if plural else 'declares'}"

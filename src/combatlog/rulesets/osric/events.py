@@ -43,6 +43,22 @@ class RoundEnded(Event, frozen=True, kw_only=True, tag="osric.round_ended"):
     round: int
 
 
+class Forgone(msgspec.Struct, frozen=True, kw_only=True):
+    """A declared action given up: who, the action in words, and why."""
+
+    who: str
+    action: str
+    why: str
+
+
+class ActionsForgone(Event, frozen=True, kw_only=True, tag="osric.actions_forgone"):
+    """Declared actions still due that the timeline moved past (the round ended, or a later segment was
+    reached) and that can no longer be taken (OSRIC Combat: First Party Acts / Second Party Acts)."""
+
+    round: int
+    forgone: tuple[Forgone, ...]
+
+
 class ActionsDeclared(Event, frozen=True, kw_only=True, tag="osric.actions_declared"):
     """One side's declarations for a round: one event per side, so they can be sealed."""
 
@@ -199,6 +215,6 @@ OSRIC_EVENTS = (
     SurpriseChecked, SegmentReached, RoundStarted, RoundEnded, ActionsDeclared, InitiativeRolled, AttackRolled,
     CastingBegun, SpellDeclined, Charged, Closed, Retreated, Fled, EngagementSet, DamageApplied, HealingApplied,
     ConditionChanged, AidGiven, MoraleChecked, Negotiated, ActionNoted, GrappleBroken, AssassinationAttempted,
-    CombatEnded,
+    CombatEnded, ActionsForgone,
 )
 register(*OSRIC_EVENTS)

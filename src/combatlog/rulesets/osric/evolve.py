@@ -31,6 +31,11 @@ replace = msgspec.structs.replace
 DISABLING = ("sleeping", "held")  # conditions that stop a combatant from acting
 
 
+# The rules digest of OSRIC version 1 (before osric.actions_forgone): its logs re-decide without that event.
+VERSION_1_DIGESTS = ("ed20f39b76b3bb2b5f874e5e083c4493a6414a470ebc31996b4b5563b5226248",)
+FORGONE = "OSRIC Combat: First Party Acts / Second Party Acts (a declared action the timeline passes is forgone)"
+
+
 def initial_state(genesis: CombatStarted) -> OsricState:
     setup = genesis.setup
     # the trust layer's genesis options (joint_dice, sequencer) are not OSRIC's
@@ -45,7 +50,8 @@ def initial_state(genesis: CombatStarted) -> OsricState:
                for side in sides}
     return OsricState(roster=roster, live=live, sides=sides, options=options, engaged=engaged,
                       title=setup.get("title", ""), players=players, pinned=tuple(p.name for p in genesis.players),
-                      joint=genesis.dice == "joint", dice_from=0)
+                      joint=genesis.dice == "joint", dice_from=0,
+                      forgone_events=genesis.rules_digest not in VERSION_1_DIGESTS)
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -129,6 +135,10 @@ def evolve(s: OsricState, ev: Event, seq: int) -> OsricState:  # noqa: C901 - on
                                 "initiative", DECLARE)
         case e.RoundEnded():
             return _end_round(s, ev, seq)
+        case e.ActionsForgone():
+            for f in ev.forgone:
+                s = _log(s, seq, f"{f.who} forgoes the declared {f.action}: {f.why}", FORGONE)
+            return s
         case e.ActionsDeclared():
             return record(s, ev.side, ev.declarations, seq)
         case e.InitiativeRolled():

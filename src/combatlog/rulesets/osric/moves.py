@@ -14,6 +14,7 @@ from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric.declare import SEALED, able, caller, must_declare, sealed_required, sides_of, step_name
 from combatlog.rulesets.osric.evolve import ROUND, SURPRISE
 from combatlog.rulesets.osric.state import OsricState, segment_of
+from combatlog.rulesets.osric.attacks import within_reach
 from combatlog.rulesets.osric.views import pending
 from combatlog.trust.api import MyMove, command_line
 
@@ -81,7 +82,10 @@ def _action(s: OsricState, who: str, what: str, rule: str, stream: str, cmd) -> 
     target = (d.target if d is not None else "") or "TARGET"
     weapon = ["--weapon", d.weapon] if d is not None and d.weapon else []
     words: list[str]
-    if action in ("melee", "unarmed"):
+    if action in ("melee", "unarmed", "grapple") and s.round and not within_reach(s, who):
+        # nobody to strike (OSRIC Combat: Melee Attack, Closing into Combat): an attack would be refused
+        words = ["close", stream, who, "TARGET"]
+    elif action in ("melee", "unarmed"):
         words = ["attack", stream, who, *(["--weapon", "unarmed"] if action == "unarmed" else weapon)]
     elif action == "missile":
         words = ["shoot", stream, who, target, *weapon, "--range", "FEET"]
@@ -98,7 +102,7 @@ def _action(s: OsricState, who: str, what: str, rule: str, stream: str, cmd) -> 
     else:  # other, negotiate, hold: a general action in words
         words = ["act", stream, who, "WHAT"]
     # attacks, and a flight's free attacks, roll dice (a joint die needs a seed: trust/mine.seed_first)
-    dice = action in ("melee", "unarmed", "missile", "charge", "overbear", "grapple", "flee")
+    dice = words[0] != "close" and action in ("melee", "unarmed", "missile", "charge", "overbear", "grapple", "flee")
     return MyMove(what=f"{who}: {what}", rule=rule, command=cmd("osric", *words), dice=dice)
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from combatlog.dice.port import DicePort
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted
-from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.osric import decide as d
 from combatlog.rulesets.osric import declare as dc
 from combatlog.rulesets.osric import dice_uses as du
@@ -23,15 +24,27 @@ from combatlog.commands.record import commands_in
 from combatlog.rulesets.osric import commands as osric_commands
 
 class Osric(Ruleset[OsricState]):
+    rule_labels = du.RULE_LABELS
     info = RulesetInfo(
-        name="osric", title="OSRIC", version="1", citation="OSRIC",
+        name="osric", title="OSRIC", version="2", citation="OSRIC",
         sources=("seed 003_c1c23058a12565ee.txt (OSRIC combat chapter)", "reference/osric.md",
                  "OSRIC Chapter 1 weapon and armour tables (data/weapons.json)"),
     )
     event_types = CORE_EVENTS + OSRIC_EVENTS
     state_type = OsricState
     command_types = commands_in(osric_commands)
+    # version 1 had no osric.actions_forgone: its logs hold only events this build reads, and re-decide
+    # without it (OsricState.forgone_events)
+    earlier_digests = MappingProxyType({ev.VERSION_1_DIGESTS[0]: "version 1, before osric.actions_forgone"})
     referee_by_default = True  # OSRIC is refereed: the creator, where no --referee is named
+    # With pinned players a side's declarations are sealed by ``osric declare --seal`` (rN/declare): the
+    # candidates propose those commits, the nonce and the reveal themselves (trust/offers.py).
+    seals_orders = True
+
+    def candidates(self, state: OsricState, stream: str) -> Iterable[Candidate]:
+        from combatlog.rulesets.osric.candidates import candidates
+
+        return candidates(state, stream)
 
     def authority(self, state: OsricState, command: Any) -> Authority:
         from combatlog.rulesets.osric.authority import authority

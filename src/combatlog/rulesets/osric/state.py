@@ -105,6 +105,9 @@ class OsricState(msgspec.Struct, frozen=True, kw_only=True):
     # Labels of the dice drawn for this round or a later one, in order (combatlog.rulesets.drawn), so that
     # dice_uses knows the label next_label gave a die; complete from round ``dice_from`` on (-1: a state
     # decoded from a snapshot older than this field, which knows nothing of the round's dice).
+    # Version 2 on: moving the timeline past a declared action still due records it forgone
+    # (osric.actions_forgone); a log begun under version 1 re-decides as it was recorded (False).
+    forgone_events: bool = False
     dice_drawn: tuple[str, ...] = ()
     dice_from: int = -1
 

@@ -12,6 +12,7 @@ from combatlog.rulesets.osric import events as e
 from combatlog.rulesets.osric import attacks as atk
 from combatlog.rulesets.osric import rules as r
 from combatlog.rulesets.osric.declare import SEALED, caller, hidden, must_declare, sealed_required, step_name, step_round
+from combatlog.rulesets.osric.entries import declares
 from combatlog.rulesets.osric.evolve import DECLARE, ROUND, SURPRISE, describe_declaration
 from combatlog.rulesets.osric.state import LATE, NORMAL, OsricState, segment_of, tick
 
@@ -210,6 +211,19 @@ def pending(s: OsricState) -> list[Pending]:
                                                       "is resolved", rule=ROUND)]
 
 
+MELEE_WORDS = ("melee", "unarmed", "grapple")  # declared actions whose attack needs an opponent within reach
+
+
+def out_of_reach(s: OsricState, n: str) -> str:
+    """Why ``n`` has nobody to strike in melee (``attacks.within_reach`` is empty), and what is open to it."""
+    barred = [o for o in s.opponents_engaged(n)]
+    why = (f"{n} closed this round and may not attack until next round" if (n, "*") in s.no_attack else
+           f"{', '.join(barred)} closed with {n} this round: no attack between them until next round" if barred else
+           f"{n} is in melee range of no opponent (not within 10 ft)")
+    return (f"{why}: it may close with or charge an opponent, or the referee rules the positions (osric engage); "
+            "else its players or the referee move the timeline on")
+
+
 _PASSIVE = ("parry", "set", "none", "continue")  # declared actions nobody is asked to record
 _NO_DIE = ("spell", "close", "retreat", "flee", "other", "negotiate")  # declared actions without an attack die
 
@@ -243,6 +257,8 @@ def _declared_pending(s: OsricState, row: dict[str, Any], now: int) -> Pending |
     if own != now or not r.still_due(s, n):
         return None  # a later segment's action (its side acts second), or one it can no longer take
     simultaneous = not s.standing(n)  # struck down in its own segment: its blow still lands
+    if word in MELEE_WORDS and not atk.within_reach(s, n):
+        return Pending(who=n, what=f"{action} in segment {row['segment']}, but {out_of_reach(s, n)}", rule=r.MELEE)
     return Pending(who=n, what=f"{action} in segment {row['segment']}{die}" + SIMULTANEOUS * simultaneous,
                    rule=r.INITIATIVE)
 
@@ -318,10 +334,12 @@ def summarize(ev: Event) -> str | None:
             return f"timeline to segment {ev.segment}"
         case e.RoundStarted():
             return f"round {ev.round} begins"
+        case e.ActionsForgone():
+            return "forgone: " + "; ".join(f"{f.who} {f.action} ({f.why})" for f in ev.forgone)
         case e.RoundEnded():
             return f"round {ev.round} ends"
         case e.ActionsDeclared():
-            return f"{ev.side} declares: " + "; ".join(describe_declaration(d) for d in ev.declarations)
+            return f"{declares(ev.side)}: " + "; ".join(describe_declaration(d) for d in ev.declarations)
         case e.InitiativeRolled():
             return "initiative: " + ", ".join(f"{k} {v}" for k, v in ev.rolls.items())
         case e.AttackRolled():
