@@ -4,8 +4,7 @@ Each example of docs/examples/*/*.cmds is played by the CLI (``run``) into its o
 ``verify_stream`` is timed, best of twenty (wall and CPU time), for each. A long freeform combat and one long Magic Realm
 combat are verified at two sizes in one run, so their growth shows.
 
-The long Magic Realm combat is also verified from the CLI in fresh processes, split over two processes (as
-``combatlog verify`` does from 1,000 events on a machine with two cores) and in one, taken in turn.
+The long Magic Realm combat is also verified from the CLI in fresh processes (``combatlog verify NAME``).
 ``--mr-only`` times only the long Magic Realm combat; ``--signed`` only a long freeform combat whose every event
 is signed by one of its two pinned players (2,500 and 10,000 actions), the same ways. ``--calibrated`` also gives each long combat's verify in
 units of a fixed pure-Python workload timed in turn with it (``calibrate.py``), a figure that moves with the
@@ -146,7 +145,7 @@ def main() -> None:
             store = open_store(str(Path(tmp) / f"long-{actions}.db"))
             _long_freeform(store, "long", actions)
             _time_verify(store, "long", "freeform", runs=3)
-        if "--signed" in sys.argv:  # a signed log: the signatures' checks shared by the two processes
+        if "--signed" in sys.argv:  # a signed log: every event's signature checked
             import os
 
             for actions in (2_500, 10_000):
@@ -166,25 +165,20 @@ def main() -> None:
 
 
 def _time_cli_verify(db: Path, name: str, runs: int) -> None:
-    """``combatlog verify NAME`` as a user runs it, in fresh processes taken in turn: split over two processes
-    where the build splits (exchange/split.py) and in one (COMBATLOG_VERIFY_SPLIT_FROM above the length):
-    the median and the best wall time of each."""
+    """``combatlog verify NAME`` as a user runs it, in fresh processes: the median and the best wall time."""
     import os
     import statistics
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # bytecode as installed
-    ways = {"split": {**env}, "one process": {**env, "COMBATLOG_VERIFY_SPLIT_FROM": str(10**9)}}
-    times: dict[str, list[float]] = {way: [] for way in ways}
+    times: list[float] = []
     command = [sys.executable, "-m", "combatlog.cli.app", "--db", str(db), "verify", name]
     subprocess.run(command, check=True, capture_output=True, env=env)  # bytecode compiled once
     for _ in range(runs):
-        for way, way_env in ways.items():
-            start = time.perf_counter()
-            subprocess.run(command, check=True, capture_output=True, env=way_env)
-            times[way].append(time.perf_counter() - start)
-    print("    `combatlog verify` from the CLI, " + "; ".join(
-        f"{way}: median {statistics.median(t) * 1000:.0f} ms, best {min(t) * 1000:.0f} ms wall"
-        for way, t in times.items()) + f" ({runs} fresh processes each, taken in turn)", flush=True)
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True, env=env)
+        times.append(time.perf_counter() - start)
+    print(f"    `combatlog verify` from the CLI: median {statistics.median(times) * 1000:.0f} ms, "
+          f"best {min(times) * 1000:.0f} ms wall ({runs} fresh processes)", flush=True)
 
 
 if __name__ == "__main__":

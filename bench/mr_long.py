@@ -11,7 +11,7 @@ Attention chit order (``rN/attention/1``, entered by hand), and no denizen is le
 A round is deploy x2, action (cast) x2, melee, target x2, play x2, resolve: 11 events. Each round's
 state is saved as a snapshot so that building 10,000 events does not re-fold the log for every command
 (``execute`` keeps one only every 500 events); at the end only those ``execute`` would have kept are left,
-where a split verify may cut the fold (exchange/split.py).
+as in a combat played command by command.
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ def build(store: Any, name: str, events: int) -> None:
 
 
 def _keep_the_write_paths_snapshots(store: Any, stream_id: str) -> None:
-    """Only the snapshots the write path would have kept (the first command end past every SNAPSHOT_EVERY events):
-    a split verify cuts at one (exchange/split.py), as it would in a combat played command by command."""
+    """Only the snapshots the write path would have kept (the first command end past every SNAPSHOT_EVERY events),
+    as in a combat played command by command."""
     from combatlog.projections.fold import SNAPSHOT_EVERY
 
     seqs = [seq for (seq,) in store.conn.execute("SELECT seq FROM snapshots WHERE stream = ? ORDER BY seq",

@@ -35,7 +35,6 @@ class Verifying(Protocol):
     notes: list[str]
     acknowledged: dict[str, int]
     signatures: int
-    signatures_split: int
     tally: Any  # exchange.verify.DiceTally
 
     def fail(self, where: str, message: str) -> None: ...
@@ -48,8 +47,7 @@ CoreDecider = Callable[["EventStore", "Folded", Any, "DicePort", str], list["Eve
 # refuse a sealed batch before it is appended: f(store, folded state before it, envelopes)
 PreAppend = Callable[["EventStore", "Folded", list["Envelope"]], None]
 # verify, per event, after the core checks: f(verifier, recorded, where). It reads the events (and what it keeps
-# in ``verifier.extra``), never the rules' fold: a split verify (exchange/split.py) runs the event checks and the
-# finish checks in the process that checks the lines, apart from the fold
+# in ``verifier.extra``), never the rules' fold
 EventCheck = Callable[["Verifying", "Recorded", str], None]
 # verify a die of a scheme the core does not recompute itself: f(verifier, die, seq, where)
 SchemeCheck = Callable[["Verifying", "DiceRolled", int, str], None]
@@ -68,6 +66,3 @@ class Wiring(msgspec.Struct, frozen=True):  # (not a dataclass: dataclasses impo
     scheme_checks: Mapping[str, SchemeCheck]
     finish_checks: tuple[FinishCheck, ...]
     divergence_checks: tuple[DivergenceCheck, ...]
-    # the signatures' own cryptography, for the events a split verify checks there (``signatures_split``): the
-    # fold's process makes it for the later events while the lines' process makes the rest of the event checks
-    signature_math: EventCheck | None = None

@@ -67,7 +67,6 @@ def standard() -> Wiring:
         scheme_checks={"joint": hooks.joint_checked_by_trust},
         finish_checks=(hooks.verify_finish,),
         divergence_checks=(evidence.check_equivocation,),
-        signature_math=hooks.signature_math,
     )
 
 

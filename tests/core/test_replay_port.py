@@ -34,7 +34,8 @@ def test_a_batch_stripped_of_its_die_is_refused_after_batches_without_dice() -> 
     for seq, env in enumerate(forged_envs, 1):
         command = None if env.command is msgspec.UNSET else bytes(env.command)
         sealed = seal(stream=env.stream, seq=seq, prev=prev, event=env.payload(), actor=env.actor,
-                      command_id=env.command_id, recorded_at=env.recorded_at, command=command)
+                      command_id=env.command_id, recorded_at=env.recorded_at, command=command,
+                      state=None if env.state is msgspec.UNSET else env.state)
         lines.append(canonical(sealed))
         prev = sealed.hash
     verifier = ChainVerifier(segments_of(store, meta), wiring=standard())

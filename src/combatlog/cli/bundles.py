@@ -126,7 +126,7 @@ def run_import(st: AppState, files: list[str] | None = None, inbox: Path | None 
 
     with progress("verifying", as_json=as_json) as bar:
         outcomes = receive(store, incoming, name=name or None, strict_rules=not allow_rules_mismatch,
-                           progress=bar.callback, signer_for=signers_here(), split=True)
+                           progress=bar.callback, signer_for=signers_here())
     refused = [o.error for o in outcomes if o.status == "refused"]
     for o in outcomes:  # every error names its bundle when there are several
         if o.error is not None and len(outcomes) > 1 and not o.error.where and o.where not in str(o.error):
@@ -180,6 +180,12 @@ def _import_text(outcomes: list[Any]) -> None:
                 made = " (new here)" if stream_name in report.created else ""
                 echo(f"{prefix}{stream_name}: appended {count} events{made}")
             echo(f"{prefix}verified: head seq {report.verify.head_seq}, {report.verify.head_hash[:16]}...")
+            v = report.verify
+            if v.rules_revision or v.state_differs_at:  # the rules it is read under, and where they differ
+                for note in v.notes:
+                    if note.startswith(("the log was begun under", "today's", "under today's")) \
+                            or "this build folds another state" in note:
+                        echo(f"{prefix}note: {note}")
         elif o.status in ("held", "still_held"):
             again = " (held already)" if o.status == "still_held" else ""
             echo(f"{prefix}{o.name} {o.seqs}: held{again} until {o.waiting} arrive (combatlog status {o.name})")
@@ -248,7 +254,7 @@ def run_verify(st: AppState, target: str, allow_rules_mismatch: bool = False, as
     if path.is_file():
         store = st.store() if has_log else None
         with progress("verifying", as_json=as_json) as bar:
-            report = verify_file(path, store, strict_rules=strict, progress=bar.callback, split=True)
+            report = verify_file(path, store, strict_rules=strict, progress=bar.callback)
     else:
         from combatlog.projections.streams import resolve_stream
         from combatlog.store import default_url
@@ -266,7 +272,7 @@ def run_verify(st: AppState, target: str, allow_rules_mismatch: bool = False, as
                 raise NotFound(f"no such file: {target} (and no combat of that name in this log)") from None
             raise
         with progress("verifying", as_json=as_json) as bar:
-            report = verify_stream(store, meta, strict_rules=strict, progress=bar.callback, split=True)
+            report = verify_stream(store, meta, strict_rules=strict, progress=bar.callback)
     if as_json:
         import msgspec
 
@@ -289,8 +295,7 @@ def _verify_stdin(st: Any, strict: bool, on_progress: Any = None) -> Any:
         raise VerificationFailed("nothing on standard input (pipe an export into `combatlog verify -`)",
                                  where="standard input")
     store = st.store() if (st.db or _default_db_exists()) else None
-    return verify_file(Path("standard input"), store, strict_rules=strict, progress=on_progress, data=data,
-                       split=True)
+    return verify_file(Path("standard input"), store, strict_rules=strict, progress=on_progress, data=data)
 
 
 def _is_evidence(path: Path) -> bool:

@@ -48,7 +48,7 @@ def command(
 
     with progress("report", as_json=as_json) as bar:
         text = report_html(store, meta, viewer_of(st), round_no, sheets=sheets, on_progress=bar.callback,
-                           show_all=show_all, split=True)
+                           show_all=show_all)
     write_whole(output, text)
     if str(output) == "-":
         return

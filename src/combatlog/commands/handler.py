@@ -19,7 +19,7 @@ from combatlog import ENGINE_VERSION
 from combatlog.commands.authority import check_authority, roles_of
 from combatlog.commands.core import AddNote, CommitSeed, CoreCommand, RevealSeed, RollDice
 from combatlog.commands.kept import kept_command, kept_name
-from combatlog.commands.record import UNRECORDED_RULE, encode_record, records_commands, unrecorded_problem
+from combatlog.commands.record import UNRECORDED_RULE, encode_record, records_commands, records_state, unrecorded_problem
 from combatlog.dice.derive import seed_commitment
 from combatlog.dice.port import DicePort, rules_label_error, with_drawn
 from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
@@ -29,7 +29,8 @@ from combatlog.events.core import CombatStarted, Forked, Noted, Player, SeedComm
 from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, encode_envelope, recorded_after, seal
 from combatlog.names import check_name
 from combatlog.text import CONTROL_BYTES, control_problem, may_hold_control
-from combatlog.projections.fold import SNAPSHOT_EVERY, Folded, empty, save_snapshot, state_at
+from combatlog.projections.digest import state_digest
+from combatlog.projections.fold import FOLD_WHOLE_UP_TO, SNAPSHOT_EVERY, Folded, empty, evolved, save_snapshot, state_at
 from combatlog.rulesets import load_ruleset
 from combatlog.rulesets.base import Step
 from combatlog.projections.streams import resolve_stream  # noqa: F401  (re-exported)
@@ -142,23 +143,45 @@ def decide_core(store: EventStore, folded: Folded, command: CoreCommand, dice: D
 # -- the write path -----------------------------------------------------------------
 
 
-def _rehearse(folded: Folded, envelopes: list[Envelope]) -> tuple[list[Recorded], list[Step]]:
-    """Fold the new events exactly as a replay will read them; collect derived steps."""
+def _rehearse(folded: Folded, envelopes: list[Envelope]) -> tuple[list[Recorded], list[Any], list[Step]]:
+    """Fold the new events exactly as a replay will read them (decoded back from their bytes), without changing
+    ``folded``: the rules' state after each, and the derived steps; then the ruleset's invariants."""
     ruleset = folded.ruleset
     recorded: list[Recorded] = []
+    states: list[Any] = []
     steps: list[Step] = []
+    state = folded.state
     for env in envelopes:
         rec = Recorded(env, env.payload())
-        before = folded.state
-        folded.apply(rec)
-        steps.extend(ruleset.explain(before, rec.event, folded.state, env.seq))
+        after = evolved(ruleset, state, rec)
+        steps.extend(ruleset.explain(state, rec.event, after, env.seq))
         recorded.append(rec)
-    problems = ruleset.check(folded.state)
+        states.append(after)
+        state = after
+    problems = ruleset.check(state)
     if problems:
         raise InternalInvariantError(
             "refusing to append: the result would break the ruleset's invariants: " + "; ".join(problems)
         )
-    return recorded, steps
+    return recorded, states, steps
+
+
+def _close(folded: Folded, recorded: list[Recorded], states: list[Any], signer: Signer | None,
+           *, digest: bool) -> list[Envelope]:
+    """The batch as it is appended: the digest of the state it leaves on its last envelope (where the log records
+    it: ``records_state``), then each envelope signed. ``recorded`` is updated in place."""
+    if digest:
+        last = recorded[-1]
+        recorded[-1] = Recorded(last.env.with_state(state_digest(folded.ruleset, states[-1])), last.event)
+    if signer is not None:
+        recorded[:] = [Recorded(signer(rec.env), rec.event) for rec in recorded]
+    return [rec.env for rec in recorded]
+
+
+def _commit(folded: Folded, recorded: list[Recorded], states: list[Any]) -> None:
+    """Fold the rehearsed batch into ``folded`` (its states computed already)."""
+    for rec, after in zip(recorded, states, strict=True):
+        folded.apply(rec, after)
 
 
 def _seal_all(
@@ -224,16 +247,21 @@ def execute(
     events = with_drawn(port.drawn, events)
     if not events:
         raise InvalidCommand("the command records nothing")
-    # 3. seal: envelopes chained to the head, the command on the first, signed by the actor where players are pinned
+    # 3. seal: envelopes chained to the head, the command on the first
     envelopes = _seal_all(meta.id, events, start_seq=head_seq + 1, prev=head_hash, actor=actor,
-                          command_id=cid, signer=signer, head_time=folded.core.head_time, command=record)
-    # 4. refuse what verify would: sizes, nesting, control characters; signatures, sealed orders, joint dice
+                          command_id=cid, signer=None, head_time=folded.core.head_time, command=record)
+    # 4. rehearse: fold the events as a replay will read them (the state before stays as it is), then the
+    #    ruleset's invariants; the digest of the state they leave goes on the last envelope, which only then is
+    #    signed with the others by the actor where players are pinned (projections/digest.py)
+    recorded, states, steps = _rehearse(folded, envelopes)
+    genesis = folded.core.genesis
+    envelopes = _close(folded, recorded, states, signer,
+                       digest=genesis is not None and records_state(genesis.engine_version))
+    # 5. refuse what verify would: sizes, nesting, control characters; signatures, sealed orders, joint dice
     bodies = _pre_append(wiring, store, folded, envelopes)
-    # 5. rehearse: fold the events as a replay will read them, then the ruleset's invariants
-    recorded, steps = _rehearse(folded, envelopes)
+    _commit(folded, recorded, states)
     # 6. append atomically against the version folded; where players are pinned, the command is kept here in
     #    the same transaction, because a merge may have to re-run it (exchange/merge.py, commands/kept.py)
-    genesis = folded.core.genesis
     kept = {kept_name(meta.id, cid): kept_command(command, actor=actor, scheme=scheme, manual_faces=manual_faces)} \
         if genesis is not None and genesis.players else None
     result = store.append(meta.id, _rows(envelopes, bodies), expected_version=head_seq, command_id=cid,
@@ -241,9 +269,11 @@ def execute(
     if result.duplicate:  # the same command id landed meanwhile
         _same_author(store, meta, result.first_seq, cid, actor)
         return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, duplicate=True)
-    # a snapshot every SNAPSHOT_EVERY events, and one whenever this command had to fold as many without one (a
-    # log whose snapshots another build saved: they are not used, and every command would fold it all)
-    if result.last_seq // SNAPSHOT_EVERY > head_seq // SNAPSHOT_EVERY or folded.replayed >= SNAPSHOT_EVERY:
+    # a snapshot every SNAPSHOT_EVERY events, and one whenever this command had to fold as many without one on a
+    # log long enough to read them (a log whose snapshots another build saved: they are not used, and every
+    # command would fold it all; a shorter log is always folded whole, fold.FOLD_WHOLE_UP_TO)
+    if result.last_seq // SNAPSHOT_EVERY > head_seq // SNAPSHOT_EVERY \
+            or (folded.replayed >= SNAPSHOT_EVERY and head_seq > FOLD_WHOLE_UP_TO):
         save_snapshot(store, meta, folded)
         folded.replayed = 0
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq,
@@ -354,9 +384,11 @@ def create_combat(
         port = DicePort(scheme="manual", actor=actor, labels_taken=())
         events += decide_core(store, folded, CommitSeed(), port, actor, wiring)
     envelopes = _seal_all(stream_id, events, start_seq=1, prev=GENESIS_PREV, actor=actor, command_id=cid,
-                          signer=signer)
+                          signer=None)
+    recorded, states, steps = _rehearse(folded, envelopes)
+    envelopes = _close(folded, recorded, states, signer, digest=True)  # (this engine's log: records_state)
     bodies = _pre_append(wiring, store, folded, envelopes)
-    recorded, steps = _rehearse(folded, envelopes)
+    _commit(folded, recorded, states)
     meta = StreamMeta(id=stream_id, name=name, ruleset=ruleset.info.name, created_at=envelopes[0].recorded_at)
     result = store.create_stream(meta, _rows(envelopes, bodies), command_id=cid)
     return Outcome(stream=meta, first_seq=result.first_seq, last_seq=result.last_seq, events=recorded,
@@ -380,9 +412,13 @@ def fork_stream(
     event = Forked(name=name, parent=parent.id, parent_name=parent.name, at_seq=at_seq,
                    parent_hash=folded.core.head_hash, reason=reason)
     envelopes = _seal_all(stream_id, [event], start_seq=at_seq + 1, prev=folded.core.head_hash, actor=actor,
-                          command_id=cid, signer=signer, head_time=folded.core.head_time)
+                          command_id=cid, signer=None, head_time=folded.core.head_time)
+    recorded, states, steps = _rehearse(folded, envelopes)
+    genesis = folded.core.genesis
+    envelopes = _close(folded, recorded, states, signer,
+                       digest=genesis is not None and records_state(genesis.engine_version))
     bodies = _pre_append(wiring, store, folded, envelopes)
-    recorded, steps = _rehearse(folded, envelopes)
+    _commit(folded, recorded, states)
     meta = StreamMeta(id=stream_id, name=name, ruleset=parent.ruleset, created_at=envelopes[0].recorded_at,
                       parent=parent.id, fork_seq=at_seq)
     result = store.create_stream(meta, _rows(envelopes, bodies), command_id=cid)

@@ -32,15 +32,28 @@ class CommandRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 _RECORD = msgspec.json.Decoder(CommandRecord)
 
 
-def records_commands(engine_version: str) -> bool:
-    """True when a log begun by ``engine_version`` records its commands (and must: verify re-decides them)."""
-    from combatlog import COMMANDS_RECORDED_SINCE
-
+def _since(engine_version: str, since: tuple[int, ...]) -> bool:
     try:
         version = tuple(int(part) for part in engine_version.split(".")[:3])
     except ValueError:
         return True  # not a version this project wrote: held to the strict rule
-    return version >= COMMANDS_RECORDED_SINCE
+    return version >= since
+
+
+def records_commands(engine_version: str) -> bool:
+    """True when a log begun by ``engine_version`` records its commands (and must: verify re-decides them)."""
+    from combatlog import COMMANDS_RECORDED_SINCE
+
+    return _since(engine_version, COMMANDS_RECORDED_SINCE)
+
+
+def records_state(engine_version: str) -> bool:
+    """True when a log begun by ``engine_version`` records the state digest on the last envelope of each batch
+    (and must, for a ruleset command's: verify compares it with its own fold). The write path adds it only to
+    such logs: a log keeps the format of the engine that began it, which every player's build reads."""
+    from combatlog import STATE_RECORDED_SINCE
+
+    return _since(engine_version, STATE_RECORDED_SINCE)
 
 
 def must_record(genesis: Any) -> bool:

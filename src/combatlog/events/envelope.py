@@ -62,6 +62,7 @@ class _Hashed(msgspec.Struct, frozen=True, kw_only=True):
     data: msgspec.Raw
     command: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     placed: Placement | msgspec.UnsetType = msgspec.UNSET
+    state: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -84,6 +85,10 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     # A decision placed by a merge (``exchange/merge.py``): its original place and signature. A placed
     # envelope carries no ``sigs`` of its own; nobody signs the placement, every machine re-derives it.
     placed: Placement | msgspec.UnsetType = msgspec.UNSET
+    # The digest of the rules' state after the batch, on the batch's last envelope only (engine 0.3 and later,
+    # ``projections/digest.py``): hashed and signed with it, so every machine and every later build checks that
+    # it folds the same state from the same events. UNSET is never encoded: older envelopes keep their bytes.
+    state: str | msgspec.UnsetType = msgspec.UNSET
 
     def hashed_part(self) -> bytes:
         return canonical(
@@ -91,7 +96,7 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
                 v=self.v, stream=self.stream, seq=self.seq, type=self.type,
                 schema=self.schema, actor=self.actor, recorded_at=self.recorded_at,
                 command_id=self.command_id, prev=self.prev, data=self.data, command=self.command,
-                placed=self.placed,
+                placed=self.placed, state=self.state,
             )
         )
 
@@ -131,6 +136,12 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
     def with_sigs(self, sigs: tuple[Signature, ...]) -> Envelope:
         return msgspec.structs.replace(self, sigs=sigs)
+
+    def with_state(self, digest: str) -> Envelope:
+        """This unsigned envelope carrying the state digest ``digest``, its hash computed again (the hashes of
+        the envelopes before it in its batch do not change: they do not cover it)."""
+        env = msgspec.structs.replace(self, state=digest, sigs=(), hash="")
+        return msgspec.structs.replace(env, hash=env.computed_hash())
 
 
 def hash_of(hashed_part: bytes) -> str:
@@ -209,7 +220,7 @@ def recorded_after(head_time: str) -> str:
 
 def seal(
     *, stream: str, seq: int, prev: str, event: Event, actor: str, command_id: str,
-    recorded_at: str | None = None, command: bytes | None = None,
+    recorded_at: str | None = None, command: bytes | None = None, state: str | None = None,
 ) -> Envelope:
     """Wrap a payload in an envelope and compute its hash (one struct of each kind: this is the hot path)."""
     cls = type(event)
@@ -220,6 +231,8 @@ def seal(
     )
     if command is not None:
         fields["command"] = msgspec.Raw(command)
+    if state is not None:
+        fields["state"] = state
     digest = hash_of(canonical(_Hashed(**fields)))
     return Envelope(**fields, hash=digest)
 

@@ -324,26 +324,16 @@ def _prior(store: EventStore, meta: StreamMeta | None, since: int) -> Prior | No
 def verify_lines(header: Header, lines: list[bytes], path: Path | str, *, base: Folded | None,
                  strict_rules: bool = True, progress: Progress | None = None,
                  prior: Prior | None = None, wiring: Wiring,
-                 verifier: ChainVerifier | None = None, split: bool = False) -> VerifyReport:
-    """``verifier``: one already at the bundle's base (``ChainVerifier.continuing``), instead of a new one.
-    ``split``: a long file verified whole (no base) on two cores, as ``verify_stream``."""
+                 verifier: ChainVerifier | None = None) -> VerifyReport:
+    """``verifier``: one already at the bundle's base (``ChainVerifier.continuing``), instead of a new one."""
     total = len(lines)
-    report = None
-    if split and verifier is None and base is None and prior is None:
-        from combatlog.exchange.split import verify_split, worth_splitting
-
-        if worth_splitting(total):
-            report = verify_split(lambda: ChainVerifier(header.segments, strict_rules=strict_rules, wiring=wiring),
-                                  [(f"{path}:{i}", line) for i, line in enumerate(lines, start=2)],
-                                  f"{path}:{total + 1}", progress, total)
-    if report is None:
-        verifier = verifier or ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior,
-                                             wiring=wiring)
-        for i, line in enumerate(lines, start=2):
-            verifier.feed(line, f"{path}:{i}")
-            if progress is not None and i % 1000 == 0:
-                progress(i - 1, total)
-        report = verifier.finish(f"{path}:{total + 1}")
+    verifier = verifier or ChainVerifier(header.segments, base=base, strict_rules=strict_rules, prior=prior,
+                                         wiring=wiring)
+    for i, line in enumerate(lines, start=2):
+        verifier.feed(line, f"{path}:{i}")
+        if progress is not None and i % 1000 == 0:
+            progress(i - 1, total)
+    report = verifier.finish(f"{path}:{total + 1}")
     return _ends_as_announced(report, header, path)
 
 
@@ -356,16 +346,15 @@ def _ends_as_announced(report: VerifyReport, header: Header, path: Path | str) -
 
 def verify_file(path: Path, store: EventStore | None = None, *, strict_rules: bool = True,
                 progress: Progress | None = None, wiring: Wiring,
-                data: bytes | None = None, split: bool = False) -> VerifyReport:
-    """Verify an export file, or ``data`` already read (standard input) named by ``path``. ``split``: as
-    ``verify_lines``."""
+                data: bytes | None = None) -> VerifyReport:
+    """Verify an export file, or ``data`` already read (standard input) named by ``path``."""
     header, lines = read_file(path) if data is None else read_bytes(data, str(path))
     base, base_meta = _base_from_store(store, header, str(path)) if store is not None else (None, None)
     if header.since and base is None:
         raise InvalidCommand(f"{path} is an incremental bundle; verify it against a log with --db")
     report = verify_lines(header, lines, path, base=base, strict_rules=strict_rules, progress=progress,
                           prior=_prior(store, base_meta, header.since) if store is not None else None,
-                          wiring=wiring, split=split)
+                          wiring=wiring)
     if store is not None:
         _compare_with_local(store, lines, path, wiring)
     return report
@@ -386,24 +375,11 @@ def _compare_with_local(store: EventStore, lines: list[bytes], path: Path, wirin
 
 
 def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = True,
-                  progress: Progress | None = None, wiring: Wiring, split: bool = False) -> VerifyReport:
-    """Verify ``meta``'s history as stored. ``split``: a long one on two cores (``exchange/split.py``; only for a
-    caller whose process forks safely, one thread: the CLI)."""
-    segments = segments_of(store, meta)
-    if split:
-        from combatlog.exchange.split import snapshot_cut, verify_split, worth_splitting
-
-        if worth_splitting(store.head(meta.id).seq):
-            lines = [(f"{meta.name}#{seq}", body) for seg, low, high in lineage(store, meta)
-                     for seq, body in store.read_bodies(seg.id, low, high)]
-            report = verify_split(lambda: ChainVerifier(segments, strict_rules=strict_rules, wiring=wiring), lines,
-                                  meta.name, progress, cut=snapshot_cut(store, meta, lines),
-                                  from_cut=lambda base: ChainVerifier(segments, base=base, strict_rules=strict_rules,
-                                                                      wiring=wiring))
-            if report is not None:
-                return report
-    verifier = ChainVerifier(segments, strict_rules=strict_rules, wiring=wiring)
-    for _event in fed(verifier, store, meta):
+                  progress: Progress | None = None, wiring: Wiring) -> VerifyReport:
+    """Verify ``meta``'s history as stored, and every snapshot this build keeps of it: each must be the fold of
+    the events up to its seq (the views of a long log start at one: ``projections/fold.py``'s docstring)."""
+    verifier = ChainVerifier(segments_of(store, meta), strict_rules=strict_rules, wiring=wiring)
+    for _event in fed(verifier, store, meta, snapshots=True):
         if progress is not None and verifier.count % 1000 == 0:
             progress(verifier.count, 0)
     return verifier.finish(meta.name)
@@ -411,19 +387,17 @@ def verify_stream(store: EventStore, meta: StreamMeta, *, strict_rules: bool = T
 
 def import_file(store: EventStore, path: Path, *, name: str | None = None, strict_rules: bool = True,
                 progress: Progress | None = None, wiring: Wiring,
-                signer_for: SignerFor | None = None, merge_branches: bool = True, split: bool = False) -> ImportReport:
+                signer_for: SignerFor | None = None, merge_branches: bool = True) -> ImportReport:
     header, lines = read_file(path)
     return import_bundle(store, header, lines, str(path), proof=path, name=name, strict_rules=strict_rules,
-                         progress=progress, wiring=wiring, signer_for=signer_for, merge_branches=merge_branches,
-                         split=split)
+                         progress=progress, wiring=wiring, signer_for=signer_for, merge_branches=merge_branches)
 
 
 def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: str, *, proof: Path,
                   name: str | None = None, strict_rules: bool = True, progress: Progress | None = None,
                   wiring: Wiring, signer_for: SignerFor | None = None,
                   merge_branches: bool = True, prefer_theirs: bool = False,
-                  kept: KeptVerifiers | None = None, then: Callable[[Any], None] | None = None,
-                  split: bool = False) -> ImportReport:
+                  kept: KeptVerifiers | None = None, then: Callable[[Any], None] | None = None) -> ImportReport:
     """Verify a bundle read by ``read_bytes``, then append what is new here, all or nothing.
 
     ``where`` names it in errors (a file, or a block of a message); an equivocation proof is written
@@ -440,9 +414,6 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
 
     ``then`` (the server: its request's nonce) runs in the transaction that appends the new events, if there
     are any (``EventStore.import_batches``); it is not run at all when nothing is appended, or on a merge.
-
-    ``split`` (the CLI, which may fork): a long bundle that begins the combat here (no base) is verified on two
-    cores (``exchange/split.py``), as ``verify FILE`` verifies it.
     """
     from combatlog.exchange.merge import check_against_superseded, keep_lost_branch, merge
 
@@ -463,11 +434,7 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
                                  prior=_prior(store, base_meta, header.since), wiring=wiring)
     if len(header.segments) == 1:  # (a fork's history holds its parent's events: its snapshots are the fork's own)
         verifier.snapshot_every = SNAPSHOT_EVERY
-    report = None
-    if split and base is None and before is None and not header.since:
-        verifier, report = _verify_split_whole(header, lines, where, verifier, strict_rules, progress, wiring)
-    if report is None:
-        report = verify_lines(header, lines, where, base=base, progress=progress, verifier=verifier, wiring=wiring)
+    report = verify_lines(header, lines, where, base=base, progress=progress, verifier=verifier, wiring=wiring)
     load_ruleset(header.ruleset)  # payload types registered for the comparisons below
     batches: list[ImportBatch] = []
     appended: dict[str, int] = {}
@@ -525,7 +492,7 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
             appended[local.name] = len(tail)
     if batches:
         store.import_batches(batches, then=then)
-        if verifier.snapshots:  # states the verify folded anyway, for state_at and a later split verify to start at
+        if verifier.snapshots:  # states the verify folded anyway, for state_at and the views to start at
             key = snapshot_key(verifier.ruleset)
             for seq, blob in verifier.snapshots:
                 store.save_snapshot(header.segments[0].id, seq, key, blob)
@@ -536,28 +503,6 @@ def import_bundle(store: EventStore, header: Header, lines: list[bytes], where: 
     return ImportReport(stream=last.id, name=final.name if final else last.name, appended=appended,
                         created=created, up_to_date=not batches, verify=report,
                         head_seq=store.head(last.id).seq if final else 0)
-
-
-def _verify_split_whole(header: Header, lines: list[bytes], where: str, verifier: ChainVerifier, strict_rules: bool,
-                        progress: Progress | None, wiring: Wiring) -> tuple[ChainVerifier, VerifyReport | None]:
-    """A long bundle from the combat's first event, verified on two cores with ``verifier`` (new) folding here:
-    (it, the report); or (a new verifier like it, None) where the split does not answer success (not worth it,
-    or a problem: the ordinary verify then names it)."""
-    from combatlog.exchange.split import verify_split, worth_splitting
-
-    if not worth_splitting(len(lines)):
-        return verifier, None
-
-    def new() -> ChainVerifier:
-        fresh = ChainVerifier(header.segments, strict_rules=strict_rules, wiring=wiring)
-        fresh.snapshot_every = verifier.snapshot_every
-        return fresh
-
-    report = verify_split(new, [(f"{where}:{i}", line) for i, line in enumerate(lines, start=2)],
-                          f"{where}:{len(lines) + 1}", progress, len(lines), mine=verifier)
-    if report is None:
-        return new(), None  # (the one given has folded part of the bundle)
-    return verifier, _ends_as_announced(report, header, where)
 
 
 # The server's verifiers kept between imports: stream id -> the verifier of its last import (at its head).

@@ -95,9 +95,8 @@ def seqs_of(header: Header) -> str:
 
 def receive(store: EventStore, incoming: list[Incoming], *, name: str | None = None, strict_rules: bool = True,
             progress: Progress | None = None, wiring: Wiring,
-            signer_for: SignerFor | None = None, split: bool = False) -> list[Outcome]:
-    """Apply every bundle that can be, hold those whose predecessor has not arrived, refuse the rest.
-    ``split``: a long bundle that begins its combat here is verified on two cores (the CLI, which may fork)."""
+            signer_for: SignerFor | None = None) -> list[Outcome]:
+    """Apply every bundle that can be, hold those whose predecessor has not arrived, refuse the rest."""
     outcomes: list[Outcome] = []
     pool: list[_Candidate] = []
     seen: dict[str, str] = {}
@@ -139,7 +138,7 @@ def receive(store: EventStore, incoming: list[Incoming], *, name: str | None = N
         progressed = False
         for cand in list(pool):
             result = _try(store, cand, name=name, strict_rules=strict_rules, progress=progress, wiring=wiring,
-                          signer_for=signer_for, split=split)
+                          signer_for=signer_for)
             if result is not None and cand.held is not None and isinstance(result.error, Diverged):
                 result.error = VerificationFailed(
                     f"a held bundle ({result.seqs}) was dropped: it rests on #{cand.header.since}, and this log "

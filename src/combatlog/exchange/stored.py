@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from combatlog.errors import CombatlogError
 from combatlog.events.envelope import Recorded
 from combatlog.exchange.verify import ChainVerifier, VerifyReport, segments_of
-from combatlog.projections.fold import Folded, history, lineage
+from combatlog.projections.fold import Folded, encode_snapshot, history, lineage, snapshot_key
 from combatlog.store.base import EventStore, StreamMeta
 
 if TYPE_CHECKING:
@@ -23,17 +23,42 @@ Walked = Iterator[tuple[Any, Recorded, Folded]]  # (the rules' state before an e
 T = TypeVar("T")
 
 
-def fed(verifier: ChainVerifier, store: EventStore, meta: StreamMeta) -> Iterator[tuple[Any, Recorded]]:
+def fed(verifier: ChainVerifier, store: EventStore, meta: StreamMeta, *,
+        snapshots: bool = False) -> Iterator[tuple[Any, Recorded]]:
     """Feed ``verifier`` the stored bytes of ``meta``'s history in order; for each event, once checked and
     folded, yield (the rules' state before it, its record): ``verifier.folded`` is then the fold just after
     it. Raises at the first problem, as ``ChainVerifier.feed`` does.
 
     The stored canonical bytes are checked, not decoded structs: a row edited in the database file is
-    caught exactly as an edited export line would be."""
+    caught exactly as an edited export line would be. ``snapshots``: so is every snapshot of the history
+    this build would read, compared with the fold at its seq (``projections/fold.py``'s docstring: a long
+    log's views start at one)."""
+    kept = snapshots_of(store, meta, verifier.ruleset) if snapshots else {}
     for seg, low, high in lineage(store, meta):
         for seq, body in store.read_bodies(seg.id, low, high):
             before = verifier.folded.state
-            yield before, verifier.feed(body, f"{meta.name}#{seq}")
+            rec = verifier.feed(body, f"{meta.name}#{seq}")
+            if seq in kept and any(blob != encode_snapshot(verifier.folded) for blob in kept[seq]):
+                verifier.fail(f"{meta.name}#{seq}", f"seq {seq}: this log's snapshot of the state after seq {seq} "
+                              "is not the fold of its events (the snapshots table was edited or damaged; the events "
+                              "are sound: a snapshot is a local cache, and deleting it restores the log)")
+            yield before, rec
+
+
+def snapshots_of(store: EventStore, meta: StreamMeta, ruleset: Any) -> dict[int, list[bytes]]:
+    """seq -> the bytes of every snapshot of ``meta``'s history this build would read (its key; in the segment
+    whose events they follow, as ``state_at`` looks them up). Another build's are never read by this one."""
+    key = snapshot_key(ruleset)
+    found: dict[int, list[bytes]] = {}
+    for seg, low, high in lineage(store, meta):
+        upper = high if high is not None else 2**62
+        while upper >= max(low - 1, 1):
+            row = store.load_snapshot(seg.id, upper, key)
+            if row is None or row[0] < max(low - 1, 1):
+                break
+            found.setdefault(row[0], []).append(row[1])
+            upper = row[0] - 1
+    return found
 
 
 class Unverified(Exception):
@@ -44,81 +69,26 @@ class Unverified(Exception):
         self.message = message
 
 
-class Inconclusive(Exception):
-    """A split walk (``Verified`` with ``split``) did not end in success: walk again the ordinary way, which names
-    the first problem, if there is one, as verify names it."""
-
-
 class Verified:
     """Every event of ``meta``'s history as the verifier reads, checks and folds it (as ``verify_stream``
     does), for a walk that reads the verifier's fold instead of folding the log a second time (the fold is
     one object, updated in place: read it before asking for the next event). Once the whole log is walked,
     ``report`` is the verifier's. Raises ``Unverified`` at the first problem: no walk that saw an event that
-    fails ends well.
+    fails ends well."""
 
-    ``split`` (the CLI's report, which may fork): a long log's fold-free checks (its lines', signatures, sealed
-    orders, joint dice) are made by a second process while this one folds (``exchange/split.py``); the walk
-    then sees each event before the other process has checked it, and only the end says whether all passed:
-    if not, ``Inconclusive`` is raised and the walk's result must be dropped (``walk_verified``)."""
-
-    def __init__(self, store: EventStore, meta: StreamMeta, wiring: Wiring, *, split: bool = False) -> None:
-        self.store, self.meta, self.wiring, self.split = store, meta, wiring, split
+    def __init__(self, store: EventStore, meta: StreamMeta, wiring: Wiring) -> None:
+        self.store, self.meta, self.wiring = store, meta, wiring
         self.report: VerifyReport | None = None
 
     def __iter__(self) -> Walked:
         # (an exception of the walk never surfaces at the yield: the walk's own errors stay its own)
         try:
-            segments = segments_of(self.store, self.meta)
-            lines = self._lines_to_split()
-            if lines is not None:
-                yield from self._split_walk(segments, lines)
-                return
-            verifier = ChainVerifier(segments, wiring=self.wiring)
-            for before, rec in fed(verifier, self.store, self.meta):
+            verifier = ChainVerifier(segments_of(self.store, self.meta), wiring=self.wiring)
+            for before, rec in fed(verifier, self.store, self.meta, snapshots=True):
                 yield before, rec, verifier.folded
             self.report = verifier.finish(self.meta.name)
         except CombatlogError as exc:
             raise Unverified(str(exc)) from exc
-
-    def _lines_to_split(self) -> list[tuple[str, bytes]] | None:
-        if not self.split:
-            return None
-        from combatlog.exchange.split import worth_splitting
-
-        if not worth_splitting(self.store.head(self.meta.id).seq):
-            return None
-        return [(f"{self.meta.name}#{seq}", body) for seg, low, high in lineage(self.store, self.meta)
-                for seq, body in self.store.read_bodies(seg.id, low, high)]
-
-    def _split_walk(self, segments: Any, lines: list[tuple[str, bytes]]) -> Walked:
-        from combatlog.exchange.split import SecondProcess
-
-        try:
-            second = SecondProcess(ChainVerifier(segments, wiring=self.wiring), lines, None)
-        except OSError as exc:  # no process to be had: the ordinary way
-            raise Inconclusive() from exc
-        finished = False
-        try:
-            verifier = ChainVerifier(segments, wiring=self.wiring)
-            second.take_over(verifier)
-            for where, body in lines:
-                before = verifier.folded.state
-                try:
-                    rec = verifier.feed_line_checked(body, where)
-                except CombatlogError as exc:  # (which problem comes first is the ordinary way's to say)
-                    raise Inconclusive() from exc
-                yield before, rec, verifier.folded
-            done = second.done()
-            if done is None:
-                raise Inconclusive()
-            finished = True
-            verifier.checked_elsewhere = done.checks
-            try:
-                self.report = verifier.finish(self.meta.name)
-            except CombatlogError as exc:
-                raise Inconclusive() from exc
-        finally:  # (a walk abandoned half-way too: the second process is stopped and reaped)
-            second.close(finished=finished)
 
 
 def unverified(store: EventStore, meta: StreamMeta) -> Walked:
@@ -133,18 +103,13 @@ def unverified(store: EventStore, meta: StreamMeta) -> Walked:
 
 
 def walk_verified(store: EventStore, meta: StreamMeta, wiring: Wiring,
-                  walk: Callable[[Walked], T], *, split: bool = False) -> tuple[T, VerifyReport | None, str]:
+                  walk: Callable[[Walked], T]) -> tuple[T, VerifyReport | None, str]:
     """``walk`` the log in one pass, the verifier's: (what ``walk`` returned, the verifier's report, "").
     Where verification fails, at an event or when the verifier finishes, the walk's result is dropped and
     the log walked again, whole and unchecked: (what that walk returned, None, the verifier's words). ``walk``
-    starts afresh each time it is called. ``split``: see ``Verified`` (a split walk that does not end in
-    success is walked again the ordinary way)."""
-    verified = Verified(store, meta, wiring, split=split)
+    starts afresh each time it is called."""
+    verified = Verified(store, meta, wiring)
     try:
-        try:
-            return walk(iter(verified)), verified.report, ""
-        except Inconclusive:
-            verified = Verified(store, meta, wiring)
-            return walk(iter(verified)), verified.report, ""
+        return walk(iter(verified)), verified.report, ""
     except Unverified as exc:  # rare: a log that fails is read twice, as every log was before
         return walk(unverified(store, meta)), None, exc.message

@@ -87,17 +87,18 @@ def _proven(body: bytes, ruleset: Any) -> TypedLine | None:
 def _without_hash_and_sigs(line: bytes, env: Envelope) -> bytes:
     """The hashed part of a canonical envelope line (``Envelope.hashed_part``): the line without its ``hash`` and
     ``sigs`` members. ``hash`` stands before ``placed`` (or ``prev`` where there is none), ``sigs`` before
-    ``stream``, as their keys sort; each key is found as the last ``,"key":`` of the line: a string cannot hold
-    that byte sequence (its quote would be escaped), and whatever nests in ``data``, ``command`` or ``placed``
+    ``state`` (or ``stream`` where there is none), as their keys sort; each key is found as the last
+    ``,"key":`` of the line: a string cannot hold that byte sequence (its quote would be escaped), and whatever nests in ``data``, ``command`` or ``placed``
     (where a signature's ``sigs`` key stands) comes before the envelope's own key. JCS sorts the members of
     the hashed part as it sorts the envelope's, so cutting two members out of the one gives the other."""
     at_hash = line.rfind(b',"hash":')
     after_hash = line.rfind(b',"prev":' if env.placed is msgspec.UNSET else b',"placed":')
     at_sigs = line.rfind(b',"sigs":')
     at_stream = line.rfind(b',"stream":')
-    if not 0 < at_hash < after_hash < at_sigs < at_stream:
+    after_sigs = at_stream if env.state is msgspec.UNSET else line.rfind(b',"state":')  # (``state`` sorts between)
+    if not 0 < at_hash < after_hash < at_sigs < after_sigs <= at_stream:
         return b""
-    return b"".join((line[:at_hash], line[after_hash:at_sigs], line[at_stream:]))
+    return b"".join((line[:at_hash], line[after_hash:at_sigs], line[after_sigs:]))
 
 
 def _record_tails(ruleset: Any) -> dict[bytes, msgspec.json.Decoder[Any]]:

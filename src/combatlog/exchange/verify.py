@@ -88,52 +88,21 @@ class VerifyReport(msgspec.Struct, kw_only=True):
     rules_revision: str = ""
     notes: list[str] = []
     acknowledged: dict[str, int] = {}  # pinned player -> last seq they signed or acknowledged
+    # the state digests the log records (projections/digest.py) compared with this build's fold, and the last seq
+    # of the first batch where they differ (0: none differs)
+    states_checked: int = 0
+    state_differs_at: int = 0
+    # a log of a kept earlier revision (Ruleset.kept_revisions), shown as played: the last seq of the first batch
+    # where today's rules fold another state (0: none, or not such a log), and how it differs
+    today_differs_at: int = 0
+    today_difference: list[str] = []
 
 
-
-
-class ChecksDone(msgspec.Struct, frozen=True):
-    """What the wiring's event and finish checks add to a report (exchange/split.py hands it between the two
-    processes of a split verify): signatures checked, joint dice recomputed, their notes, acknowledgements."""
-
-    signatures: int
-    verified: int
-    notes: list[str]
-    acknowledged: dict[str, int]
-
-    @classmethod
-    def of(cls, verifier: ChainVerifier) -> ChecksDone:
-        """What the checks of ``verifier``, a new one that has made nothing else, added."""
-        return cls(signatures=verifier.signatures, verified=verifier.tally.verified, notes=verifier.notes,
-                   acknowledged=verifier.acknowledged)
-
-
-class HeadDone(msgspec.Struct, frozen=True):
-    """What verifying a log's head (its events up to a cut, from the genesis, with every check) found that the
-    verify of its tail (from the state at the cut, ``exchange/split.py``) needs to finish the report: the events
-    and the dice the head holds, the dice its rules read, the notes of its genesis, the labels still waiting
-    for a seed's reveal at the cut."""
-
-    count: int
-    first_seq: int
-    manual: int
-    local: int
-    used: dict[str, int]
-    awaiting: list[str]
-    notes: list[str]
-    rules_ok: bool
-    rules_revision: str
-
-    @classmethod
-    def of(cls, verifier: ChainVerifier) -> HeadDone:
-        return cls(count=verifier.count, first_seq=verifier.first_seq, manual=verifier.tally.manual,
-                   local=verifier.tally.local, used=dict(verifier.used), awaiting=verifier.awaiting_labels(),
-                   notes=list(verifier.notes), rules_ok=verifier.rules_ok, rules_revision=verifier.rules_revision)
 
 
 # ``verify --accept-unrecorded`` / ``import --accept-unrecorded``: a log whose genesis claims an engine from before
 # command records is verified (a note says what was not re-decided) instead of refused. Set for the verifiers
-# made inside ``accepting_unrecorded()`` (a split verify's other process inherits it when it forks).
+# made inside ``accepting_unrecorded()``.
 ACCEPT_UNRECORDED: ContextVar[bool] = ContextVar("accept_unrecorded", default=False)
 ACCEPT_FLAG = "--accept-unrecorded"
 
@@ -182,21 +151,23 @@ class ChainVerifier:
         self._command_id = ""
         # every recorded command, re-decided; it runs (or puts off, inside a batch) the dice-use checks
         self.redecider = Redecider(self.folded, self.fail, self._check_dice_uses)
-        # the wiring's event and finish checks (the trust layer's: signatures, sealed orders, joint dice) made
-        # here, or by the other process of a split verify, which hands over what they add to the report
-        self.checks_here = True
-        self.checked_elsewhere: ChecksDone | None = None
-        # a verifier of a log's tail (from the state at a cut): what the head's verify found, and what this one
-        # assumed of the head (the labels waiting for a reveal at the cut), compared when it finishes
-        self.head_done: HeadDone | None = None
-        # a split verify: the signatures of events after this seq have their cryptography checked by the fold's
-        # process (``Wiring.signature_math``), of those up to it by the lines' process, with the other checks
-        self.signatures_split = 0
-        self.assumed_awaiting: list[str] = []
         # an import's verifier: the state where a command ends past each multiple of ``snapshot_every`` events,
-        # (seq, snapshot bytes), which the import keeps once it lands (a later split verify cuts at one)
+        # (seq, snapshot bytes), which the import keeps once it lands (``state_at`` and the views start there)
         self.snapshot_every = 0
         self.snapshots: list[tuple[int, bytes]] = []
+        # the batch being read (its command id, first event, whether an event of it carried a state digest)
+        self._batch_cid: str | None = None
+        self._batch_first: Recorded | None = None
+        self._batch_state = False
+        self._state_inside = 0  # the seq of an event of the batch after one that carried a state digest
+        self.states_checked = 0
+        self.state_differs_at = 0
+        # a log of a kept earlier revision: the same events folded under today's rules, batch by batch, until the
+        # first batch where today's state differs from the one played (then ``today_difference`` says how)
+        self.today: Folded | None = None
+        self.today_differs_at = 0
+        self.today_difference: list[str] = []
+        self.today_dice = ""  # the first die today's rules roll otherwise
 
     @classmethod
     def continuing(cls, before: ChainVerifier, segments: list[Segment],
@@ -228,17 +199,6 @@ class ChainVerifier:
     def feed(self, body: bytes, where: str) -> Recorded:
         env, line = self.check_line(body, where)
         return self._take(env, line, where)
-
-    def feed_line_checked(self, body: bytes, where: str) -> Recorded:
-        """``feed`` for a line whose own checks (``check_line``) another process is making of the same bytes, in
-        step (``exchange/split.py``): the line is decoded, not proven, and everything else is checked as ``feed``
-        checks it. Only a verifier whose every line that other process passes may report success."""
-        try:
-            env = decode_envelope(body)
-        except msgspec.DecodeError as exc:
-            self.fail(where, f"not a valid event envelope: {exc}")
-            raise  # unreachable; keeps type checkers calm
-        return self._take(env, None, where)
 
     def check_line(self, body: bytes, where: str) -> tuple[Envelope, TypedLine | None]:
         """The checks of one line that need nothing of the rules' fold: its bytes (size, canonical JSON, no
@@ -289,7 +249,7 @@ class ChainVerifier:
         return env, line
 
     def _take(self, env: Envelope, line: TypedLine | None, where: str) -> Recorded:
-        """The checks of a line whose own checks passed (or are made elsewhere): its stream, its payload, its
+        """The checks of a line whose own checks passed: its stream, its payload, its
         meaning, the trust layer's checks, the re-decision of its command; then it is folded."""
         self._command_id = env.command_id
         seg = self._segment_for(env.seq)
@@ -301,22 +261,148 @@ class ChainVerifier:
             self.fail(where, f"seq {env.seq}: payload of {env.type} is invalid: {exc}")
             raise
         self._semantics(rec, seg, where)
-        if self.checks_here:
-            for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
-                check(self, rec, where)
-        elif self.signatures_split and env.seq > self.signatures_split and self.wiring.signature_math is not None:
-            self.wiring.signature_math(self, rec, where)
+        for check in self.wiring.event_checks:  # signatures, sealed orders, joint dice
+            check(self, rec, where)
         if self.snapshot_every and env.command_id != self.redecider.last_command_id:
             self._snapshot_before()
+        new_batch = env.command_id != self._batch_cid
+        if not new_batch and self._batch_state and not self._state_inside:
+            self._state_inside = env.seq  # (refused where the batch ends, unless re-deciding it names more)
         self.redecider.feed(rec, where, NOT_DECODED if line is None else line.command)  # batches, and the dice each event of the rules reads
+        if new_batch:  # (after the batch before is re-decided: a refusal there names what is wrong first)
+            self._end_batch(where, cut_by_fork=type(rec.event) is Forked)
+            self._batch_cid, self._batch_first, self._batch_state, self._state_inside = env.command_id, rec, False, 0
         try:
             self.folded.apply(rec)
         except Exception as exc:  # a crafted event the ruleset cannot fold
             self.fail(where, f"seq {env.seq}: the {self.ruleset.info.name} rules cannot apply {env.type}: {exc}")
+        if self.today is not None:
+            self._today_apply(rec)
+        if env.state is not msgspec.UNSET:
+            self._batch_state = True
+            if env.placed is msgspec.UNSET:  # (a placed decision's digest is of the state where its author made it)
+                self._check_state(env)
         self.expected_seq += 1
         self.prev = env.hash
         self.count += 1
         return rec
+
+    # -- the state digests, and today's reading of a kept revision's log (projections/digest.py) --------------
+
+    def _records_state(self) -> bool:
+        from combatlog.commands.record import records_state
+
+        genesis = self.folded.core.genesis
+        return genesis is not None and records_state(genesis.engine_version)
+
+    def _batch_span(self, last_seq: int) -> str:
+        """The batch being read, as a note names it: its seqs, its author and its command (or first event)."""
+        first = self._batch_first
+        if first is None:
+            return f"seq {last_seq}"
+        what = first.env.type
+        if first.env.command is not msgspec.UNSET:
+            try:
+                what = str(msgspec.json.decode(first.env.command)["name"])
+            except Exception:  # (re-deciding names a record it cannot read)
+                pass
+        span = f"seq {first.seq}" + (f"-{last_seq}" if last_seq != first.seq else "")
+        return f"{span} ({first.env.actor}'s {what})"
+
+    def _end_batch(self, where: str, *, cut_by_fork: bool = False) -> None:
+        """The batch being read ends: in a log that records states, a ruleset command's batch carried one on its
+        last event (unless a fork cut it, or a merge placed it); today's reading, if any, is compared with the
+        state as played. (A batch of core events only carries one where the write path sealed it.)"""
+        first = self._batch_first
+        if first is None:
+            return
+        head = self.folded.core.head_seq
+        if self._state_inside:
+            self.fail(where, f"seq {self._state_inside}: an event after the state digest of its batch (the digest "
+                             "belongs on the batch's last event only)")
+        if not self._batch_state and not cut_by_fork and first.env.placed is msgspec.UNSET \
+                and first.env.command is not msgspec.UNSET and self._records_state():
+            self.fail(where, f"{self._batch_span(head)} records no state digest: a log begun by engine "
+                             f"{self.folded.core.genesis.engine_version} records one on each batch's last event")  # type: ignore[union-attr]
+        if self.today is not None:
+            self._compare_today(head)
+
+    def _check_state(self, env: Envelope) -> None:
+        from combatlog.projections.digest import state_digest
+
+        self.states_checked += 1
+        mine = state_digest(self.ruleset, self.folded.state)
+        if mine == env.state or self.state_differs_at:
+            return
+        self.state_differs_at = env.seq
+        genesis = self.folded.core.genesis
+        version = genesis.ruleset_version if genesis is not None else self.ruleset.info.version
+        self.notes.append(
+            f"{self._batch_span(env.seq)}: this build folds another state than the one the log records after it "
+            f"(digest {mine[:12]}..., recorded {str(env.state)[:12]}...): a change to the {self.ruleset.info.name} "
+            f"rules since changed an outcome without raising their version ({version}), or the digest is not the "
+            "rules' own; what the views show is this build's reading (docs/rules.md, \"The state digest\")")
+
+    def _start_today(self, genesis: CombatStarted, rec: Recorded) -> None:
+        """A log of a kept earlier revision: fold it under today's rules too (its genesis naming this version)."""
+        self.today = empty(self.ruleset)
+        today = msgspec.structs.replace(genesis, ruleset_version=self.ruleset.info.version,
+                                        rules_digest=self.ruleset.rules_digest())
+        self._today_genesis = Recorded(rec.env, today)
+
+    def _today_apply(self, rec: Recorded) -> None:
+        assert self.today is not None
+        if type(rec.event) is CombatStarted:
+            rec = self._today_genesis
+        elif not self.today_dice and self.today.state is not None and not rec.env.type.startswith("core."):
+            self._today_dice(rec)
+        try:
+            self.today.apply(rec)
+        except Exception as exc:  # today's rules cannot fold what the earlier ones decided
+            self.today_differs_at = rec.seq
+            self.today_difference = [f"today's rules cannot fold seq {rec.seq} ({rec.env.type}): {exc}"]
+            self._today_note(self._batch_span(rec.seq))
+            self.today = None
+
+    def _today_dice(self, rec: Recorded) -> None:
+        """The first die today's rules would roll otherwise than the log's rules did (the ARCHER die of Magic Realm
+        version 1: 2d6, today 1d6): a difference of its own, said even where the outcome is the same."""
+        try:
+            uses = self.ruleset.dice_uses(self.today.state, rec.event)  # type: ignore[union-attr]
+        except Exception:  # (today's fold says what it cannot read)
+            return
+        for use in uses:
+            found = self.dice.get(use.label) if use.label else None
+            if found is None or not use.notation:
+                continue
+            today = str(parse_dice(use.notation))
+            if today != found[1].notation:
+                genesis = self.folded.core.genesis
+                self.today_dice = (f"{self._batch_span(rec.seq)}: today's {self.ruleset.info.name} rules (version "
+                                   f"{self.ruleset.info.version}) roll {today} for die {use.label!r}, which the log "
+                                   f"rolled as {found[1].notation} under version "
+                                   f"{genesis.ruleset_version if genesis else '?'}'s rules, as it was played")
+                self.notes.append(self.today_dice)
+                return
+
+    def _compare_today(self, last_seq: int) -> None:
+        from combatlog.projections.digest import differences, projection, state_bytes
+
+        assert self.today is not None
+        played, today = self.folded.state, self.today.state
+        if played is None or state_bytes(self.ruleset, played) == state_bytes(self.ruleset, today):
+            return
+        self.today_differs_at = last_seq
+        self.today_difference = differences(projection(self.ruleset, played), projection(self.ruleset, today))
+        self._today_note(f"{self._batch_span(last_seq)}, round {self.ruleset.round_of(played)}")
+        self.today = None
+
+    def _today_note(self, where: str) -> None:
+        genesis = self.folded.core.genesis
+        played = genesis.ruleset_version if genesis is not None else "?"
+        self.notes.append(f"today's {self.ruleset.info.name} rules (version {self.ruleset.info.version}) read this log "
+                          f"differently from {where} on: " + "; ".join(self.today_difference) +
+                          f". The log is shown as played, under version {played}'s rules")
 
     def _snapshot_before(self) -> None:
         """At the start of a command: the state after the one before, if it passed another multiple of
@@ -366,7 +452,15 @@ class ChainVerifier:
             if ev.name != seg.name:
                 self.fail(where, f"the genesis names the combat {ev.name!r}, the header {seg.name!r}")
             earlier = self.ruleset.earlier_digests.get(ev.rules_digest)
-            if earlier is not None:  # a revision this build reads: its commands re-decided under this build's rules
+            if earlier is not None and ev.ruleset_version in self.ruleset.kept_revisions:  # read as played
+                self.rules_revision = earlier
+                self.notes.append(f"the log was begun under an earlier revision of the {ev.ruleset} rules ({earlier}); "
+                                  "this build keeps that revision's rules: it folds and re-decides the log under them, "
+                                  "as it was played, and under today's rules beside them (fixes since: "
+                                  "docs/CHANGELOG.md)")
+                self._redecide_setup(ev, where)
+                self._start_today(ev, rec)
+            elif earlier is not None:  # a revision this build reads: its commands re-decided under this build's rules
                 self.rules_revision = earlier
                 self.notes.append(f"the log was begun under an earlier revision of the {ev.ruleset} rules ({earlier}); "
                                   "this build reads it and re-decides every command under its own rules (fixes since: "
@@ -526,46 +620,15 @@ class ChainVerifier:
     def awaiting_labels(self) -> list[str]:
         return sorted(label for items in self._awaiting.values() for _, label, *_ in items)
 
-    def take_head_dice(self, lines: Iterable[bytes]) -> None:
-        """Before verifying a log's tail from the state at a cut: the dice the head (``lines``, its events up to
-        the cut) drew, which the tail's rules may read, and those still waiting for their seed's reveal. Read,
-        not checked: the head's verify checks the same bytes, and the tail's success counts only with its."""
-        seeds = self.folded.core.seeds
-        for body in lines:
-            if b'"core.dice_rolled"' not in body:
-                continue
-            rec = decode_recorded(body)
-            die = rec.event
-            if type(die) is not DiceRolled:
-                continue
-            self.dice[die.label] = (rec.seq, die, rec.env.command_id)
-            info = seeds.get(die.seed_ref)
-            if die.scheme in ("referee", "joint") and die.scheme not in self.wiring.scheme_checks \
-                    and info is not None and not info.revealed:
-                self._awaiting.setdefault(die.seed_ref, []).append((rec.seq, die.label, die.count, die.sides,
-                                                                    die.faces))
-        self.assumed_awaiting = self.awaiting_labels()
-
-    def _join_head(self, where: str) -> None:
-        """A tail's verifier: the head's findings joined to its own, as one verify of the whole log has them."""
-        head = self.head_done
-        assert head is not None
-        if head.awaiting != self.assumed_awaiting:
-            self.fail(where, "the dice waiting for a reveal at the cut are not those the tail assumed")
-        for label, seq in head.used.items():
-            if label in self.used:
-                self.fail(where, f"seq {self.used[label]} reads die {label!r}, already used by seq {seq}")
-        self.used = {**head.used, **self.used}
-        self.notes[:0] = head.notes
-        self.rules_ok, self.rules_revision = head.rules_ok, head.rules_revision
-        self.first_seq, self.count = head.first_seq, head.count + self.count
-        self.tally.manual += head.manual
-        self.tally.local += head.local
-
     def finish(self, where: str = "end") -> VerifyReport:
         self.redecider.close()
-        if self.head_done is not None:
-            self._join_head(where)
+        self._end_batch(where)
+        self._batch_cid, self._batch_first = None, None
+        if self.rules_revision and self.folded.core.genesis is not None \
+                and self.folded.core.genesis.ruleset_version in self.ruleset.kept_revisions \
+                and not self.today_differs_at and self.today is not None:
+            self.notes.append(f"under today's {self.ruleset.info.name} rules (version {self.ruleset.info.version}) "
+                              "every batch of this log folds to the state it reached as played")
         genesis = self.folded.core.genesis
         if genesis is not None and not self.redecider.required():
             self.notes.append(f"accepted with {ACCEPT_FLAG}: a log begun by engine {genesis.engine_version}, before "
@@ -575,16 +638,8 @@ class ChainVerifier:
             self.notes.append(f"accepted with {ACCEPT_FLAG}: the genesis claims engine {genesis.engine_version}, from "
                               "before commands were recorded; with pinned players every decision was re-decided all "
                               "the same; nothing can be added to it")
-        if self.checks_here:
-            for hook in self.wiring.finish_checks:
-                hook(self)
-        else:  # made by the other process of a split verify: what they found, where they would have added it
-            done = self.checked_elsewhere
-            assert done is not None, "a verifier whose checks are made elsewhere is finished with their outcome"
-            self.signatures += done.signatures
-            self.tally.verified += done.verified
-            self.notes.extend(done.notes)
-            self.acknowledged = dict(done.acknowledged)
+        for hook in self.wiring.finish_checks:
+            hook(self)
         problems = self.ruleset.check(self.folded.state) if self.folded.state is not None else []
         if problems:
             self.fail(where, "the final state breaks the rules' invariants: " + "; ".join(problems))
@@ -604,7 +659,8 @@ class ChainVerifier:
             events=self.count, first_seq=self.first_seq, head_seq=core.head_seq, head_hash=core.head_hash,
             dice=self.tally, pending_dice=pending, signatures=self.signatures,
             rules_digest_matches=self.rules_ok, rules_revision=self.rules_revision, notes=self.notes,
-            acknowledged=self.acknowledged,
+            acknowledged=self.acknowledged, states_checked=self.states_checked, state_differs_at=self.state_differs_at,
+            today_differs_at=self.today_differs_at, today_difference=self.today_difference,
         )
 
 

@@ -216,13 +216,11 @@ def sheet_rounds(spec: str, rounds: list[int]) -> set[int] | None:
 
 class Report:
     def __init__(self, store: EventStore, meta: StreamMeta, viewer: str | None, round_no: int | None,
-                 sheets: str = "auto", on_progress: Progress | None = None, *, show_all: bool = False,
-                 split: bool = False) -> None:
+                 sheets: str = "auto", on_progress: Progress | None = None, *, show_all: bool = False) -> None:
         from combatlog.projections.fold import round_end, state_at
 
         self.store, self.meta, self.viewer, self.round_no = store, meta, viewer, round_no
         self.show_all = show_all  # the trust plumbing listed among the events, not one line per round
-        self.split = split  # a long log's fold-free checks made by a second process (the CLI: exchange/split.py)
         self.on_progress = on_progress or (lambda done, total: None)
         self.head = state_at(store, meta)
         self.rounds = sorted(self.head.core.round_last)
@@ -362,8 +360,7 @@ class Report:
         from combatlog.wiring import standard
 
         self.on_progress(0, self.head.core.head_seq)
-        (parts, rolls, acks), report, failure = walk_verified(self.store, self.meta, standard(), self.walk,
-                                                              split=self.split)
+        (parts, rolls, acks), report, failure = walk_verified(self.store, self.meta, standard(), self.walk)
         usual_who, common_rule = say_once(parts)
         dice, legend = ledger(rolls, report)
         children = sorted((m for m in self.store.list_streams() if m.parent == self.meta.id),
@@ -414,9 +411,7 @@ def ledger(rolls: list[dict[str, Any]], report: VerifyReport | None) -> tuple[li
 
 
 def report_html(store: EventStore, meta: StreamMeta, viewer: str | None, round_no: int | None = None, *,
-                sheets: str = "auto", on_progress: Progress | None = None, show_all: bool = False,
-                split: bool = False) -> str:
+                sheets: str = "auto", on_progress: Progress | None = None, show_all: bool = False) -> str:
     """The report; ``on_progress(done, total)`` is called as the events are walked (total: the head seq).
-    ``show_all``: the trust plumbing (chains, links, acknowledgements, referee seeds) among the events.
-    ``split``: a long log's fold-free checks made by a second process (a caller that may fork: the CLI)."""
-    return Report(store, meta, viewer, round_no, sheets, on_progress, show_all=show_all, split=split).build()
+    ``show_all``: the trust plumbing (chains, links, acknowledgements, referee seeds) among the events."""
+    return Report(store, meta, viewer, round_no, sheets, on_progress, show_all=show_all).build()

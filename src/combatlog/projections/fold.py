@@ -10,6 +10,22 @@ A fork's history is its parent's history up to the fork point, then its own
 events, recursively. Snapshots (state after a seq, keyed by engine and ruleset
 version and a digest of the code that folds) make the state at the end of a long
 log cost a tail fold.
+
+A snapshot is not evidence. It is a row of the local database, and whoever holds the file can write anything
+in it: the state bytes, their seq, the head hash they claim, and any digest or MAC kept beside them (a key kept
+in the same file is no secret from the one who edits it). Nothing in the hash chain binds a state: only folding
+the events proves one. So the state the views draw (``show``, ``sheet``, ``status``...), and the one commands
+are decided on, is the fold of the log from its first event whenever it is the state after at most
+``FOLD_WHOLE_UP_TO`` events: every real combat (20 to 300 events; folding 300 costs about 2 ms in freeform,
+some tens of ms in Magic Realm) is drawn from its events alone, whatever the snapshot table holds. Only a
+longer log starts from a snapshot, and only from one that belongs to its chain where it claims to be (the head
+hash it holds is the stored event's at its seq: not another combat's, nor a superseded branch's). Its state
+bytes there are trusted as a local cache; ``verify`` of a stored combat, the report and the live page (which
+verify as they walk) compare every snapshot of this build with the fold at its seq and refuse a log whose
+snapshot differs, naming the seq (``exchange/stored.py`` ``fed``). Thus ``verify`` never says ok while a view
+draws a state it would refuse: on a short log the views never read a snapshot, and on a long one a doctored
+snapshot fails ``verify``. Snapshots never leave this machine (exports carry events only), so an edited one
+deceives no one but the person who edited it.
 """
 
 from __future__ import annotations
@@ -29,6 +45,8 @@ from combatlog.rulesets.base import Ruleset
 from combatlog.store.base import EventStore, StreamMeta
 
 SNAPSHOT_EVERY = 500
+# a state up to this seq is folded from the log's first event, snapshots unread (the module's docstring)
+FOLD_WHOLE_UP_TO = 1_000
 _READ_PAGE = 5000
 
 
@@ -65,6 +83,19 @@ class CoreTrack(msgspec.Struct, kw_only=True):
         return None
 
 
+_FOLD: Any = object()  # ``Folded.apply``: no state given, fold the event
+
+
+def evolved(ruleset: Ruleset[Any], state: Any, rec: Recorded) -> Any:
+    """The rules' state after ``rec`` (``Folded.apply``'s), without changing anything."""
+    event = rec.event
+    if type(event) is CombatStarted:
+        return ruleset.initial_state(event)
+    if type(event) is Forked:
+        return state
+    return ruleset.evolve(state, event, rec.env.seq)
+
+
 class Folded:
     """A ruleset state with the core track, after folding up to ``core.head_seq``."""
 
@@ -74,16 +105,18 @@ class Folded:
         self.ruleset, self.state, self.core = ruleset, state, core
         self.replayed = 0  # events ``state_at`` folded past its snapshot (the write path saves one when many)
 
-    def apply(self, rec: Recorded) -> None:
+    def apply(self, rec: Recorded, after: Any = _FOLD) -> None:
+        """Fold ``rec``. ``after``: the rules' state after it, when the caller computed it already (``evolved``:
+        the write path rehearses a batch before it seals it with the digest of the state it leaves)."""
         event, seq, core = rec.event, rec.env.seq, self.core
         if type(event) is CombatStarted:
             core.genesis, core.creator = event, rec.env.actor
             core.name, core.ruleset = event.name, event.ruleset
-            self.state = self.ruleset.initial_state(event)
+            self.state = self.ruleset.initial_state(event) if after is _FOLD else after
         elif type(event) is Forked:
             core.name = event.name
         else:
-            self.state = self.ruleset.evolve(self.state, event, seq)
+            self.state = self.ruleset.evolve(self.state, event, seq) if after is _FOLD else after
             if type(event) is DiceRolled:
                 core.labels[event.label] = seq
             elif type(event) is SeedCommitted:
@@ -229,19 +262,37 @@ def load_snapshot_at(store: EventStore, meta: StreamMeta, seq: int) -> tuple[int
     return None if found is None or base is None else (found[0], found[1], base)
 
 
+def _of_this_chain(store: EventStore, segments: list[tuple[StreamMeta, int, int | None]], seq: int,
+                   start: Folded) -> bool:
+    """Whether the state ``start``, a snapshot's at ``seq``, ends where this history does at ``seq``: its head is
+    the stored event's seq and hash (not a state of another combat, of a superseded branch, or moved)."""
+    if start.core.head_seq != seq:
+        return False
+    for seg, low, high in segments:
+        if low <= seq and (high is None or seq <= high):
+            rows = store.read_stream(seg.id, seq, seq)
+            return bool(rows) and rows[0].hash == start.core.head_hash
+    return False
+
+
 def state_at(store: EventStore, meta: StreamMeta, seq: int | None = None, *, use_snapshots: bool = True) -> Folded:
-    """The fold of ``meta``'s history up to ``seq`` (the head when None)."""
+    """The fold of ``meta``'s history up to ``seq`` (the head when None): from the log's first event up to
+    ``FOLD_WHOLE_UP_TO``, beyond from this build's latest snapshot that is of this chain (the module's
+    docstring)."""
     if seq is not None and seq < 1:
         raise InvalidCommand(f"seq numbers start at 1 (#1 creates {meta.name}); {seq} is before the combat")
     ruleset = load_ruleset(meta.ruleset)
     start: Folded | None = None
     from_seq = 1
-    if use_snapshots:
-        for seg, low, high in reversed(lineage(store, meta)):
+    if use_snapshots and (seq if seq is not None else store.head(meta.id).seq) > FOLD_WHOLE_UP_TO:
+        segments = lineage(store, meta)
+        for seg, low, high in reversed(segments):
             limit = seq if high is None else (high if seq is None else min(high, seq))
             found = store.load_snapshot(seg.id, limit if limit is not None else 2**62, snapshot_key(ruleset))
             if found is not None and found[0] >= low - 1 and found[0] >= 1:
                 start = _decode_snapshot(ruleset, found[1])
+                if start is not None and not _of_this_chain(store, segments, found[0], start):
+                    start = None
                 from_seq = found[0] + 1 if start is not None else 1  # (one that is not: the log from #1)
                 break
     folded = fold(ruleset, history(store, meta, from_seq, seq), start)

@@ -141,6 +141,11 @@ class Ruleset(Generic[S]):
     # build decodes) belongs here; verify re-decides those logs' commands under this build's rules, so what a
     # fix since refuses is refused there too (docs/rules.md, "The rules digest").
     earlier_digests: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    # The earlier versions (``info.version`` then) whose rules this build keeps beside its own: a log begun under
+    # one of them (its digest in ``earlier_digests``) is folded and re-decided under that version's rules, as it
+    # was played (``initial_state`` reads ``genesis.ruleset_version``), and ``verify`` folds it under today's
+    # rules beside it to say where they read it differently (docs/rules.md, "The state digest").
+    kept_revisions: ClassVar[frozenset[str]] = frozenset()
     # ``DiceRolled.by`` names the piece a die is rolled for, not who rolled it (Classic Fantasy: its rules
     # read it). The recorded events stay so; the dice views show the event's actor as who rolled it and
     # the piece as what it was rolled for (``projections.views.roll_row``).
@@ -168,6 +173,12 @@ class Ruleset(Generic[S]):
         return h.hexdigest()
 
     # -- the fold -------------------------------------------------------------
+    def canonical_state(self, state: S) -> Any:
+        """What the state digest (``projections/digest.py``) covers: the state, minus what is only a cache or a
+        view of the last event (which a later build may keep otherwise without any outcome changing). The
+        default is the whole state; msgspec encodes it with its fields, keys and sets sorted."""
+        return state
+
     def initial_state(self, genesis: CombatStarted) -> S:
         raise NotImplementedError
 

@@ -85,7 +85,9 @@ def event_catalogue() -> str:
         "`{\"name\": \"<ruleset>.<Command>\", \"args\": {...}}`, hashed and signed with it, which `verify`",
         "re-decides (see docs/design.md). A decision a merge placed after the branch it kept carries",
         "`placed: {\"seq\", \"prev\", \"sigs\"}` (hashed): where its author made it and his signature there, and",
-        "no `sigs` of its own (docs/trust.md, \"Crossings\").",
+        "no `sigs` of its own (docs/trust.md, \"Crossings\"). From engine 0.3 the last event of each batch carries",
+        "`state`: the SHA-256 of the rules' state the batch leaves (hashed and signed with it), which `verify`",
+        "compares with its own fold (docs/rules.md, \"The state digest\").",
         "",
     ]
     by_ns: dict[str, list[tuple[str, type]]] = {}

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from combatlog.events.core import DiceRolled
 from combatlog.events.envelope import Recorded
 from combatlog.trust.track import TrustChecker, TrustViolation
@@ -32,7 +30,6 @@ def _checker(verifier: ChainVerifier) -> TrustChecker:
                     verifier.fail("local log", f"the local history breaks a trust rule: {exc.message}")
             elif verifier.folded.core.genesis is not None:
                 checker = TrustChecker.from_genesis(verifier.folded.core.genesis)
-        checker.math_up_to = verifier.signatures_split or None  # (the later ones: ``signature_math``'s)
         verifier.extra["trust"] = checker
     return checker  # type: ignore[no-any-return]
 
@@ -47,26 +44,6 @@ def verify_event(verifier: ChainVerifier, rec: Recorded, where: str) -> None:
     verifier.signatures += checker.signatures - before  # this verifier's, the checker may be a continued one
     if type(rec.event) is DiceRolled and rec.event.scheme == "joint":
         verifier.tally.verified += 1
-
-
-def signature_math(verifier: ChainVerifier, rec: Recorded, where: str) -> None:
-    """The Ed25519 check of each signature of ``rec`` under the key its genesis pins, for a split verify's events
-    after ``signatures_split`` (``TrustChecker.math_up_to``): everything else about them (who signs, which key,
-    how many) is the trust checker's, in the other process. A placed decision's are all the checker's."""
-    env = rec.env
-    if not env.sigs or env.placed is not msgspec.UNSET:
-        return
-    public = verifier.extra.get("public")
-    if public is None:
-        genesis = verifier.folded.core.genesis
-        public = verifier.extra["public"] = TrustChecker.from_genesis(genesis).public if genesis else {}
-    from combatlog.trust.keys import strict_b64
-    from combatlog.trust.players import not_valid, signature_holds
-
-    for sig in env.sigs:
-        key, raw = public.get(sig.signer), strict_b64(sig.sig, 64)
-        if key is None or raw is None or not signature_holds(key, raw, env.hash):
-            verifier.fail(where, not_valid(env.seq, sig.signer))
 
 
 def joint_checked_by_trust(verifier: ChainVerifier, die: DiceRolled, seq: int, where: str) -> None:

@@ -122,9 +122,6 @@ class TrustChecker:
         self.unverifiable = 0  # local and manual dice
         self.head_seq = 0
         self.partial = False  # built from a genesis alone: sealed orders and joint dice cannot be checked
-        # a split verify's lines process: the signatures of events after this seq are checked for all but their
-        # cryptography, which the fold's process makes (trust/hooks.signature_math)
-        self.math_up_to: int | None = None
 
     @classmethod
     def from_genesis(cls, genesis: CombatStarted) -> TrustChecker:
@@ -246,8 +243,7 @@ class TrustChecker:
                 raise TrustViolation(f"seq {seq}: the signature of {sig.signer} names key {sig.key}, but the key "
                                      f"pinned for {sig.signer} is {player.fingerprint}", RULE_SIG)
             raw = strict_b64(sig.sig, 64)
-            if raw is None or ((self.math_up_to is None or seq <= self.math_up_to)
-                               and not signature_holds(self.public[sig.signer], raw, env.hash)):
+            if raw is None or not signature_holds(self.public[sig.signer], raw, env.hash):
                 raise TrustViolation(not_valid(seq, sig.signer), RULE_SIG)
             self.signatures += 1
         if env.actor not in seen:

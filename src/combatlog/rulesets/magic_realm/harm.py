@@ -87,6 +87,8 @@ def harm_character(w: Work, a: Attack, h: Harm, fx: Effects) -> str:
         piece: Armor = c.armor[idx]
         h.armor()
         applied = h.applied
+        if w.state.revision == "1":
+            return _armor_version_1(w, a, h, fx, c, idx, piece)
         # Decision (issue 38): the piece is the one that protected before this group of simultaneous hits
         # ("Armor destroyed by a simultaneous attack still protects", MR tables point 3), and the group's
         # results on it accumulate (simultaneous attacks "inflict damage at the same time", MR 8.4.9 note):
@@ -252,10 +254,11 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
             horse_dead.add(horse)
             _kill_horse(w, rider, killer)
             kills.append((horse, killer, gno))
+        version_1 = w.state.revision == "1"  # (its group's last result on a piece stood)
         for cid, idx, result in fx.armor:  # accumulated: the order of the group's results does not matter
             c = w.chars[cid]
             pieces = list(c.armor)
-            pieces[idx] = _cond(pieces[idx], worsen(pieces[idx].condition, result))
+            pieces[idx] = _cond(pieces[idx], result if version_1 else worsen(pieces[idx].condition, result))
             w.char(cid, armor=tuple(pieces))
         for cid, by in fx.wounds:
             c = w.chars[cid]
@@ -267,6 +270,29 @@ def inflict(w: Work, attacks: list[Attack]) -> tuple[dict[int, str], dict[str, s
         if not a.hit and a.attacker in w.chars:
             flip_weapon(w, a.attacker, True, "it missed")
     return results, tremendous, kills
+
+
+def _armor_version_1(w: Work, a: Attack, h: Harm, fx: Effects, c: Character, idx: int, piece: Armor) -> str:
+    """A hit on an armor piece as version 1 of these rules judged it, for the logs played under it (docs/rules.md,
+    "The state digest"): each result judged against the piece as it is, and in ``inflict`` the group's last
+    result on a piece stands (version 2 adds them up: issue 38)."""
+    applied = h.applied
+    if applied > piece.vulnerability or (applied == piece.vulnerability and piece.condition == "damaged"):
+        fx.armor.append((c.id, idx, "destroyed"))
+        effect = "destroyed"
+    elif applied == piece.vulnerability:
+        fx.armor.append((c.id, idx, "damaged"))
+        effect = "damaged"
+    else:
+        effect = "unharmed"
+    a.armor_piece, a.armor_effect = piece.name, effect
+    text = f"{DIRS[a.direction]} hits {c.name}'s {piece.name}: {h.applied_text()} vs armor " \
+           f"{letter(piece.vulnerability)}: {effect}"
+    if applied >= 2:
+        fx.wounds.append((c.id, a.attacker))
+        text += "; harm of M or more wounds the character"
+    w.step(ARMOR_RULE, text)
+    return f"armor {effect}"
 
 
 def _cond(piece: Armor, cond: str) -> Armor:

@@ -191,9 +191,11 @@ def build_attacks(w: Work, pos: dict[str, tuple[str, str, int]], where: dict[str
         time = face.attack_time if face.attack_time is not None else chit.time
         # ARCHER (the Elf's and the Woods Girl's level-4 advantage): one die on the Missile Table with a
         # bow or crossbow (every missile weapon of the data), as the native Archers roll (MR 8.4.9 Bowmen;
-        # data README, ARCHER). Attack spells are not shot from a bow: they keep two dice.
+        # data README, ARCHER). Attack spells are not shot from a bow: they keep two dice. Version 1 of these rules
+        # rolled two dice for them too (its logs are read as played: docs/rules.md, "The state digest").
         out.append(Attack(cid, target, plays.attack, time, weapon.length, face.harm or 0, face.sharpness,
-                          missile=weapon.missile, archer=weapon.missile and "ARCHER" in c.advantages,
+                          missile=weapon.missile,
+                          archer=weapon.missile and "ARCHER" in c.advantages and st.revision != "1",
                           kind="weapon", weapon=weapon.name,
                           bonus=not weapon.missile and chit.strength > weapon.weight,
                           label=f"r{st.round}/missile/{cid}"))

@@ -114,8 +114,6 @@ def fold(step: Step, w: Work) -> None:
         done = kept.work
         w.chars, w.dens = done.chars, done.dens
         w.set(**done.changes)
-        if done.waiting is not None and done.waiting[0] == done.version:  # who decides next, as it ended
-            w.waiting = (w.version, *done.waiting[1:])
         w.steps.extend(_replace(s, seq=w.seq) for s in done.steps)
         w.ledger.extend(done.ledger)
         w.reads = done.reads

@@ -37,11 +37,9 @@ def advance(w: Work) -> None:
             return
         who = deciders(st, step)
         if who:
-            w.waiting = (w.version, step, tuple(who))  # decide asks it again of the state this fold makes
             return
         if step == "lure":
             if unassigned_denizens(st):
-                w.waiting = (w.version, step, ())
                 return  # waits for `mr assign` (dice)
             w.step("MR 001 Random assignment", "no unassigned denizens: nothing to assign")
             w.set(step="deploy", done=())
@@ -57,7 +55,6 @@ def advance(w: Work) -> None:
         elif step == "actions" and not q.participants(st):
             nobody_left(w)
         elif step in ("actions", "resolve"):
-            w.waiting = (w.version, step, ())
             return  # waits for `mr melee` / `mr resolve` (dice)
         elif step == "targets":
             energize(w)

@@ -57,17 +57,25 @@ class MagicRealm(Ruleset[MRState]):
         return authority(state, command)
     data_files = DATA_FILES
     # Version 2 changed no event, only what the fold derives (issue 38): version 1's logs hold only events this
-    # build reads, and fold and re-decide under version 2's rules (docs/rules.md, "The rules digest").
+    # build reads. Version 1's two rules that differ (armor results of one group, the ARCHER die: harm.py,
+    # melee.py) are kept behind ``MRState.revision``, so such a log folds and re-decides as it was played, and
+    # verify says where version 2 reads it differently (docs/rules.md, "The state digest").
     earlier_digests = MappingProxyType({
         "3774db10b2cd7b9cfea655f150f80cdeb4ba8c20af2f13007abbeeab7e0dbe2b":
             "version 1, before simultaneous hits on one armor piece added up, the ARCHER advantage rolled one die "
             "on the Missile Table and part_side was checked (2026-12-06)",
     })
+    kept_revisions = frozenset({"1"})
 
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
         from combatlog.rulesets.magic_realm.setup import validate
 
         return validate(setup)
+
+    def canonical_state(self, state: MRState) -> Any:
+        # ``steps`` explain the last event only (their wording may change freely); ``revision`` names the rules
+        # read, not an outcome: today's reading of a version-1 log is compared with it as played.
+        return msgspec.structs.replace(state, steps=(), revision="")
 
     def initial_state(self, genesis: CombatStarted) -> MRState:
         from combatlog.rulesets.magic_realm.rounds import advance
@@ -84,8 +92,9 @@ class MagicRealm(Ruleset[MRState]):
         # Pinned players seal their plays; joint dice come from seed steps (sealed.py).
         joint = genesis.options.get("joint_dice", "strict") if genesis.dice == "joint" else ""
         players = tuple(p.name for p in genesis.players)
+        revision = genesis.ruleset_version if genesis.ruleset_version in self.kept_revisions else ""
         state = msgspec.structs.replace(state, assigned=assigned, players=players, joint=joint,
-                                        chains=Chains(players=players))
+                                        chains=Chains(players=players), revision=revision)
         w = Work(state, 1)
         w.step("MR 001 Encounter Step", "round 1 begins")
         advance(w)

@@ -303,6 +303,9 @@ class MRState(msgspec.Struct, frozen=True, kw_only=True):
     # (step, kind, player, what): chosen while every other contribution to the open chained seed step was
     # public, so the chooser could compute its seed (a decision point on it once it completes)
     foreknown: tuple[tuple[str, str, str, str], ...] = ()
+    # The earlier version of these rules the combat was played under, where this build keeps that version's rules
+    # (``MagicRealm.kept_revisions``: "1"), so its log replays as it was played; "" for the current version.
+    revision: str = ""
 
 
 def frac(value: tuple[int, int]) -> Fraction:

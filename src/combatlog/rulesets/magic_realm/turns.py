@@ -10,7 +10,6 @@ from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.magic import peaceful
 from combatlog.rulesets.magic_realm.state import MRState
-from combatlog.rulesets.magic_realm.work import decided
 
 STEP_NAMES = {"lure": "luring", "deploy": "deployment", "actions": "actions", "targets": "target selection",
               "plays": "attacks and maneuvers", "resolve": "resolution", "fatigue": "the Fatigue Step"}
@@ -103,11 +102,8 @@ def _waiting_for(state: MRState) -> str:
 
 
 def waiting_on(state: MRState, step: str) -> tuple[str, ...] | list[str]:
-    """``deciders(state, step)`` of a state the rules' fold made: what ``advance`` found at the end of that fold
-    when it is remembered (``work.decided``), else asked again. (``decide`` asks it of every command, and verify
-    re-decides every command of a log it has just folded.)"""
-    known = decided(state, step)
-    return deciders(state, step) if known is None else known
+    """``deciders(state, step)``: who owes a decision in ``step``."""
+    return deciders(state, step)
 
 
 def need_turn(state: MRState, cid: str, step: str) -> None:

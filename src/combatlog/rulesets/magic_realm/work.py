@@ -6,7 +6,6 @@ functions change the copy and record their steps, and freezes the result.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
@@ -39,8 +38,6 @@ class Work:
         self._view: MRState | None = None  # the last view, until a change to ``changes``
         self._same = True  # nothing changed yet: the view is the state itself (no copy of its fields)
         self.reads: list[tuple[str, str, str, str, tuple[int, ...]]] = []  # every die read (rehearsal.py)
-        self.version = 0  # counts the changes (``set``, ``char``, ``den``): what ``advance`` saw is still true?
-        self.waiting: tuple[int, str, tuple[str, ...]] | None = None  # (version, step, deciders) from ``advance``
 
     def step(self, rule: str, text: str, dice: tuple[str, ...] = ()) -> None:
         self.steps.append(StepRec(seq=self.seq, rule=rule, text=text, dice=dice))
@@ -69,7 +66,6 @@ class Work:
         return self.dens[did]
 
     def _changed(self) -> None:
-        self.version += 1
         if self._same:  # the view was the state itself, whose dicts are not ``chars`` and ``dens``
             self._same, self._view = False, None
 
@@ -77,7 +73,6 @@ class Work:
         self.changes.update(changes)
         self._view = None
         self._same = False
-        self.version += 1
 
     def get(self, key: str) -> Any:
         return self.changes[key] if key in self.changes else getattr(self.state, key)
@@ -112,46 +107,4 @@ class Work:
             force_setattr(out, "steps", steps)
             if self.ledger:
                 force_setattr(out, "ledger", out.ledger + tuple(self.ledger))
-        if self.waiting is not None and self.waiting[0] == self.version:
-            remember_deciders(out, self.waiting[1], self.waiting[2])
         return out
-
-
-# -- who decides, as the fold found it ------------------------------------------------------------------------
-
-class _Decided(threading.local):
-    def __init__(self) -> None:
-        # id(state) -> (state, step, deciders): the states the last folds froze, in two generations (the state is
-        # held, so its id is not reused while the entry lives). When ``known`` is full it becomes ``older`` and
-        # a new ``known`` begins: at least the last DECIDED_REMEMBERED are always kept, and nothing is evicted
-        # one by one (deleting a dict's first entries leaves a trail every later ``iter`` walks over again).
-        self.known: dict[int, tuple[MRState, str, tuple[str, ...]]] = {}
-        self.older: dict[int, tuple[MRState, str, tuple[str, ...]]] = {}
-
-
-_decided = _Decided()
-DECIDED_REMEMBERED = 16  # verify re-decides a batch a few events after folding the state before it
-
-
-def remember_deciders(state: MRState, step: str, who: tuple[str, ...]) -> None:
-    """``advance`` ended the fold of ``state`` asking ``deciders(state, step)`` and got ``who`` (nothing changed
-    the state since but its explanation steps and ledger, which ``deciders`` does not read)."""
-    known = _decided.known
-    if len(known) >= DECIDED_REMEMBERED:
-        _decided.older, known = known, {}
-        _decided.known = known
-    known[id(state)] = (state, step, who)
-
-
-def decided(state: MRState, step: str) -> tuple[str, ...] | None:
-    """What ``deciders(state, step)`` returned when the fold that made ``state`` ended, if it was remembered."""
-    entry = _decided.known.get(id(state)) or _decided.older.get(id(state))
-    if entry is None or entry[0] is not state or entry[1] != step:
-        return None
-    return entry[2]
-
-
-def forget_deciders() -> None:
-    """For the test that compares the remembered answers with fresh ones (this thread only)."""
-    _decided.known.clear()
-    _decided.older.clear()
