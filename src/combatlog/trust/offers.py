@@ -56,10 +56,12 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
 
 
 def proposes_moves(ruleset: Any) -> bool:
-    """Whether ``ruleset`` lists its legal moves (``Ruleset.candidates``)."""
+    """Whether ``ruleset`` lists its legal moves (``Ruleset.candidates``) for ``status`` and the mail. A ruleset
+    whose ``status_keeps_my_moves`` is set keeps its own ``my_moves`` there while ``combatlog moves`` lists its
+    candidates (Magic Realm: its candidates do not yet propose the joint dice's seed steps)."""
     from combatlog.rulesets.base import Ruleset
 
-    return type(ruleset).candidates is not Ruleset.candidates
+    return type(ruleset).candidates is not Ruleset.candidates and not getattr(ruleset, "status_keeps_my_moves", False)
 
 
 def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *,

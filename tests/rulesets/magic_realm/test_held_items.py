@@ -88,7 +88,7 @@ def test_8_4_7_held_maneuvers_with_a_boots_card_but_not_a_horse() -> None:
     g.do(c.Target(character="bk", target="giant"))
     g.do(c.Play(character="bk", attack=1, fight="F2", maneuver=2, move="K1", shield=3, place={"giant": 1,
                                                                                             "giant-club": 2}))
-    assert "maneuver 2 with K1 BOOTS H3" in g.text()
+    assert "dodge with K1 BOOTS H3" in g.text()
     assert "bk/maneuver" not in g.state.cancelled
     from combatlog.rulesets.magic_realm.melee import maneuver
     from combatlog.rulesets.magic_realm.work import Work

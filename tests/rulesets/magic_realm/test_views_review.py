@@ -136,7 +136,7 @@ def test_an_attack_spell_reveal_says_what_was_cast() -> None:
     g.do(c.StartMelee())
     g.do(c.Target(character="sorc", spell_targets=("goblin",)))
     g.do(c.Play(character="sorc", attack=1, place={"goblin": 1}))
-    assert f"MR 8.4.5 | Sorceror reveals: attack 1 with his Fiery Blast (cast with {fast})" in g.text()
+    assert f"MR 8.4.5 | Sorceror reveals: thrust with the Fiery Blast (cast with {fast})" in g.text()
     sheet = next(s for s in g.view()["sheets"] if s["owner"] == "sorc")
     assert sheet["attack"]["spell"] == "Fiery Blast" and sheet["circles"]["1"] == ["Sorceror: Fiery Blast -> goblin"]
     g.do(c.Resolve(), {"r1/reposition/sorc": (4,), "r1/tactics/sorc/box1": (1, 1),

@@ -344,6 +344,20 @@ def fatigue(
     after_decision(ctx, stream, as_json)
 
 
+@app.command("pass")
+def pass_round(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[str] = dice_scheme_option(),
+               face: list[str] = faces_option(), as_json: bool = json_option()) -> None:
+    """Every character passes the rest of the round, in one command, when nobody uncontrolled is left to fight:
+    deploy nobody, no action, the Attention chits, no target, no attack or maneuver, the resolution (each
+    recorded as its own step). Not where players are pinned (each seals his own plays).
+
+    Example: combatlog mr pass cave
+    """
+    from combatlog.rulesets.magic_realm.commands import Pass
+
+    run_command(ctx, stream, Pass(), dice=dice, faces=face, as_json=as_json)
+
+
 @app.command()
 def concede(
     ctx: typer.Context,
@@ -407,6 +421,19 @@ def chits(ctx: typer.Context, stream: str = stream_argument(),
              f"{'' if f['in_clearing'] else ', not in the clearing'}")
         for k in ("active", "fatigued", "wounded"):
             echo_view(f"  {k:<9} {', '.join(f[k]) or '-'}")
+        weapon = f.get("weapon")
+        echo_view(f"  weapon    {weapon['name']}, weight {weapon['weight']}, {weapon['side']}: a Fight chit weaker than "
+                  f"{weapon['weight']} is cancelled (MR 8.4.5)" if weapon else
+                  "  weapon    none active (dagger): any Fight chit")
+        if f.get("armor"):
+            echo_view("  armor     " + ", ".join(f"{a['name']} ({a['kind']}, weight {a['weight']}, {a['condition']}"
+                                                 f"{'' if a['active'] else ', inactive'})" for a in f["armor"]))
+        if f.get("heaviest_item"):
+            echo_view(f"  a Move chit (maneuver, run, charge) weaker than {f['heaviest_item']}, the heaviest item "
+                      "carried, is cancelled (MR 8.4.5)")
+        if f.get("shield_must_be_played"):
+            echo_view(f"  the {f['shield_must_be_played']} is active: every play must put it in a box "
+                      "(mr play ... --shield 1|2|3, MR 8.4.5)")
         if f.get("cards"):
             echo_view(f"  items     {', '.join(f['cards'])}")
         if f.get("transmorphized"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.commands.authority import ANYONE, Authority, pieces
+from combatlog.commands.authority import ANYONE, Authority, pieces, ruling
 from combatlog.rulesets.magic_realm import commands as c
 from combatlog.rulesets.magic_realm.state import MRState
 
@@ -29,8 +29,29 @@ def player_of(state: MRState, character: str) -> str:
 
 def authority(state: MRState, command: Any) -> Authority:
     verb = _VERBS.get(type(command))
+    if isinstance(command, c.Pass):
+        # it decides for every character: the referee's where the combat has one (no pinned player's plays
+        # can be made by it: decide refuses it where players are pinned)
+        return ruling("pass for every character", rule="MR 001: every character passes")
     if verb is None:
-        return ANYONE
+        return _sealed(state, command)
     character = command.character
     player = player_of(state, character)
     return pieces({character: (player,) if player else ()}, what=verb, rule=RULE)
+
+
+def _sealed(state: MRState, command: Any) -> Authority:
+    """Who may make a sealed step's move (the write path does not ask: the trust layer checks it against the
+    step itself; ``commands/legal.py`` asks, to offer each to the player who owes it): sealed plays, the
+    players of the characters they name; a reveal, the players who owe one."""
+    from combatlog.trust.commands import CommitOrders, RevealOrders
+
+    if isinstance(command, CommitOrders) and isinstance(command.orders.get("plays"), dict) and command.orders["plays"]:
+        return pieces({cid: (player_of(state, cid),) if player_of(state, cid) else ()
+                       for cid in command.orders["plays"]}, what="seal the plays of", rule=RULE)
+    if isinstance(command, RevealOrders):
+        owing = tuple(sorted({p for info in state.sealed.values() if not info.complete
+                              for p, what in info.waiting() if what == "reveal"}))
+        if owing:
+            return pieces({"the sealed orders": owing}, what="reveal", rule=RULE)
+    return ANYONE

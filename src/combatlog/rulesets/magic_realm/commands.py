@@ -78,3 +78,9 @@ class Concede(_Command, frozen=True, kw_only=True):
 
     character: str
     reason: str = "no_chance"  # no_chance | declined
+
+
+class Pass(_Command, frozen=True, kw_only=True):
+    """Every character passes the rest of the round (nobody uncontrolled is left to fight): the same events,
+    step by step, as passing with each step's own command (docs/magic_realm.md, "A round with nothing to
+    decide")."""

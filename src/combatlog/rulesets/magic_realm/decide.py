@@ -49,7 +49,7 @@ def _labels(step, state: MRState) -> list[str]:  # type: ignore[no-untyped-def]
 
 # The case of ``decide`` a command takes: the class its class patterns would match first, once per class
 _COMMAND = TypeSwitch(c.Lure, c.Assign, c.Deploy, c.Act, c.StartMelee, c.Target, c.Play, c.Resolve, c.Fatigue,
-                      c.Concede)
+                      c.Concede, c.Pass)
 
 
 def referee_step_due(state: MRState, command: Any) -> None:
@@ -145,6 +145,8 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
         case c.Concede:
             check_concede(state, command)
             return [e.Conceded(character=command.character, reason=command.reason)]
+        case c.Pass:
+            return pass_round(state, dice)
     raise InvalidCommand(f"magic_realm does not know the command {type(command).__name__}")
 
 
@@ -246,3 +248,68 @@ def _check_deploy(state: MRState, cmd: c.Deploy) -> None:
                                  rule="MR 8.4.5 strength restrictions")
     elif cmd.chit:
         raise InvalidCommand("--chit goes with --charge")
+
+
+PASS_RULE = "MR 001 A Round of Combat: every character passes"
+PASS_STEPS = ("deploy", "actions", "targets", "plays", "resolve")
+
+
+def pass_round(state: MRState, dice: DicePort) -> list[Event]:
+    """``mr pass``: every character passes what is left of the round, recorded step by step.
+
+    A round in which nobody uncontrolled is left to fight (every monster and unhired native dead) still
+    counts toward the end of combat (MR tables: End of combat: two consecutive rounds without harm, fatigue
+    or spells), and each of its steps is recorded (MR 001: deployment, actions, the Attention chits, target
+    selection, the plays, the resolution). This command takes each step's own command in turn, as the
+    deciders come (deploy nobody, no action, the Melee Step started, no target, no attack and no maneuver,
+    the resolution), each decided by ``decide`` on the state the previous ones made, so the events and
+    dice are exactly those of the step-by-step commands. It stops at the end of the round or at a Fatigue
+    Step with something owed.
+
+    *Decision:* an active shield must be played (MR 8.4.5): passing plays it in box 1 (Charge and Thrust);
+    nobody attacks, so its box matters to no one. *Decision:* refused where players are pinned: each pinned
+    player seals his own plays (MR 8.4.5 secret plays, docs/magic_realm.md "Playing by email"), and one
+    command cannot carry them.
+    """
+    from combatlog.rulesets.magic_realm.evolve import evolve
+    from combatlog.rulesets.magic_realm.turns import deciders
+
+    if state.players:
+        raise IllegalCommand("this combat pins players: each seals his own plays, so nobody passes for them all "
+                             "(mr play ... --seal)", rule=SEALED_RULE)
+    if state.step not in PASS_STEPS:
+        raise IllegalCommand(f"mr pass passes deployment, actions, targets, plays and resolution; the combat is at "
+                             f"{state.step} of round {state.round}", rule=PASS_RULE)
+    foes = sorted(d.id for d in state.denizens.values() if d.alive and not d.parent and not q.is_hireling(d))
+    if foes:
+        raise IllegalCommand(f"mr pass is for a round with nobody left to fight: {', '.join(foes)} still fight "
+                             "(each step's own command decides it)", rule=PASS_RULE)
+    st, out, seq, rnd = state, [], 0, state.round
+    placed: set[int] = set()
+    for _ in range(200):
+        if st.ended or st.round != rnd or st.step not in PASS_STEPS:
+            break
+        who = deciders(st, st.step)
+        if st.step == "deploy":
+            command: Any = c.Deploy(character=who[0])
+        elif st.step == "actions":
+            command = c.Act(character=who[0], kind="none") if who else c.StartMelee()
+        elif st.step == "targets":
+            command = c.Target(character=who[0])
+        elif st.step == "plays":
+            char = st.characters[who[0]]
+            shield = any(a.kind == "shield" and a.active and a.condition != "destroyed" for a in char.armor)
+            command = c.Play(character=who[0], shield=1 if shield and char.present else 0)
+        else:
+            command = c.Resolve()
+        before = len(dice.drawn)
+        events = decide(st, command, dice)
+        fresh = [d for d in dice.drawn[before:] if all(d is not x for x in events)]
+        for ev in [*fresh, *events]:
+            if id(ev) in placed:
+                continue
+            placed.add(id(ev))
+            out.append(ev)
+            seq += 1
+            st = evolve(st, ev, seq)
+    return out

@@ -185,9 +185,9 @@ def _targets(w: Work, ev: e.TargetsChosen) -> None:
     if target:
         targets[cid] = target
         named.append(target)
-        w.step("MR 8.4.2", f"{cid} puts his Attention chit on {q.name(st, target)}")
+        w.step("MR 8.4.2", f"{cid} puts the Attention chit on {q.name(st, target)}")
     elif st.characters[cid].present:
-        w.step("MR 8.4.2", f"{cid} leaves his Attention chit unplayed: he cannot attack this round")
+        w.step("MR 8.4.2", f"{cid} leaves the Attention chit unplayed: no attack this round")
     for hid, tid in sorted(ev.hirelings.items()):
         targets[hid] = tid
         named.append(tid)

@@ -314,7 +314,7 @@ def check_play(state: MRState, cmd: c.Play) -> tuple[str, str]:
         raise InvalidCommand("a maneuver needs a Move chit (--move) or the horse (--horse)")
     shield = [a for a in char.armor if a.kind == "shield" and a.active and a.condition != "destroyed"]
     if shield and char.present and not cmd.shield:
-        raise IllegalCommand(f"{cmd.character}'s {shield[0].name} is active: he must play it in a box "
+        raise IllegalCommand(f"{cmd.character}'s {shield[0].name} is active: it must be played in a box, every round "
                              "(--shield 1|2|3)", rule=rule)
     if cmd.shield and not shield:
         raise InvalidCommand(f"{cmd.character} has no active shield to play (--shield)")
@@ -381,7 +381,7 @@ def _check_form_play(state: MRState, cmd: c.Play, char: Character) -> None:
         raise IllegalCommand(f"this side of {form.name} has no maneuver", rule=rule)
     shield = [a for a in char.armor if a.kind == "shield" and a.active and a.condition != "destroyed"]
     if shield and char.present and not cmd.shield:
-        raise IllegalCommand(f"{cmd.character}'s {shield[0].name} is active: he must play it in a box "
+        raise IllegalCommand(f"{cmd.character}'s {shield[0].name} is active: it must be played in a box, every round "
                              "(--shield 1|2|3)", rule="MR 8.4.5")
     if cmd.shield and not shield:
         raise InvalidCommand(f"{cmd.character} has no active shield to play (--shield)")

@@ -9,6 +9,7 @@ import msgspec
 
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.bounty import credit
+from combatlog.rulesets.magic_realm.data import BOXES, DIRS, MANEUVERS
 from combatlog.rulesets.magic_realm.fatigue import RULE as FATIGUE_RULE
 from combatlog.rulesets.magic_realm.fatigue import dies_of_wounds, owed
 from combatlog.rulesets.magic_realm.harm import flip_weapon, inflict
@@ -126,17 +127,20 @@ def assign_randomly(w: Work) -> None:
 
 def start_melee(w: Work) -> None:
     st = w.view()
+    ridden = False
     for d in list(w.dens.values()):
         if d.horse is None or not d.alive or not d.horse.alive:
             continue
+        ridden = True
         if q.is_hireling(d):
             side = "gallop" if d.horse.side == "trot" else "trot"
         else:
             side = "gallop"
         if side != d.horse.side:
             w.den(d.id, horse=replace(d.horse, side=side))
-    w.step("MR 8.4.1", "native horses of unhired natives turn dark (galloping) side up; hired natives' horses "
-           "turn over")
+    if ridden:  # (no line for horses when no native rides one)
+        w.step("MR 8.4.1", "native horses of unhired natives turn dark (galloping) side up; hired natives' horses "
+               "turn over")
     where = q.sheets(w.view())
     for owner in sorted(set(where.values())):
         if owner in w.dens and not q.is_hireling(w.dens[owner]) and where.get(owner) == owner:
@@ -174,12 +178,12 @@ def reveal(w: Work) -> None:
         parts = []
         if c.form is not None:  # transmorphized: the monster's values (MR 8.4.7)
             if p.attack:
-                parts.append(f"attack {p.attack} as {c.form.name}"
-                             + (f", {c.form.parts[0].name} in {p.part_attack or p.attack}" if c.form.parts else ""))
+                parts.append(f"{DIRS[p.attack]} as {c.form.name}"
+                             + (f", {c.form.parts[0].name} {DIRS[p.part_attack or p.attack]}" if c.form.parts else ""))
             if p.maneuver:
-                parts.append(f"maneuver {p.maneuver} as {c.form.name}")
+                parts.append(f"{MANEUVERS[p.maneuver]} as {c.form.name}")
         elif p.attack and p.fight:
-            parts.append(f"attack {p.attack} with {p.fight} {c.chit(p.fight).label}")  # type: ignore[union-attr]
+            parts.append(f"{DIRS[p.attack]} with {p.fight} {c.chit(p.fight).label}")  # type: ignore[union-attr]
         elif p.fight:
             parts.append(f"Fight chit {p.fight} to {p.alert_only or 'alert'} the weapon")
         elif p.attack:  # no Fight chit: the attack of the Attack spell he cast (MR 8.4.4)
@@ -187,12 +191,12 @@ def reveal(w: Work) -> None:
 
             s = working_spell(st, cid)
             by = "" if s is None else f" (cast with the {s.item})" if s.item else f" (cast with {s.chit})"
-            parts.append(f"attack {p.attack} with " + (f"his {s.spell}{by}" if s is not None else "no Fight chit"))
+            parts.append(f"{DIRS[p.attack]} with " + (f"the {s.spell}{by}" if s is not None else "no Fight chit"))
         if p.maneuver and c.form is None:
-            parts.append(f"maneuver {p.maneuver} with " + (f"horse ({p.horse})" if p.horse else
+            parts.append(f"{MANEUVERS[p.maneuver]} with " + (f"the horse ({p.horse})" if p.horse else
                                                            f"{p.move} {c.chit(p.move).label}"))  # type: ignore[union-attr]
         if p.shield:
-            parts.append(f"shield in box {p.shield}")
+            parts.append(f"shield in box {p.shield} ({BOXES[p.shield]})")
         if p.void:
             parts.append("void plays with " + ", ".join(f"{i} {c.chit(i).label}" for i in p.void))  # type: ignore[union-attr]
         w.step("MR 8.4.5", f"{c.name} reveals: " + ("; ".join(parts) or "no attack, no maneuver"))
@@ -362,9 +366,12 @@ def transmorphized_flips(w: Work, melee: Melee) -> None:
 
 def start_round(w: Work, number: int) -> None:
     """Encounter Step: unhired native horses turn walking side up (MR 001)."""
+    turned = []
     for d in list(w.dens.values()):
         if d.horse is not None and d.horse.alive and not q.is_hireling(d) and d.horse.side != "trot":
             w.den(d.id, horse=replace(d.horse, side="trot"))
+            turned.append(d.id)
     w.set(round=number, step="lure", done=(), melee=None, rolls={})
-    w.step("MR 001 Encounter Step", f"round {number} begins: unhired native horses turn walking side up")
+    w.step("MR 001 Encounter Step", f"round {number} begins" + (
+        f": unhired native horses turn walking side up ({', '.join(sorted(turned))})" if turned else ""))
     advance(w)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -13,7 +13,7 @@ from combatlog.dice.port import DicePort
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted, OrdersRevealed
 from combatlog.trust.api import Chains
-from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.magic_realm import events as e
 from combatlog.rulesets.magic_realm import rules as q
 from combatlog.rulesets.magic_realm.data import DATA_FILES
@@ -39,6 +39,17 @@ class MagicRealm(Ruleset[MRState]):
     event_types = CORE_EVENTS + e.MR_EVENTS
     state_type = MRState
     command_types = commands_in(mr_commands)
+    # with pinned players the plays are sealed by ``mr play --seal`` and revealed by ``mr reveal``: the
+    # candidates propose those (trust/offers.py then adds no sealed step of its own)
+    seals_orders = True
+    # status --mine and the mail keep my_moves (moves.py) for now: the candidates do not propose the joint dice's
+    # seed steps (mr seed, the referee's closing link that mr assign / mr melee / mr resolve reveal first)
+    status_keeps_my_moves = True
+
+    def candidates(self, state: MRState, stream: str) -> Iterable[Candidate]:
+        from combatlog.rulesets.magic_realm.candidates import candidates
+
+        return candidates(state, stream)
 
     def authority(self, state: MRState, command: Any) -> Authority:
         from combatlog.rulesets.magic_realm.authority import authority
@@ -276,7 +287,7 @@ class MagicRealm(Ruleset[MRState]):
             case e.MeleeStarted():
                 return f"Melee Step of round {event.round} begins"
             case e.TargetsChosen():
-                return f"{event.character} targets {event.target or '-'}" + (
+                return f"{event.character} targets {event.target or 'nobody'}" + (
                     ", hirelings " + ", ".join(f"{h}->{t}" for h, t in event.hirelings.items())
                     if event.hirelings else "")
             case OrdersRevealed() if isinstance(event.orders.get("plays"), dict):

@@ -164,6 +164,14 @@ def sheets_view(state: MRState, viewer: str | None) -> list[dict[str, Any]]:
     return out
 
 
+def played_by(state: MRState, cid: str) -> str:
+    """"played by alice", or "no player" where the set-up names none (its player is then its own id)."""
+    from combatlog.rulesets.magic_realm.authority import player_of
+
+    player = player_of(state, cid)
+    return f"played by {player}" if player else "no player"
+
+
 def fatigue_view(state: MRState) -> dict[str, Any]:
     from combatlog.rulesets.magic_realm.fatigue import owed
 
@@ -182,6 +190,15 @@ def fatigue_view(state: MRState) -> dict[str, Any]:
         out[c.id] = {**groups, "used_this_round": list(state.used.get(c.id, ())), "asterisks_owed": need,
                      "wounds_this_round": c.wounds, "alive": c.alive, "in_clearing": c.present,
                      "death": c.death}
+        # what a player needs to pick legal chits (MR 8.4.5 strength restrictions and the shield)
+        weapon = c.weapon
+        out[c.id]["weapon"] = None if weapon is None else {
+            "name": weapon.name, "weight": letter(weapon.weight), "side": "alerted" if weapon.alert else "unalerted"}
+        out[c.id]["armor"] = [{"name": a.name, "kind": a.kind, "weight": letter(a.weight), "condition": a.condition,
+                               "active": a.active} for a in c.armor if a.condition != "destroyed"]
+        out[c.id]["heaviest_item"] = letter(q.items_weight(c)) if q.items_weight(c) else ""
+        shield = next((a for a in c.armor if a.kind == "shield" and a.active and a.condition != "destroyed"), None)
+        out[c.id]["shield_must_be_played"] = shield.name if shield is not None and c.present else ""
         if c.extras or c.items or c.form is not None:  # only when present, so older views keep their shape
             out[c.id]["cards"] = [f"{ch.id} {ch.label}" for ch in c.extras] + list(c.items)
         if c.form is not None:
@@ -337,7 +354,7 @@ def render(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) ->
     for cid, f in d["fatigue"].items():
         c = state.characters[cid]
         status = "dead" if not c.alive else ("in the clearing" if c.present else "gone")
-        lines.append(f"    {c.name} ({cid}, {c.player}) {status}; fame {show_frac(c.fame)}, notoriety "
+        lines.append(f"    {c.name} ({cid}, {played_by(state, cid)}) {status}; fame {show_frac(c.fame)}, notoriety "
                      f"{show_frac(c.notoriety)}, gold {show_frac(c.gold)}")
         lines.append(f"      active: {', '.join(f['active']) or '-'}")
         if f["fatigued"]:
