@@ -42,9 +42,11 @@ def test_the_corpus_is_whole_and_small() -> None:
 def test_each_fight_reads_as_played_or_names_the_revision_that_reads_it_otherwise(name: str, tmp_path: Path) -> None:
     cli = Cli(tmp_path / "log.db", tmp_path)
     log = log_of(name)
-    report = cli("verify", str(log), "--json").json()
+    # a log begun by engine 0.1 (before command records) is read only when asked (docs/trust.md: no switch-off)
+    accept = ("--accept-unrecorded",) if name == "freeform-schema1" else ()
+    report = cli("verify", str(log), "--json", *accept).json()
     assert report["ok"], report  # type: ignore[index]
-    cli("import", str(log))
+    cli("import", str(log), *accept)
     played = json.loads((HERE / f"{name}.show.json").read_text())
     shown = cli("show", played["stream"], "--json").json()
     if shown == played:

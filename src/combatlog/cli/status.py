@@ -40,7 +40,7 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
     offered = Offered(store, meta, folded, deciding())
     pinned = set(offered.seed.players) if offered.seed is not None else set(roles(folded).players)
     # (the text says only what is withheld: it builds no command lines where nothing can be)
-    legal = _legal_by_taker(store, meta, folded) if proposes_moves(ruleset) else None
+    legal = _legal_by_taker(store, meta, folded) if proposes_moves(folded) else None
     entries = [_entry(p, players, meta, offered, pinned, legal)
                if as_json or offered.withholds or legal is not None else {"withheld": [], "commands": []}
                for p, (_name, players) in zip(pending, named)]

@@ -8,7 +8,6 @@ A move whose joint dice cannot be drawn yet is not offered: the seed step it nee
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
 from combatlog.commands.legal import Move, _moves
 from combatlog.ports import Wiring
@@ -55,13 +54,18 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
     return steps + ready, waiting
 
 
-def proposes_moves(ruleset: Any) -> bool:
-    """Whether ``ruleset`` lists its legal moves (``Ruleset.candidates``) for ``status`` and the mail. A ruleset
-    whose ``status_keeps_my_moves`` is set keeps its own ``my_moves`` there while ``combatlog moves`` lists its
-    candidates (Magic Realm: its candidates do not yet propose the joint dice's seed steps)."""
+def proposes_moves(folded: Folded) -> bool:
+    """Whether the combat's ruleset lists its legal moves (``Ruleset.candidates``) for ``status`` and the mail.
+    A ruleset whose ``status_keeps_my_moves`` is set keeps its own ``my_moves`` there in a combat with joint dice
+    (Magic Realm: its candidates do not yet propose the joint dice's seed steps and the referee's links that
+    its steps reveal first); ``combatlog moves`` lists its candidates all the same."""
     from combatlog.rulesets.base import Ruleset
 
-    return type(ruleset).candidates is not Ruleset.candidates and not getattr(ruleset, "status_keeps_my_moves", False)
+    ruleset, genesis = folded.ruleset, folded.core.genesis
+    if type(ruleset).candidates is Ruleset.candidates:
+        return False
+    joint = genesis is not None and genesis.dice == "joint"
+    return not (joint and getattr(ruleset, "status_keeps_my_moves", False))
 
 
 def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *,
@@ -72,7 +76,7 @@ def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *
     moves is given as its count and the ``combatlog moves`` line that lists them. What ``pending`` says he owes
     and no listed move answers (a move with free words, such as a freeform join) is said without a command. A
     ruleset that lists no moves keeps its own words (``trust.mine.my_moves``)."""
-    if not proposes_moves(folded.ruleset):
+    if not proposes_moves(folded):
         return my_moves(store, meta, folded, player)
     ruleset, state = folded.ruleset, folded.state
     referee = player == referee_of(store, meta)
@@ -144,7 +148,7 @@ class Offered:
         if moves is None:
             moves = self._moves[player] = moves_of(self.store, self.meta, self.folded, player, wiring=self.wiring)[1]
         ruleset, state = self.folded.ruleset, self.folded.state
-        if getattr(ruleset, "my_moves", None) is not None or proposes_moves(ruleset):
+        if getattr(ruleset, "my_moves", None) is not None or proposes_moves(self.folded):
             kinds = {_kind(m.command) for m in moves if m.command}
             kept = [c for c in commands if _kind(c) in kinds]
         else:  # the generic moves carry no commands: the rules say whether the next step draws dice

@@ -42,7 +42,7 @@ class MagicRealm(Ruleset[MRState]):
     # with pinned players the plays are sealed by ``mr play --seal`` and revealed by ``mr reveal``: the
     # candidates propose those (trust/offers.py then adds no sealed step of its own)
     seals_orders = True
-    # status --mine and the mail keep my_moves (moves.py) for now: the candidates do not propose the joint dice's
+    # in a combat with joint dice, status --mine and the mail keep my_moves (moves.py): the candidates do not propose the joint dice's
     # seed steps (mr seed, the referee's closing link that mr assign / mr melee / mr resolve reveal first)
     status_keeps_my_moves = True
 
