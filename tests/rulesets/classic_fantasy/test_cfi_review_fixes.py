@@ -253,3 +253,15 @@ def test_outmaneuver_both_fail_blocks_nobody() -> None:
               then="withdraw")
     a = fight.who("A")
     assert a.blocked == () and a.engaged == ("D",)
+
+
+def test_a_failed_evade_does_not_read_as_a_dive_clear(cli) -> None:  # type: ignore[no-untyped-def]
+    """docs/examples/classic_fantasy/duel.cmds: Grak's Evade (30%) rolls 45 and fails, and the gambit leaves him
+    prone anyway (CFI Ch.8 Evading). The step said he "dives clear", which reads as a success; it says he throws
+    himself aside, whether or not the evasion succeeds."""
+    from tests.conftest import REPO
+
+    cli("run", str(REPO / "docs" / "examples" / "classic_fantasy" / "duel.cmds"), "-q")
+    words = cli("explain", "duel").out
+    assert "dives clear" not in words
+    assert "Grak throws themself aside to evade and is left prone, whether or not the evasion succeeds" in words

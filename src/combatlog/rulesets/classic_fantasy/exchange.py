@@ -297,7 +297,7 @@ def apply_defence(state: CFIState, ev: DefenceDeclared, roller: Roller, steps: S
         dodger = "artful_dodger" in d.abilities
         if not dodger or (ranged and t.success_level(roll, skill) < t.SUCCESS):
             d = add_condition(d, Condition(name="prone", rule=cite("Evading")))
-            steps.add(cite("Evading"), f"{d.name} dives clear and is left prone")
+            steps.add(cite("Evading"), f"{d.name} throws themself aside to evade and is left prone, whether or not the evasion succeeds")
     state = with_combatant(state, d)
     ex = replace(ex, defence=ev.kind, defence_weapon=weapon, defence_grade=grade, defence_skill=skill, defence_roll=roll)
     return with_exchange(state, contest(state, ex, steps))
