@@ -112,7 +112,9 @@ def test_osric_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_ro
     commit = f"combatlog seal commit {S} --step surprise --as alice"
     # the referee (alice, the creator) may start round 1, or seal the surprise step first: `osric surprise`
     # itself, offered before, is refused for want of a seed
-    assert _commands(alice, S) == [f"combatlog osric round {S} --as alice", commit]
+    offered = _commands(alice, S)  # (her rulings besides, counted: combatlog moves lists them)
+    assert commit in offered and f"combatlog osric round {S} --as alice" in offered
+    assert f"combatlog osric surprise {S} --as alice" not in offered
     refused = alice("osric", "surprise", S, ok=False)
     assert refused.code == 4 and "no joint dice seed yet" in refused.err
     # the refusal names the step status --mine offers (it said --step r1 whatever the die)
@@ -147,42 +149,48 @@ def test_osric_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_ro
     assert f"combatlog seal reveal {S} --step surprise --as alice" in _commands(alice, S)
     _run(alice, f"combatlog seal reveal {S} --step surprise --as alice")
     # the step is complete: the declarations' sealing is offered again, and goes through
-    line = next(c for c in _commands(alice, S) if "declare" in c)
-    _run(alice, line.replace("ACTION", "melee"))
+    # (many ways to declare: status --mine counts them and gives the line that lists them)
+    assert f"combatlog moves {S} --as alice" in _commands(alice, S)
+    listed = alice("moves", S, "--json").json()["moves"]  # type: ignore[index]
+    declare = next(m["argv"] for m in listed if m["argv"][:2] == ["osric", "declare"] and "--seal" in m["argv"])
+    alice(*declare)
     assert alice.verify(S)["ok"]
 
 
 def test_plain_status_offers_the_surprise_seed_step_not_a_surprise_check_that_cannot_roll(tmp_path: Path) -> None:
     """Plain status --json offered `osric surprise --as gm` with no seed (refused twice over: no seed, and gm is
-    not a pinned player). It now offers what status --mine offers the referee (alice, the creator), withholds
-    the surprise check saying why, and every line it offers runs."""
+    not a pinned player). Its commands are the legal moves now (commands/legal.py): the referee's (alice, the
+    creator) steps and rulings, the seed step, and not the surprise check, which is withheld saying why; every
+    step it offers runs."""
     S = "skirmish"
     alice, bob = _skirmish(tmp_path)
     commit = f"combatlog seal commit {S} --step surprise --as alice"
+    surprise = f"combatlog osric surprise {S} --as alice"
     offered, withheld = _offered(alice, S)
-    assert offered == [f"combatlog osric round {S} --as alice", commit]
-    assert withheld == [{"command": f"combatlog osric surprise {S} --as alice",
-                         "waiting": "its joint dice need a seed first (no joint dice seed yet)"}]
+    steps = [c for c in offered if " osric round " in c or " seal " in c]
+    assert steps == [commit, f"combatlog osric round {S} --as alice"]
+    assert surprise not in offered and all(c.endswith("--as alice") for c in offered)
+    assert {"command": surprise, "waiting": "its joint dice need a seed first (no joint dice seed yet)"} in withheld
     assert alice("osric", "surprise", S, ok=False).code == 4  # withheld: refused indeed
     text = alice("status", S).out
     assert "    not yet: osric surprise: its joint dice need a seed first (no joint dice seed yet); first: " + commit in text
-    _each_runs(alice, offered, tmp_path)
+    _each_runs(alice, steps, tmp_path)
     assert _offered(bob, S) == (offered, withheld), "the same from bob's machine"
 
     # the step open, the check still waits: for bob's commit
     _run(alice, commit)
     offered, withheld = _offered(alice, S)
-    assert offered == [f"combatlog osric round {S} --as alice"]
-    assert [w["waiting"] for w in withheld] == ["seed step surprise comes first, which waits for bob (commit)"]
+    assert f"combatlog osric round {S} --as alice" in offered and surprise not in offered
+    assert {w["waiting"] for w in withheld} == {"seed step surprise comes first, which waits for bob (commit)"}
     mail(alice, bob, S, tmp_path)
     bob("seal", "commit", S, "--step", "surprise")
     bob("seal", "reveal", S, "--step", "surprise")
     mail(bob, alice, S, tmp_path)
     alice("seal", "reveal", S, "--step", "surprise")
     offered, withheld = _offered(alice, S)  # the seed is there: the check is offered, and rolls
-    assert offered == [f"combatlog osric surprise {S} --as alice", f"combatlog osric round {S} --as alice"]
+    assert surprise in offered and f"combatlog osric round {S} --as alice" in offered
     assert withheld == []
-    _each_runs(alice, offered, tmp_path / "seeded")
+    _each_runs(alice, [surprise, f"combatlog osric round {S} --as alice"], tmp_path / "seeded")
 
 
 def test_osric_surprise_is_offered_once_its_seed_step_is_complete(tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
         rule = f"  ({p.rule})" if p.rule else ""
         what = re.sub(r"\bSTREAM\b", meta.name, p.what)  # a command a pending text names, for this combat
         echo_view(one_line(f"  {name}: {what}{opts}{rule}"))
-        if legal is not None and not entry["withheld"]:
+        if legal is not None:
             _print_moves(entry["commands"], meta.name, (entry.get("players") or []) if the_roles.enforced else [])
         for w in entry["withheld"]:
             first = [c for c in entry["commands"] if _kind(c) in ("seal commit", "seal link", "seal reveal")]
@@ -98,8 +98,11 @@ def _legal_by_taker(store: Any, meta: Any, folded: Any) -> dict[str, list[Any]]:
     from combatlog.wiring import moves
 
     by: dict[str, list[Any]] = {}
-    for m in moves(store, meta, folded)[0]:
+    ready, waiting = moves(store, meta, folded)
+    for m in ready:
         by.setdefault(m.piece, []).append(m)
+    for m in waiting:  # legal, but their joint dice wait for a seed step: withheld, with why
+        by.setdefault(f"waiting:{m.piece}", []).append(m)
     return by
 
 
@@ -116,7 +119,15 @@ def _entry(p: Any, players: Any, meta: Any, offered: Any, pinned: set[str],
     withheld: list[dict[str, str]] = []
     if legal is not None:
         piece = "" if p.who == "gm" else p.who
-        commands = [shlex.join(("combatlog", *m.argv)) for m in legal.get(piece, ())]
+        found = legal.get(piece)
+        if found is None and players:  # a decision a player owes by name (a side's declarations): his pieces' moves
+            found = [m for ms in legal.values() for m in ms if m.player in players and m.kind == "move"]
+        commands = [shlex.join(("combatlog", *m.argv)) for m in found or ()]
+        seed = offered.seed
+        why = "its joint dice need a seed first" + (f" ({seed.why})" if seed is not None and seed.why else "") \
+            if seed is None or not seed.open else f"seed step {seed.open} comes first, which waits for {seed.waits()}"
+        withheld = [{"command": shlex.join(("combatlog", *m.argv)), "waiting": why}
+                    for m in legal.get(f"waiting:{piece}", ()) if m.kind != "ruling"]
         entry = pending_json(p, meta.ruleset, meta.name, commands)
         command = commands[0] if commands else None
         entry.update(players=list(players) if players is not None else None, command=command, commands=commands,

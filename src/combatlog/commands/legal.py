@@ -187,7 +187,7 @@ def _moves(store: EventStore, folded: Folded, stream: str, *, wiring: Wiring, pl
             continue
         for who in allowed:
             argv = (*cand.argv, "--as", who) if who else cand.argv
-            kind = "step" if real.kind == "anyone" else "ruling" if real.kind == "referee" or not cand.piece else "move"
+            kind = "step" if real.kind == "anyone" else "ruling" if real.kind == "referee" else "move"
             move = Move(player=who, argv=argv, text=cand.text, piece=cand.piece, step=kind == "step", kind=kind,
                         dice=probed.dice, group=cand.group or f"#{n}", command=cand.command)
             (waiting if probed.unavailable else ready).append(move)

@@ -21,6 +21,7 @@ from combatlog.trust.mine import (
 
 # More moves than this for one piece are not listed in status and the mail: a count and ``combatlog moves``
 SHOWN_PER_PIECE = 6
+RULINGS = "(rulings)"  # the group of a player's rulings (damage, conditions...), apart from the procedure's steps
 
 
 def _argv(command_line: str) -> tuple[str, ...]:
@@ -40,15 +41,25 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
     genesis = folded.core.genesis
     pinned = [p.name for p in genesis.players] if genesis is not None else []
     for person in ([player] if player else pinned):
-        if not own_seals:
-            steps += [Move(player=person, argv=_argv(m.command), text=m.what, step=True, kind="step", group=f"seal:{m.step}")
-                      for m in _sealed_steps(store, folded, meta.name, person) if m.command]
+        # the sealed steps the log has open for him; a ruleset that seals orders proposes its own steps' moves
+        # (named ``r<N>/<phase>``: ``r2/declare``, ``r1/plays``), and the log's seed steps (``surprise``, ``r2``) stay here
+        steps += [Move(player=person, argv=_argv(m.command), text=m.what, step=True, kind="step", group=f"seal:{m.step}")
+                  for m in _sealed_steps(store, folded, meta.name, person)
+                  if m.command and not (own_seals and "/" in m.step)]
         # a fresh seed step for one who can do nothing else now: his legal moves all wait for joint dice
-        own_waiting = any(m.player in (person, "") for m in waiting)
+        # a fresh seed step for one whose piece's move (or, for the procedure's runner, step) waits for joint
+        # dice (a ruling that rolls does not call for one), or who can do nothing else now
+        own_waiting = [m for m in waiting if m.player in (person, "")]
         own_ready = any(m.player in (person, "") for m in ready)
-        if seed is not None and person in seed.players and own_waiting and not own_ready and not seed.usable \
+        wanted = any(m.kind == "move" or (m.kind == "step" and person == referee) for m in own_waiting) \
+            or (own_waiting and not own_ready)
+        if seed is not None and person in seed.players and wanted and not seed.usable \
                 and not seed.open and not (seed.chained and person in seed.released):
-            name = seed.fresh(seed_step_base(folded.ruleset, folded.state))
+            # named after the first part of the labels of the dice it is for (``r2``, ``t3``, ``surprise``), as the
+            # refusal of such a die names it; else the ruleset's own step name
+            first = next((m.dice[0] for m in own_waiting if m.dice and m.kind != "ruling"), "")
+            base = first.partition("/")[0] if "/" in first else seed_step_base(folded.ruleset, folded.state)
+            name = seed.fresh(base)
             m = fresh_seed_move(seed, name, meta.name, person)
             steps.append(Move(player=person, argv=_argv(m.command), text=m.what, step=True, kind="step", group=f"seal:{name}"))
     return steps + ready, waiting
@@ -80,14 +91,15 @@ def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *
         return my_moves(store, meta, folded, player)
     ruleset, state = folded.ruleset, folded.state
     referee = player == referee_of(store, meta)
-    ready, _waiting = offered_moves(store, meta, folded, wiring=wiring, player=player)
+    ready, waiting = offered_moves(store, meta, folded, wiring=wiring, player=player)
     pending = ruleset.pending(state) if state is not None else []
     unplayed = moves_unplayed(folded, player)
     groups: dict[str, list[Move]] = {}
     for m in ready:
         if m.step and not referee and not m.group.startswith("seal:"):
             continue  # a step of the procedure anyone may take is its runner's to owe (``combatlog moves`` lists it)
-        groups.setdefault(m.piece or (m.group if m.group.startswith("seal:") else REFEREE), []).append(m)
+        key = m.piece or (m.group if m.group.startswith("seal:") else RULINGS if m.kind == "ruling" else REFEREE)
+        groups.setdefault(key, []).append(m)
     def answers(key: str) -> bool:
         """Whether the group's moves answer what ``pending`` says is owed there: a piece's do; the referee's only
         through a step of the procedure (a ruling alone, such as ending the combat, does not start a round)."""
@@ -100,24 +112,38 @@ def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *
         lines = [shlex.join(("combatlog", *m.argv)) for m in items]
         rule = owed.rule if owed is not None else ""
         step = key.partition(":")[2] if key.startswith("seal:") else ""
-        named = "" if key == REFEREE or step else f"{key}: "
+        named = "" if key in (REFEREE, RULINGS) or step else f"{key}: "
         if len(items) == 1:
             what = f"{named}{owed.what}: {items[0].text}" if owed is not None and named else items[0].text
             out.append(MyMove(what=what, rule=rule, command=lines[0], step=step))
             continue
-        what = f"{named}{owed.what}" if owed is not None else \
-            f"{named}one of {len(items)} moves" if named else "the procedure's steps and rulings"
+        what = f"{named}{owed.what}" if owed is not None else f"{named}one of {len(items)} moves" if named else \
+            "rulings you may make" if key == RULINGS else "the procedure's steps"
         if len(items) <= SHOWN_PER_PIECE:
             out.append(MyMove(what=what, rule=rule, command=lines[0], options=tuple(lines[1:]), step=step))
         else:
             listing = ("combatlog", "moves", meta.name, *(("--as", player) if player else ()))
             out.append(MyMove(what=f"{what} ({len(items)} legal moves)", rule=rule, command=shlex.join(listing)))
+    seed = seed_now(store, folded)
+    held: dict[str, list[Move]] = {}
+    for m in waiting:  # legal, but their joint dice wait for a seed step: said, with what they wait for
+        if m.kind != "ruling" and (referee or not m.step):
+            held.setdefault(m.piece or REFEREE, []).append(m)
+    for key, items in held.items():
+        why = (f"its joint dice wait for seed step {seed.open}, which waits for {seed.waits(player)}"
+               if seed is not None and seed.open else "its joint dice need a seed step first (above)")
+        texts = sorted({m.text for m in items})
+        what = texts[0] if len(texts) == 1 else f"{texts[0]} (or {len(texts) - 1} more like it)"
+        out.append(MyMove(what=what, waiting=why))
     for p in pending:  # owed by him, and no move listed for it
         key = p.who
         if (key in groups and answers(key)) or not (key == player or (referee and key == REFEREE)
                                  or _plays(ruleset, state, key, player, unplayed)):
             continue
-        out.append(MyMove(what=p.what if key in (player, REFEREE) else f"{key}: {p.what}", rule=p.rule))
+        # nothing legal answers it now: with a seed step open, what it waits for (one seed step at a time)
+        why = f"once seed step {seed.open} is complete (one seed step at a time), which waits for " \
+              f"{seed.waits(player)}" if seed is not None and seed.open else ""
+        out.append(MyMove(what=p.what if key in (player, REFEREE) else f"{key}: {p.what}", rule=p.rule, waiting=why))
     return referee, out
 
 

@@ -74,7 +74,8 @@ def test_every_offered_argv_parses_into_its_candidates_command(tmp_path: Path, m
         if listing["finished"]:
             break
         moves = listing["moves"]
-        if step % 5 == 0:  # a handful of states: every offered move of each
+        declaring = "declare" not in seen_kinds and any(m["argv"][1] == "declare" for m in moves)
+        if step % 5 == 0 or declaring:  # a handful of states (and the first with declarations): every move of each
             seen: list[tuple[Any, dict[tuple[str, ...], Any]]] = []
             with monkeypatch.context() as m:
                 _capture(m, seen)
