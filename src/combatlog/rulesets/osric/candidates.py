@@ -164,7 +164,8 @@ def _declare(s: OsricState, stream: str, side: str, entries: tuple[str, ...], re
     words = ("declare", stream, side, *entries, *(("--rest", rest) if rest else ()))
     said = ", ".join(entries) + (f", the rest {rest}" if entries and rest else f"all {rest}" if rest else "")
     if not s.pinned:
-        yield _cand(c.Declare(side=side, declarations=decls, rest=rest), f"{side} declare: {said}", *words)
+        yield _cand(c.Declare(side=side, declarations=decls, rest=rest), f"{side} declare: {said}", *words,
+                    piece=side)
         return
     from combatlog.trust.api import CommitOrders
 
@@ -175,7 +176,7 @@ def _declare(s: OsricState, stream: str, side: str, entries: tuple[str, ...], re
     except InvalidCommand:
         return
     yield _cand(CommitOrders(step=step_name(s.round), orders=orders), f"{side} seal their declarations: {said}",
-                *words, "--seal")
+                *words, "--seal", piece=side)
 
 
 def _sealed(s: OsricState, stream: str) -> Iterator[Candidate]:
