@@ -183,9 +183,11 @@ def _sealed(s: OsricState, stream: str) -> Iterator[Candidate]:
     """The nonce and the reveal of the round's sealed declaration step (the trust layer decides who may)."""
     from combatlog.trust.api import CommitOrders, RevealOrders
 
-    name = step_name(s.round)
-    yield _cand(CommitOrders(step=name), f"commit a nonce to {name} for the round's dice", "seed", stream)
-    yield _cand(RevealOrders(step=name), f"reveal the sealed declarations of {name}", "reveal", stream)
+    name = step_name(s.round)  # (one group: status gives the sealed step's moves apart from the others)
+    yield Candidate(command=CommitOrders(step=name), argv=("osric", "seed", stream),
+                    text=f"commit a nonce to {name} for the round's dice", group=f"seal:{name}")
+    yield Candidate(command=RevealOrders(step=name), argv=("osric", "reveal", stream),
+                    text=f"reveal the sealed declarations of {name}", group=f"seal:{name}")
 
 
 # -- a combatant's actions --------------------------------------------------------------------------------
