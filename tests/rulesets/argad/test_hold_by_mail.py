@@ -34,7 +34,12 @@ def mine(seat: Seat) -> dict[str, Any]:
 
 
 def whats(seat: Seat) -> list[str]:
-    return [m["what"] for m in mine(seat)["pending"]]
+    """What ``status --mine`` says he owes: his figures' decisions and the procedure's steps, without the
+    count of their legal moves, and without the rulings any player may make in a combat with no referee."""
+    import re
+
+    return [re.sub(r" \(\d+ legal moves\)$", "", m["what"]) for m in mine(seat)["pending"]
+            if not m["what"].startswith(("rulings you may make", "side "))]
 
 
 def test_a_two_player_game_by_mail_holds_and_ends_its_turns(tmp_path: Path) -> None:
@@ -49,7 +54,9 @@ def test_a_two_player_game_by_mail_holds_and_ends_its_turns(tmp_path: Path) -> N
     assert whats(alice)[:2] == ["warrior: may strike in melee (half-long step), or hold its blow",
                                 "archer: may strike in melee (short step; longer weapons first: after ogre, if they "
                                 "fight), or hold its blow"]
-    assert whats(alice)[2].startswith("end game turn 1 once warrior, archer, ogre, gob have struck or held")
+    # the end of the turn, owed once every blow is struck or held: said, with no command (it is refused now)
+    assert any(w.startswith("end game turn 1 once warrior, archer, ogre, gob have struck or held")
+               for w in whats(alice))
 
     # Turn 1. The archer is out of contact and does not shoot: alice holds it. The axe strikes the Ogre:
     # 1D6 2 +1 = 3 against class 3 / armour 3 + 2 (hide, ++H) = 5: nothing.
@@ -68,9 +75,9 @@ def test_a_two_player_game_by_mail_holds_and_ends_its_turns(tmp_path: Path) -> N
     # out of contact: held. Nobody may strike now, and the end of the turn is alice's step again.
     bob("argad", "strike", "t", "ogre", "--at", "warrior", "--face", "t1/melee/warrior/ogre=1")
     bob("argad", "hold", "t", "gob")
-    assert whats(bob) == []
+    assert not any("may strike" in w for w in whats(bob))  # (his recoil policy he may still set)
     mail(bob, alice, "t", tmp_path)
-    assert whats(alice) == ["end game turn 1"]
+    assert "end game turn 1 (deaths and survival rolls)" in whats(alice)
     alice("argad", "end-turn", "t")
 
     # Turn 2. Nobody is in contact: bob holds his side; alice may then end the turn over her own figures'
@@ -79,10 +86,10 @@ def test_a_two_player_game_by_mail_holds_and_ends_its_turns(tmp_path: Path) -> N
     assert alice("argad", "end-turn", "t", ok=False).code == 4
     mail(alice, bob, "t", tmp_path)
     bob("argad", "hold", "t", "--side", "monsters")
-    assert whats(bob) == [] and mine(bob)["waiting_for"] == ["alice (warrior)", "alice (archer)", "alice"]
+    assert not any("may strike" in w for w in whats(bob)) and mine(bob)["waiting_for"] == ["alice (warrior)", "alice (archer)", "alice"]
     mail(bob, alice, "t", tmp_path)
-    assert whats(alice)[-1] == "end game turn 2 once warrior, archer have struck or held (before that, only their " \
-                               "players may end it)"  # (no referee here: the creator runs the steps, no more)
+    assert "end game turn 2 once warrior, archer have struck or held (before that, only their players may end " \
+           "it)" in whats(alice)  # (no referee here: the creator runs the steps, no more)
     alice("argad", "end-turn", "t")
     mail(alice, bob, "t", tmp_path)
     for seat in (alice, bob):

