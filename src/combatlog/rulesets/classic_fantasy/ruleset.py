@@ -7,7 +7,7 @@ reads the recorded faces, so a replay derives exactly what was decided.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted, DiceRolled
-from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.classic_fantasy import commands as c
 from combatlog.rulesets.classic_fantasy import dice_uses as uses_mod
 from combatlog.rulesets.classic_fantasy import setup as setup_mod
@@ -182,6 +182,12 @@ class ClassicFantasy(Ruleset[CFIState]):
     def players_of(self, state: CFIState, piece: str) -> tuple[str, ...] | None:
         member = state.combatants.get(piece)
         return None if member is None else tuple(state.players.get(member.side, ()))
+
+    def candidates(self, state: CFIState, stream: str) -> Iterable[Candidate]:
+        """Every move worth proposing now (classic_fantasy/candidates.py; commands/legal.py keeps the legal ones)."""
+        from combatlog.rulesets.classic_fantasy.candidates import candidates
+
+        return candidates(state, stream)
 
     def my_moves(self, state: CFIState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[Any]:
         """What ``player`` must decide now, with the command lines (``status --mine``; classic_fantasy/moves.py)."""
