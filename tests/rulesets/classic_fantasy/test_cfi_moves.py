@@ -4,7 +4,6 @@ and the offered moves' command lines parsing into exactly the proposed commands.
 from __future__ import annotations
 
 from tests.rulesets.classic_fantasy.cfi_support import Combat, fighter
-from combatlog.rulesets.classic_fantasy import commands as c
 
 INIT = {"r1/init/A": 9, "r1/init/D": 1}  # A 22, D 14: A acts first
 
@@ -26,3 +25,68 @@ def test_an_interrupted_turn_without_action_points_passes_on() -> None:
     assert fight.who("D").ap == 0 and fight.who("A").ap == 0
     assert fight.state.turn == "" and fight.state.interrupted == ""
     fight.round({})  # the next Round starts without forcing
+
+
+# -- every proposed command line parses into exactly the proposed command -----------------------------------
+
+def _kind(state) -> str:  # type: ignore[no-untyped-def]
+    """The kind of decision the state waits for (a reaction, Special Effects, a Turn, between rounds),
+    and whether a blow just resolved is open to Luck."""
+    ex = state.exchange
+    return (ex.stage if ex is not None else "turn" if state.turn else "between") + ("+luck" if state.undo else "")
+
+
+def test_each_candidate_argv_parses_into_its_command(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """For states of each kind reached in random playouts, every candidate's argv, run through the CLI, makes
+    exactly the candidate's command (compared as the stored command record, commands/record.py); the command is
+    caught before it is executed, so that every candidate is parsed, the illegal ones too."""
+    import json
+    import random
+
+    from combatlog.cli.rulesets import classic_fantasy as cli
+    from combatlog.commands.record import encode_record
+    from combatlog.projections.fold import state_at
+    from combatlog.rulesets.classic_fantasy.candidates import candidates
+    from combatlog.store import open_store
+    from tests.playouts import SETUPS, InProcess, _pick
+
+    caught: list[object] = []
+    monkeypatch.setattr(cli, "run_command", lambda _ctx, _stream, command, **_kw: caught.append(command))
+    seen: set[tuple[str, str]] = set()
+    checked = 0
+    for setup in SETUPS["classic_fantasy"]:
+        for seed in range(2):
+            run = InProcess(tmp_path / f"{setup.name}{seed}.db", tmp_path / "keys")
+            for line in setup.lines:
+                assert run(*line)[0] == 0
+            rng = random.Random(seed)
+            for _ in range(60):
+                store = open_store(str(run.db))
+                meta = next(m for m in store.list_streams() if m.name == setup.name)
+                state = state_at(store, meta).state
+                store.close()
+                if state.ended:
+                    break
+                if (setup.name, _kind(state)) not in seen:
+                    seen.add((setup.name, _kind(state)))
+                    for cand in candidates(state, setup.name):
+                        caught.clear()
+                        code, _out, err = run(*cand.argv)
+                        assert code == 0 and len(caught) == 1, (cand.argv, err)
+                        assert encode_record("classic_fantasy", caught[0]) == \
+                            encode_record("classic_fantasy", cand.command), cand.argv
+                        checked += 1
+                monkeypatch.setattr(cli, "run_command", _real_run)
+                listing = json.loads(run("moves", setup.name, "--json", "--limit", "100000")[1])
+                assert run(*_pick(listing["moves"], rng)["argv"])[0] == 0
+                monkeypatch.setattr(cli, "run_command", lambda _ctx, _stream, command, **_kw: caught.append(command))
+    kinds = {k for _s, k in seen}
+    assert {"defence", "effects", "turn", "between"} <= {k.split("+")[0] for k in kinds}, seen
+    assert any(k.endswith("+luck") for k in kinds), seen
+    assert checked > 300
+
+
+def _real_run(*args, **kwargs):  # type: ignore[no-untyped-def]
+    from combatlog.cli.common import run_command
+
+    return run_command(*args, **kwargs)
