@@ -41,3 +41,47 @@ def test_picture_names_the_stuck_weapon_in_words_and_shows_armour_on_every_locat
     card = next(g for g in groups(root, "combatant") if g.get("data-name") == "hilda")
     for loc in groups(card, "location"):
         assert "armour 2" in texts(loc), loc.get("data-location")
+
+
+def test_each_character_its_own_player(cli: Cli, tmp_path: Path) -> None:
+    # docs/classic_fantasy.md, a combatant's `player`: alice plays Brom, bob plays Mira, both on the party's
+    # side; Aldo, who has no player of his own, is the side's (either's). bob may not act for Mira's ally
+    # Brom, nor alice for Mira; `status --mine` lists each one's own.
+    import json
+
+    setup = json.loads((EXAMPLES / "skirmish.json").read_text())
+    setup["players"] = {"party": ["alice", "bob"], "goblins": []}
+    setup["combatants"][0]["player"] = "alice"  # Brom
+    setup["combatants"][1]["player"] = "bob"  # Mira
+    (tmp_path / "sk.json").write_text(json.dumps(setup))
+    cli("new", "sk", "--ruleset", "classic_fantasy", "--setup", str(tmp_path / "sk.json"), "--referee", "gm",
+        "--dice", "manual", "--as", "gm")
+    # Initiative (CFI Ch.8): Mira 10+14 = 24 first, then Brom 10+11 = 21, the goblins and Aldo after
+    faces = {"Brom": 10, "Mira": 10, "Aldo": 1, "Gob1": 1, "Gob2": 2, "Gob3": 3}
+    cli("cfi", "round", "sk", "--as", "gm", *(x for n, f in faces.items() for x in ("--face", f"r1/init/{n}={f}")))
+    assert json.loads(cli("cfi", "initiative", "sk", "--json").out)["turn"] == "Mira"
+    refused = cli("cfi", "act", "sk", "Mira", "dither", "--as", "alice", ok=False)
+    assert refused.code != 0 and "Mira belongs to bob; alice may not act for it" in refused.err
+    mine = json.loads(cli("status", "sk", "--mine", "--as", "bob", "--json").out)["pending"]
+    assert [p["what"] for p in mine] == ["Mira: take a Turn (2 AP left)"]
+    assert json.loads(cli("status", "sk", "--mine", "--as", "alice", "--json").out)["pending"] == []
+    cli("cfi", "act", "sk", "Mira", "dither", "--as", "bob")
+    assert json.loads(cli("cfi", "initiative", "sk", "--json").out)["turn"] == "Brom"
+    refused = cli("cfi", "act", "sk", "Brom", "dither", "--as", "bob", ok=False)
+    assert "Brom belongs to alice; bob may not act for it" in refused.err
+    assert json.loads(cli("status", "sk", "--mine", "--as", "bob", "--json").out)["pending"] == []
+    cli("cfi", "act", "sk", "Brom", "dither", "--as", "alice")
+
+
+def test_a_characters_player_plays_its_side() -> None:
+    import pytest
+
+    from combatlog.errors import InvalidCommand
+    from combatlog.rulesets.classic_fantasy.setup import validate
+
+    a, b = fighter("A", "a", player="alice"), fighter("B", "b", player="alice")
+    with pytest.raises(InvalidCommand, match="plays side a"):
+        validate({"combatants": [a, b]})
+    with pytest.raises(InvalidCommand, match="not among the players of side a"):
+        validate({"combatants": [a, fighter("B", "b")], "players": {"a": ["carol"], "b": []}})
+    assert validate({"combatants": [a, fighter("B", "b")]})["combatants"][0]["player"] == "alice"

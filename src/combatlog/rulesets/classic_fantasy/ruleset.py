@@ -66,7 +66,8 @@ class ClassicFantasy(Ruleset[CFIState]):
                                                          if k in setup_mod.OPTIONS})
         combatants = {spec["name"]: setup_mod.build(spec) for spec in setup["combatants"]}
         return CFIState(options=setup["options"], combatants=combatants,
-                        players={side: tuple(names) for side, names in setup.get("players", {}).items()})
+                        players={side: tuple(names) for side, names in setup.get("players", {}).items()},
+                        own_players={spec["name"]: spec["player"] for spec in setup["combatants"] if "player" in spec})
 
     # -- decide ------------------------------------------------------------------------------
     def decide(self, state: CFIState, command: Any, dice: DicePort) -> list[Event]:
@@ -180,8 +181,9 @@ class ClassicFantasy(Ruleset[CFIState]):
         return views.pending(state)
 
     def players_of(self, state: CFIState, piece: str) -> tuple[str, ...] | None:
-        member = state.combatants.get(piece)
-        return None if member is None else tuple(state.players.get(member.side, ()))
+        from combatlog.rulesets.classic_fantasy.state import players_for
+
+        return None if piece not in state.combatants else players_for(state, piece)
 
     def candidates(self, state: CFIState, stream: str) -> Iterable[Candidate]:
         """Every move worth proposing now (classic_fantasy/candidates.py; commands/legal.py keeps the legal ones)."""
