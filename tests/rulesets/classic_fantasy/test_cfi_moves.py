@@ -4,6 +4,7 @@ and the offered moves' command lines parsing into exactly the proposed commands.
 from __future__ import annotations
 
 from tests.rulesets.classic_fantasy.cfi_support import Combat, fighter
+from combatlog.rulesets.classic_fantasy import commands as c
 
 INIT = {"r1/init/A": 9, "r1/init/D": 1}  # A 22, D 14: A acts first
 
@@ -90,3 +91,22 @@ def _real_run(*args, **kwargs):  # type: ignore[no-untyped-def]
     from combatlog.cli.common import run_command
 
     return run_command(*args, **kwargs)
+
+
+def test_a_luck_reroll_that_wins_special_effects_rolls_the_blow_afresh() -> None:
+    # CFI Ch.7 Cheat Fate, on the defence roll of the blow just resolved: D's parry (30, a success, like A's
+    # attack: no Special Effects) is re-rolled to 95, a failure, so A wins one Special Effect and the exchange
+    # waits for it (CFI Ch.8 Special Effects). The blow's location and damage dice were drawn when it first
+    # resolved, and a label is drawn once: the blow now rolls under r1/a1/luck/... (it was stuck before,
+    # every choice of effect refused for drawing r1/a1/location again).
+    fight = Combat(fighter("A", "a"), fighter("D", "b", weapons=["dagger"]))
+    fight.round(INIT)
+    fight.attack("A", "D", {"r1/a1/attack": 30}, moving=True)
+    fight.parry("D", {"r1/a1/parry": 30, "r1/a1/location": 2, "r1/a1/damage": 4, "r1/a1/dm": 1})
+    assert fight.state.exchange is None
+    fight.run(c.UseLuck(who="D", roll="defence"), {"r1/a1/defence-luck": 95})
+    ex = fight.state.exchange
+    assert ex is not None and ex.stage == "effects" and ex.count == 1 and ex.prefix == "luck/"
+    fight.effects("A", (), {"r1/a1/luck/location": 2, "r1/a1/luck/damage": 1, "r1/a1/luck/dm": 1})
+    assert fight.state.exchange is None
+    assert fight.who("D").loc("right leg").hp < fight.who("D").loc("right leg").max_hp
