@@ -110,3 +110,20 @@ def test_a_luck_reroll_that_wins_special_effects_rolls_the_blow_afresh() -> None
     fight.effects("A", (), {"r1/a1/luck/location": 2, "r1/a1/luck/damage": 1, "r1/a1/luck/dm": 1})
     assert fight.state.exchange is None
     assert fight.who("D").loc("right leg").hp < fight.who("D").loc("right leg").max_hp
+
+
+def test_no_interrupt_without_action_points() -> None:
+    # CFI Ch.8 Delay and Interrupt: the Interrupt spends the Action Points held. A delays, then spends them
+    # on a Parry; with none left he may not take the Turn (it would be a Turn without Action Points).
+    import pytest
+
+    from combatlog.errors import IllegalCommand
+
+    fight = Combat(fighter("A", "a", action_points=1), fighter("D", "b"))
+    fight.round(INIT)
+    fight.act("A", "delay")
+    fight.attack("D", "A", {"r1/a2/attack": 95}, moving=True)
+    fight.parry("A", {"r1/a2/parry": 95})
+    assert fight.who("A").ap == 0 and fight.who("A").delaying and fight.state.turn == "D"
+    with pytest.raises(IllegalCommand, match="no Action Points"):
+        fight.act("A", "interrupt")
