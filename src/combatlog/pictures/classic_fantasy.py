@@ -15,11 +15,13 @@ from combatlog.pictures.svg import INK, MUTED, Canvas, text_width
 
 CARD_W, CARD_H = 470, 300
 # A humanoid's seven locations on a figure 228 wide (its right arm on the viewer's left).
+# Every box is at least 54 high, so that each shows its armour (the head, chest and abdomen too).
 BODY = {
-    "head": (86, 0, 56, 40), "right arm": (0, 46, 64, 96), "chest": (70, 46, 88, 46),
-    "left arm": (164, 46, 64, 96), "abdomen": (70, 96, 88, 46), "right leg": (70, 146, 42, 86),
-    "left leg": (116, 146, 42, 86),
+    "head": (86, 0, 56, 54), "right arm": (0, 60, 64, 116), "chest": (70, 60, 88, 56),
+    "left arm": (164, 60, 64, 116), "abdomen": (70, 120, 88, 56), "right leg": (70, 180, 42, 82),
+    "left leg": (116, 180, 42, 82),
 }
+BODY_H = 262
 WOUND_FILL = {"": "#ffffff", "minor": "#fff3c4", "serious": "hatch", "major": "#f4c7c3"}
 SHORT = {"right arm": "R arm", "left arm": "L arm", "right leg": "R leg", "left leg": "L leg"}
 # A Combat Round is five seconds (CFI Ch.8 Running Combat): 12 to the minute.
@@ -69,7 +71,7 @@ def location(c: Canvas, x: float, y: float, w: float, h: float, loc: dict[str, A
 
 
 def body_height(locs: list[dict[str, Any]]) -> float:
-    return 232 if {loc["name"] for loc in locs} == set(BODY) else ((len(locs) + 2) // 3) * 58
+    return BODY_H if {loc["name"] for loc in locs} == set(BODY) else ((len(locs) + 2) // 3) * 58
 
 
 def card_height(cb: dict[str, Any]) -> float:
@@ -84,7 +86,7 @@ def body(c: Canvas, x: float, y: float, locs: list[dict[str, Any]], who: str) ->
         for loc in locs:
             bx, by, bw, bh = BODY[loc["name"]]
             location(c, x + bx, y + by, bw, bh, loc, who)
-        return 232
+        return BODY_H
     for n, loc in enumerate(locs):
         location(c, x + (n % 3) * 76, y + (n // 3) * 58, 72, 54, loc, who)
     return ((len(locs) + 2) // 3) * 58
@@ -131,11 +133,14 @@ def card(c: Canvas, x: float, y: float, cb: dict[str, Any], turn: str, h: float)
         ry += 16
         lost: dict[str, list[str]] = {}
         for w in cb.get("weapons") or []:
-            if w.get("state"):
+            stuck = w.get("stuck_in")
+            if stuck:  # "Stuck: spear in Hilda's chest" (the label alone in the label column)
+                lost.setdefault("stuck", []).append(f"{w['name']} in {stuck['combatant']}'s {stuck['location']}")
+            elif w.get("state"):
                 lost.setdefault(humane(w["state"]), []).append(w["name"])
         for state, names in lost.items():  # "Dropped: great axe"
             with c.group(f"{cb['name']}'s weapons {state}: {', '.join(names)}", cls="fact", data_fact="weapons"):
-                c.text(rx, ry, state.capitalize(), size=11, weight="bold", fill="#b00000")
+                c.text(rx, ry, state.capitalize(), size=11, weight="bold", fill="#b00000", width=88)
                 c.text(rx + 92, ry, ", ".join(names), size=11, fill="#b00000", width=120)
             ry += 16
         if cb.get("engaged"):

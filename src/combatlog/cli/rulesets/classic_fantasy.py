@@ -344,10 +344,11 @@ def sheet(
         return
     for c in people:
         s = make_sheet(c)
-        echo_view(f"{c.name} ({c.side})  AP {c.ap}/{c.ap_max}  Initiative {_initiative_text(c.initiative)}  Fatigue {s['fatigue']}  "
+        # "Action Points" and "armour" in words: "AP" is both in the rules (Action Points, Armor Points)
+        echo_view(f"{c.name} ({c.side})  Action Points {c.ap}/{c.ap_max}  Initiative {_initiative_text(c.initiative)}  Fatigue {s['fatigue']}  "
              f"Luck {c.luck}  DM {c.dm}  SIZ {c.siz}")
         for loc in c.locations:
-            echo_view(f"  {loc.lo:>2}-{loc.hi:<2} {loc.name:<10} HP {loc.hp:>3}/{loc.max_hp:<3} AP {loc.natural + loc.worn}"
+            echo_view(f"  {loc.lo:>2}-{loc.hi:<2} {loc.name:<10} HP {loc.hp:>3}/{loc.max_hp:<3} armour {loc.natural + loc.worn}"
                  + (f"  {loc.wound}" if loc.wound else ""))
         echo_view(f"  holds: {', '.join(c.held) or 'nothing'}")
         for cond in c.conditions:

@@ -1,6 +1,7 @@
 """Who may issue each Classic Fantasy command (commands/authority.py; docs/design.md, "Who may issue what").
 
-A combatant is its side's players' (the set-up's ``players``, side -> players); a side no player plays
+A combatant is its own player's where the set-up gives it one (a combatant's ``player``), else its side's
+players' (the set-up's ``players``, side -> players); a side no player plays
 is the Games Master's (the referee) where there is one. A forced end of round, surprise and the end of
 the combat are the referee's rulings; a plain new round is a step of the procedure.
 """
@@ -11,14 +12,13 @@ from typing import Any
 
 from combatlog.commands.authority import ANYONE, Authority, pieces, ruling
 from combatlog.rulesets.classic_fantasy import commands as c
-from combatlog.rulesets.classic_fantasy.state import CFIState
+from combatlog.rulesets.classic_fantasy.state import CFIState, players_for
 
-RULE = "CFI: each side's combatants act for its players; rulings are the Games Master's"
+RULE = "CFI: each combatant acts for its player (else its side's players); rulings are the Games Master's"
 
 
 def _players(state: CFIState, who: str) -> tuple[str, ...]:
-    member = state.combatants.get(who)
-    return tuple(state.players.get(member.side, ())) if member is not None else ()
+    return players_for(state, who)
 
 
 def authority(state: CFIState, command: Any) -> Authority:

@@ -224,8 +224,12 @@ def after_blow(state: CFIState, c: Combatant, ev: LuckSpent, kind: str, roller: 
     luck = {n: x.luck for n, x in state.combatants.items()}
     base = replace(res.before, exchange=ex)
     if ex.stage != "resolve":
-        steps.add("CFI Ch.8 Special Effects", "the re-roll wins Special Effects: the exchange waits for them")
-        redone = base
+        # The blow's dice were drawn when it first resolved, and a label is drawn once: once the Special
+        # Effects are chosen, the blow rolls afresh under r<N>/a<K>/luck/... (Decision: the effects change
+        # the blow, so its location and damage are rolled again).
+        steps.add("CFI Ch.8 Special Effects", "the re-roll wins Special Effects: the exchange waits for them; the "
+                  f"blow is then rolled afresh (dice r{res.before.round}/a{ex.n}/{ex.prefix}luck/...)")
+        redone = replace(base, exchange=replace(ex, prefix=ex.prefix + "luck/"))
     else:
         steps.add("CFI Ch.7 Cheat Fate", "the blow is re-derived with the changed roll:")
         redone = apply_resolved(base, ExchangeResolved(), Mixed(roller, res.dice, reroll, swap), steps, rerolled)

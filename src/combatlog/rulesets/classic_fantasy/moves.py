@@ -1,7 +1,7 @@
 """What one player must decide now in a Classic Fantasy combat, with the command lines to paste
 (``status --mine``).
 
-A combatant is its side's players' (a side no player plays: whoever moves the pieces no player plays,
+A combatant is its own player's, else its side's players' (a side no player plays: whoever moves the pieces no player plays,
 ``unplayed``): its Turn, its Reaction to an attack, the Special Effects it won, an Interrupt while it delays
 (CFI Ch.8 Running Combat, Reactive Actions, Special Effects, Interrupt). Starting a round and ending the
 combat go to ``referee``. Words in capitals are the player's to choose, with the choices where they are few;
@@ -13,7 +13,7 @@ from __future__ import annotations
 from combatlog.rulesets.classic_fantasy.actions import PROACTIVE
 from combatlog.rulesets.classic_fantasy.exchange import best_parry
 from combatlog.rulesets.classic_fantasy.rules import default_weapon, legs_problem, weapon_problem
-from combatlog.rulesets.classic_fantasy.state import CFIState, Combatant
+from combatlog.rulesets.classic_fantasy.state import CFIState, Combatant, players_for
 from combatlog.rulesets.classic_fantasy.views import pending
 from combatlog.rulesets.base import Pending
 from combatlog.trust.api import MyMove, command_line
@@ -34,7 +34,7 @@ def my_moves(s: CFIState, player: str, stream: str, referee: bool, unplayed: boo
             if referee:
                 out.append(_referee(s, p, stream, cmd))
             continue
-        players = s.players.get(s.combatants[p.who].side, ())
+        players = players_for(s, p.who)
         if player in players or (not players and unplayed):
             out.append(_move(s, p, stream, cmd))
     return out

@@ -184,8 +184,16 @@ def end_turn(state: CFIState, actor: str, steps: Steps) -> CFIState:
         state = with_combatant(state, c)
     if state.interrupted:
         back = state.interrupted
-        steps.add(cite("Interrupt"), f"{back}'s interrupted Turn continues")
-        return replace(state, turn=back, interrupted="")
+        state = replace(state, interrupted="")
+        b = state.combatants[back]
+        if can_take_turn(b) and not b.out:
+            steps.add(cite("Interrupt"), f"{back}'s interrupted Turn continues")
+            return replace(state, turn=back)
+        # CFI Ch.8 Turns: with no Action Point left (spent on a Reaction to the Interrupt), or unable to
+        # act, the interrupted character's Turn is over; the next participant with Action Points acts.
+        steps.add(cite("Interrupt"), f"{back}'s interrupted Turn is over ({'no Action Points left' if b.ap <= 0 else 'cannot act'})")
+        state = with_combatant(state, tick_turns(b, steps))
+        return advance(state, back, steps)
     return advance(state, actor, steps)
 
 

@@ -7,7 +7,7 @@ reads the recorded faces, so a replay derives exactly what was decided.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted, DiceRolled
-from combatlog.rulesets.base import DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.classic_fantasy import commands as c
 from combatlog.rulesets.classic_fantasy import dice_uses as uses_mod
 from combatlog.rulesets.classic_fantasy import setup as setup_mod
@@ -67,7 +67,8 @@ class ClassicFantasy(Ruleset[CFIState]):
                                                          if k in setup_mod.OPTIONS})
         combatants = {spec["name"]: setup_mod.build(spec) for spec in setup["combatants"]}
         return CFIState(options=setup["options"], combatants=combatants,
-                        players={side: tuple(names) for side, names in setup.get("players", {}).items()})
+                        players={side: tuple(names) for side, names in setup.get("players", {}).items()},
+                        own_players={spec["name"]: spec["player"] for spec in setup["combatants"] if "player" in spec})
 
     # -- decide ------------------------------------------------------------------------------
     def decide(self, state: CFIState, command: Any, dice: DicePort) -> list[Event]:
@@ -181,8 +182,15 @@ class ClassicFantasy(Ruleset[CFIState]):
         return views.pending(state)
 
     def players_of(self, state: CFIState, piece: str) -> tuple[str, ...] | None:
-        member = state.combatants.get(piece)
-        return None if member is None else tuple(state.players.get(member.side, ()))
+        from combatlog.rulesets.classic_fantasy.state import players_for
+
+        return None if piece not in state.combatants else players_for(state, piece)
+
+    def candidates(self, state: CFIState, stream: str) -> Iterable[Candidate]:
+        """Every move worth proposing now (classic_fantasy/candidates.py; commands/legal.py keeps the legal ones)."""
+        from combatlog.rulesets.classic_fantasy.candidates import candidates
+
+        return candidates(state, stream)
 
     def my_moves(self, state: CFIState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[Any]:
         """What ``player`` must decide now, with the command lines (``status --mine``; classic_fantasy/moves.py)."""

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from combatlog.dice.notation import parse_dice
-from combatlog.commands.authority import side_players
+from combatlog.commands.authority import PLAYER_NAME, side_players
 from combatlog.errors import InvalidCommand
 from combatlog.rulesets.classic_fantasy import tables as t
 from combatlog.rulesets.classic_fantasy.state import Combatant, Location, Weapon
@@ -54,7 +54,7 @@ WEAPON_TYPES = {"cutting", "impaling", "bludgeoning", "entangling", "unarmed", "
 COMBATANT_KEYS = frozenset({
     "name", "side", "characteristics", "rank", "skills", "race", "damage_modifier", "luck_points", "action_points",
     "initiative_modifier", "healing_rate", "movement", "legs", "abilities", "locations", "armour", "fatigue",
-    "weapons", "shield", "held",
+    "weapons", "shield", "held", "player",
 })
 WEAPON_KEYS = frozenset({
     "name", "base", "damage", "size", "types", "hands", "covers", "ap", "hp", "set", "barbed", "range", "force",
@@ -97,10 +97,28 @@ def validate(setup: dict[str, Any], genesis_options: dict[str, str] | None = Non
     result: dict[str, Any] = {"options": options, "combatants": out}
     if "players" in setup:  # who plays each side (commands/authority.py)
         result["players"] = side_players(setup["players"], sorted({c["side"] for c in out}))
+    _check_own_players(out, result.get("players", {}))
     for key in ("title", "notes"):
         if key in setup:
             result[key] = setup[key]
     return result
+
+
+def _check_own_players(combatants: list[dict[str, Any]], sides: dict[str, list[str]]) -> None:
+    """A combatant's own ``player`` plays that combatant alone (the side's players the others). He is one of
+    the side's players where the side names them, and plays on one side only (commands/authority.py)."""
+    side_of = {p: side for side, names in sides.items() for p in names}
+    for spec in combatants:
+        player = spec.get("player")
+        if player is None:
+            continue
+        named = sides.get(spec["side"]) or []
+        if named and player not in named:
+            raise InvalidCommand(f"combatant {spec['name']}: player {player!r} is not among the players of side "
+                                 f"{spec['side']} ({', '.join(named)})")
+        if side_of.setdefault(player, spec["side"]) != spec["side"]:
+            raise InvalidCommand(f"combatant {spec['name']}: player {player!r} plays side {side_of[player]} "
+                                 "(a player plays one side)")
 
 
 def normalise_combatant(spec: Any, where: str) -> dict[str, Any]:
@@ -147,6 +165,11 @@ def normalise_combatant(spec: Any, where: str) -> dict[str, Any]:
         "abilities": [str(a) for a in spec.get("abilities", [])],
         "locations": _locations(spec, chars, rank, where),
     }
+    if "player" in spec:  # written out only when given, so set-ups without it keep their genesis bytes
+        player = spec["player"]
+        if not isinstance(player, str) or not PLAYER_NAME.match(player):
+            raise InvalidCommand(f"{where}: player: a player name (letters, digits, _ . -)")
+        out["player"] = player
     if "fatigue" in spec:  # written out only when given, so set-ups without it keep their genesis bytes
         out["fatigue"] = _fatigue(spec["fatigue"], where)
     weapons = _weapons(spec, where)

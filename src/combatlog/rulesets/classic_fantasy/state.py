@@ -217,6 +217,7 @@ class CFIState(msgspec.Struct, frozen=True, kw_only=True):
     free_no: int = 0
     combatants: dict[str, Combatant] = {}
     players: dict[str, tuple[str, ...]] = {}  # side -> its players (set-up "players"; commands/authority.py)
+    own_players: dict[str, str] = {}  # combatant -> the player who plays it alone (a combatant's "player")
     exchange: Exchange | None = None
     queue: tuple[Exchange, ...] = ()  # exchanges still to resolve this Turn (sweep, counter-attack)
     undo: Resolution | None = None  # the blow just resolved, open to Luck until the next command
@@ -253,3 +254,13 @@ def counted_from_next_turn(state: CFIState, bearer: str, cond: Condition) -> Con
 def drop_condition(c: Combatant, name: str, location: str | None = None) -> Combatant:
     return replace(c, conditions=tuple(x for x in c.conditions
                                        if not (x.name == name and (location is None or x.location == location))))
+
+
+def players_for(state: CFIState, name: str) -> tuple[str, ...]:
+    """Who plays combatant ``name``: its own player where the set-up gives one, else its side's players
+    (() when nobody plays it: the Games Master's, commands/authority.py)."""
+    own = state.own_players.get(name)
+    if own:
+        return (own,)
+    member = state.combatants.get(name)
+    return tuple(state.players.get(member.side, ())) if member is not None else ()

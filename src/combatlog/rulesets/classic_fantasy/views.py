@@ -46,7 +46,9 @@ def sheet(c: Combatant) -> dict[str, Any]:
                         if w.ranged else {}),
                      **({"hp": w.hp, "ap": w.ap} if w.max_hp else {}),
                      "state": "broken" if w.broken else ("stuck in " + w.stuck_in if w.stuck_in else
-                                                         ("dropped" if w.dropped else ""))}
+                                                         ("dropped" if w.dropped else "")),
+                     **({"stuck_in": dict(zip(("combatant", "location"), w.stuck_in.partition("/")[::2]))}
+                        if w.stuck_in else {})}
                     for w in c.weapons.values()],
         "conditions": [cond_text(x) for x in c.conditions],
         "engaged": list(c.engaged), "delaying": c.delaying, "surprised": c.surprised,
