@@ -264,8 +264,8 @@ def test_status_mine_for_a_ruleset_without_its_own_moves_and_a_sealed_step(tmp_p
     # command line rather than invented. Everyone gets the sealed steps awaiting him.
     alice, bob = _pair(tmp_path, "duel", "freeform", {}, "joint")
     a = alice.mine("duel")
-    assert a["referee"] and [m["what"] for m in a["pending"]] == ["end the combat: the fight is broken off",
-                                                                  "add participants, then start round 1"]
+    assert a["referee"] and [m["what"] for m in a["pending"]] == [
+        "a ruling you may make: end the combat: the fight is broken off", "add participants, then start round 1"]
     assert a["pending"][1]["command"] == ""
     assert "(this ruleset gives no command line for it)" in alice("status", "duel", "--mine").out
     assert [m["command"] for m in bob.mine("duel")["pending"]] == [
@@ -405,7 +405,7 @@ def test_a_classic_fantasy_combatants_turn_is_offered_to_its_sides_player(tmp_pa
     def mine(seat: Any) -> dict[str, Any]:
         return json.loads(seat("status", "c", "--mine", "--json").out)  # type: ignore[no-any-return]
 
-    assert [m["what"] for m in mine(bob)["pending"]] == ["Grak: take a Turn (2 AP left)"]
+    assert [m["what"] for m in mine(bob)["pending"]][0] == "Grak: take a Turn (2 AP left) (32 legal moves)"
     assert "Grak" not in " ".join(mine(bob)["waiting_for"])
     assert mine(alice)["waiting_for"] == ["bob (Grak)"]
     for_bob = alice("mail", "c", "--for", "bob").out

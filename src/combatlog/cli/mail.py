@@ -86,8 +86,11 @@ def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, lis
     from combatlog.wiring import deciding
 
     referee, moves = moves_of(store, meta, folded, player, wiring=deciding())
-    mine = [Todo(player, m.what + (f" (not yet: {m.waiting})" if m.waiting else ""), m.rule, tuple(m.options),
-                 [m.command] if m.command else [], yours=True) for m in moves]
+    # options that are command lines (the legal moves of one decision) are given as commands, each runnable
+    lines = [tuple(o for o in m.options if o.startswith("combatlog ")) for m in moves]
+    mine = [Todo(player, m.what + (f" (not yet: {m.waiting})" if m.waiting else ""), m.rule,
+                 tuple(o for o in m.options if o not in alts), ([m.command] if m.command else []) + list(alts),
+                 yours=True) for m, alts in zip(moves, lines)]
     out = out_of_the_fight(folded, player) if not moves and not referee else ""
     return mine, [t for t in todos if "countersign" in t.what], out
 

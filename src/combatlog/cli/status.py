@@ -120,6 +120,8 @@ def _entry(p: Any, players: Any, meta: Any, offered: Any, pinned: set[str],
     if legal is not None:
         piece = "" if p.who == "gm" else p.who
         found = legal.get(piece)
+        if found is not None and players:  # the moves of those who take it (the referee's own seed step, not bob's)
+            found = [m for m in found if not m.player or m.player in players]
         if found is None and players:  # a decision a player owes by name (a side's declarations): his pieces' moves
             found = [m for ms in legal.values() for m in ms if m.player in players and m.kind == "move"]
         commands = [shlex.join(("combatlog", *m.argv)) for m in found or ()]
@@ -127,7 +129,8 @@ def _entry(p: Any, players: Any, meta: Any, offered: Any, pinned: set[str],
         why = "its joint dice need a seed first" + (f" ({seed.why})" if seed is not None and seed.why else "") \
             if seed is None or not seed.open else f"seed step {seed.open} comes first, which waits for {seed.waits()}"
         withheld = [{"command": shlex.join(("combatlog", *m.argv)), "waiting": why}
-                    for m in legal.get(f"waiting:{piece}", ()) if m.kind != "ruling"]
+                    for m in legal.get(f"waiting:{piece}", ()) if m.kind != "ruling"
+                    and (not players or not m.player or m.player in players)]
         entry = pending_json(p, meta.ruleset, meta.name, commands)
         command = commands[0] if commands else None
         entry.update(players=list(players) if players is not None else None, command=command, commands=commands,

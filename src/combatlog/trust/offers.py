@@ -114,7 +114,8 @@ def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *
         step = key.partition(":")[2] if key.startswith("seal:") else ""
         named = "" if key in (REFEREE, RULINGS) or step else f"{key}: "
         if len(items) == 1:
-            what = f"{named}{owed.what}: {items[0].text}" if owed is not None and named else items[0].text
+            what = (f"{named}{owed.what}: {items[0].text}" if named else owed.what) if owed is not None else \
+                f"a ruling you may make: {items[0].text}" if key == RULINGS else items[0].text
             out.append(MyMove(what=what, rule=rule, command=lines[0], step=step))
             continue
         what = f"{named}{owed.what}" if owed is not None else f"{named}one of {len(items)} moves" if named else \

@@ -63,7 +63,7 @@ def test_each_character_its_own_player(cli: Cli, tmp_path: Path) -> None:
     refused = cli("cfi", "act", "sk", "Mira", "dither", "--as", "alice", ok=False)
     assert refused.code != 0 and "Mira belongs to bob; alice may not act for it" in refused.err
     mine = json.loads(cli("status", "sk", "--mine", "--as", "bob", "--json").out)["pending"]
-    assert [p["what"] for p in mine] == ["Mira: take a Turn (2 AP left)"]
+    assert [p["what"] for p in mine] == ["Mira: take a Turn (2 AP left) (57 legal moves)"]  # (listed by combatlog moves)
     assert json.loads(cli("status", "sk", "--mine", "--as", "alice", "--json").out)["pending"] == []
     cli("cfi", "act", "sk", "Mira", "dither", "--as", "bob")
     assert json.loads(cli("cfi", "initiative", "sk", "--json").out)["turn"] == "Brom"
