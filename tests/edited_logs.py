@@ -21,8 +21,8 @@ def small_brawl(path: Path) -> tuple[Any, Any, int]:
     execute(store, "brawl", c.Join(name="Bo", side="blue", hp=20), actor="gm")
     for rnd in (1, 2, 3):
         execute(store, "brawl", c.StartRound(), actor="gm")
-        label = f"r{rnd}/Aldo/act"
-        execute(store, "brawl", c.Act(who="Aldo", action="swings at Bo", roll="1d20", label=label), actor="gm",
+        label = f"r{rnd}/Aldo/act"  # the rules' own label for it (a player may not name one of theirs)
+        execute(store, "brawl", c.Act(who="Aldo", action="swings at Bo", roll="1d20"), actor="gm",
                 manual_faces={label: (rnd + 5,)})
         last = execute(store, "brawl", c.ChangeHp(who="Bo", amount="3", reason="a blow"), actor="gm")
     return store, store.list_streams()[0], last.last_seq
