@@ -77,6 +77,27 @@ def test_horses_under_their_riders_and_dead_counters_crossed(open_example) -> No
     assert under["lancer-1-horse"] == "lancer-1" and under["lancer-hq-horse"] == "lancer-hq"
     giant = groups(box, "counter", data_counter="giant")[0]
     assert giant.get("data-dead") == "yes" and "dead" in title(giant)
+    # the red cross is drawn under the counter's writing (it covered its id, values and side)
+    kinds = [el.tag.rsplit("}", 1)[-1] for el in giant if el.tag.rsplit("}", 1)[-1] in ("line", "text")]
+    assert kinds[:2] == ["line", "line"] and "text" in kinds[2:] and "line" not in kinds[2:], kinds
+
+
+def test_a_character_played_by_nobody_else_is_not_played_by_itself(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The Melee Section read "Amazon (amazon, played by amazon)" in a combat whose set-up names no players (the
+    character's player is then its own id); it says whose character it is only where a player plays it."""
+    import json
+
+    from tests.conftest import REPO
+
+    setup = json.loads((REPO / "docs/examples/magic_realm/giant-and-goblins.json").read_text())
+    for char in setup["characters"]:
+        char.pop("player", None)
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    cli("new", "cave", "--ruleset", "magic_realm", "--setup", str(tmp_path / "setup.json"), "--dice", "local")
+    drawn = cli("sheet", "cave", "-o", "-").out
+    pairs = re.findall(r"\(([\w-]+), played by ([\w-]+)\)", drawn)
+    assert all(owner != player for owner, player in pairs), pairs
+    assert "Melee Section of Amazon (amazon)" in drawn
 
 
 def order_of_hits(store, meta, rnd: int) -> list[str]:  # type: ignore[no-untyped-def]

@@ -146,13 +146,13 @@ def draw_counter(c: Canvas, x: float, y: float, ctr: dict[str, Any], *, size: fl
                  data_under=under or None):
         c.rect(x, y, size, size, fill=fill, stroke=INK, width=1.5 if side == "RED" else 1, rx=3,
                dash="" if not horse else "4 2")
+        if dead:  # under its writing, so that the cross never hides what the counter says
+            c.cross(x + 2, y + (size - 20 if under else 2), size - 4, 18 if under else size - 4, width=1.5)
         attack, move = _attack_values(ctr["values"])
         small = 9 if size >= 40 else 8
         if under:  # only its lower edge shows below the rider
             c.text(x + size / 2, y + size - 5, f"{side} {move.replace('move ', 'm')}".strip(), size=small - 1,
                    anchor="middle", fill=ink, weight="bold", width=size - 2)
-            if dead:
-                c.cross(x + 2, y + size - 20, size - 4, 18)
             return
         c.text(x + size / 2, y + small + 2, ctr["id"], size=small - 1, anchor="middle", fill=ink, width=size - 4)
         if horse:
@@ -167,8 +167,13 @@ def draw_counter(c: Canvas, x: float, y: float, ctr: dict[str, Any], *, size: fl
         if owner:
             c.path(f"M{x + size - 10:g},{y:g} L{x + size:g},{y:g} L{x + size:g},{y + 10:g} z", fill="#d4a017",
                    stroke=INK, width=0.5)
-        if dead:
-            c.cross(x + 2, y + 2, size - 4, size - 4)
+
+
+def _played_by(char: dict[str, Any], owner: str) -> str:
+    """", played by alice" where a player plays the character, and nothing where the only name is its own (it
+    read "Amazon (amazon, played by amazon)")."""
+    player = char.get("player") or ""
+    return f", played by {player}" if player and player != owner else ""
 
 
 def parse_chit(entry: str) -> dict[str, Any]:
@@ -276,7 +281,7 @@ def _sheet_title(sheet: dict[str, Any], data: dict[str, Any]) -> str:
     owner = sheet["owner"]
     char = (data.get("characters") or {}).get(owner)
     if char is not None:
-        return f"Melee Section of {char['character']} ({owner}, played by {char['player']})"
+        return f"Melee Section of {char['character']} ({owner}{_played_by(char, owner)})"
     den = (data.get("denizens") or {}).get(owner, {})
     whose = f", hireling of {den['owner']}" if den.get("owner") else ""
     return f"Melee Section of {den.get('name', owner)} ({owner}{whose})"
@@ -478,7 +483,7 @@ def character_panel(c: Canvas, scene: Scene, owner: str, x: float, y: float) -> 
     totals = ((data.get("ledger") or {}).get("totals") or {}).get(owner, {})
     status = "dead" if not char.get("alive", True) else ("in the clearing" if char.get("in_clearing", True)
                                                           else "gone from the clearing")
-    with c.group(f"{char['character']} ({owner}), played by {char['player']}: {status}", cls="panel",
+    with c.group(f"{char['character']} ({owner}{_played_by(char, owner)}): {status}", cls="panel",
                  data_owner=owner):
         c.text(x, y + 16, f"{char['character']} ({owner})", size=14, weight="bold", width=PANEL_W)
         c.text(x, y + 32, f"{char['player']} \u00b7 level {char.get('level', '?')} \u00b7 vulnerability "
