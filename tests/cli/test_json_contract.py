@@ -155,3 +155,16 @@ def test_mail_json_with_a_file_writes_the_body_there(cli: InProcessCli, tmp_path
     out = tmp_path / "to-bo.txt"
     message = cli("mail", "duel", "--for", "Bo", "--since", "0", "--json", "-o", str(out)).json()
     assert out.read_text() == message["body"]
+
+
+def test_a_piece_no_player_plays_is_no_players_character_in_status_json() -> None:
+    """Magic Realm's status named "wolf (no player)" and --json parsed it as player wolf's character "no player",
+    then offered `mr lure ... --as sw`-like lines that failed. The piece is the character; nobody is its player."""
+    from combatlog.cli.output import pending_json
+    from combatlog.rulesets.base import Pending
+
+    entry = pending_json(Pending(who="carl (no player)", what="lure: mr lure STREAM CHARACTER"), "magic_realm",
+                         "cave", commands=[])
+    assert entry["player"] is None and entry["character"] == "carl"
+    entry = pending_json(Pending(who="bob (amazon)", what="play"), "magic_realm", "cave", commands=[])
+    assert entry["player"] == "bob" and entry["character"] == "amazon"

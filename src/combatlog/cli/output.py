@@ -60,11 +60,14 @@ def pending_json(p: Any, ruleset: str, stream: str, commands: list[str] | None =
     ``commands``: the legal moves that answer it, where the ruleset lists them (cli/status.py)."""
     who = p.who
     player, _, character = who.partition(" (")
+    unplayed = character == "no player)"  # "carl (no player)": a piece no player plays, not carl's "no player"
+    if unplayed:
+        player, character = "", f"{player})"
     if commands is None:
         from combatlog.exchange.mail import commands_for
 
-        commands = commands_for(ruleset, stream, p, player)
+        commands = commands_for(ruleset, stream, p, player or "PLAYER")
     kind = " ".join(commands[0].split()[1:3]) if commands else None
-    return {"who": who, "what": p.what, "options": list(p.options), "rule": p.rule, "player": player,
+    return {"who": who, "what": p.what, "options": list(p.options), "rule": p.rule, "player": player or None,
             "character": character[:-1] if character.endswith(")") else None, "kind": kind,
             "command": commands[0] if commands else None, "commands": commands}
