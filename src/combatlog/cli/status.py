@@ -139,7 +139,7 @@ def _entry(p: Any, players: Any, meta: Any, offered: Any, pinned: set[str],
     from combatlog.exchange.mail import commands_for
 
     entry = pending_json(p, meta.ruleset, meta.name)
-    runs_as = list(players) if players else [entry["player"]]
+    runs_as = list(players) if players else [entry["player"] or "PLAYER"]
     for player in runs_as:
         mine, held = offered.split(player, commands_for(meta.ruleset, meta.name, p,
                                                         "PLAYER" if pinned and player not in pinned else player))
