@@ -1,0 +1,173 @@
+"""No foreseeable dice (issue 37, items 5 and 7; docs/trust.md, "Decision points", rulesets/foresight.py).
+
+With joint dice the rules fix every label, so whoever knows the newest seed can compute every die drawn from
+it. Each test here plays, in one process with signed players, a choice made while the seed is known, and shows
+that the die resolving it is not the one the chooser could compute: in strict mode the choice draws nothing
+(a decision point, the choice recorded as deferred), its dice are refused until a fresh seed step completes, and
+they then come from that fresh seed; the faces the old seed gives under the same labels are not the faces used.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from combatlog.commands.handler import resolve_stream
+from combatlog.dice.derive import derive_faces
+from combatlog.errors import IllegalCommand
+from combatlog.events.core import DecisionMarked, DiceRolled
+from combatlog.events.envelope import decode_recorded
+from combatlog.projections.fold import state_at
+from combatlog.rulesets.foresight import ChoiceDeferred, ChoiceResolved, Resolve
+from combatlog.trust.commands import CommitOrders, RevealOrders
+from combatlog.trust.sealed import scanned
+from combatlog.wiring import verify_stream
+from tests.conftest import REPO
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("COMBATLOG_HOME", str(tmp_path / "home"))
+    return tmp_path
+
+
+class Table:
+    """alice and bob, signed, one store; ``do`` runs a command as a player."""
+
+    def __init__(self, home: Path, ruleset: str, setup: dict[str, Any], mode: str = "strict",
+                 version: str = "") -> None:
+        from combatlog.store import open_store
+        from combatlog.trust.keys import new_key
+        from combatlog.trust.players import make_signer, pin_players
+        from combatlog.wiring import create_combat
+
+        for name in ("alice", "bob"):
+            new_key(name)
+        self.store = open_store(str(home / "log.db"))
+        players, sign_a = pin_players(["alice", "bob"], "alice")
+        self.signers = {"alice": sign_a, "bob": make_signer("bob")}
+        create_combat(self.store, "g", ruleset, actor="alice", dice="joint", players=players, signer=sign_a,
+                      setup=setup, options={"joint_dice": mode})
+
+    def do(self, actor: str, command: Any) -> Any:
+        from combatlog.wiring import execute
+
+        return execute(self.store, "g", command, actor=actor, signer=self.signers[actor])
+
+    def seed(self, step_names: tuple[str, ...], actor_order: tuple[str, str] = ("alice", "bob")) -> None:
+        """A classic seed step: both commit, then both reveal."""
+        for name in step_names:
+            for p in actor_order:
+                self.do(p, CommitOrders(step=name, orders={}))
+            for p in actor_order:
+                self.do(p, RevealOrders(step=name))
+
+    @property
+    def folded(self) -> Any:
+        return state_at(self.store, resolve_stream(self.store, "g"))
+
+    def newest_seed(self) -> tuple[str, bytes]:
+        step = scanned(self.store, self.folded.core).seed_step
+        assert step is not None
+        return step.name, step.seed
+
+    def events(self, since: int = 1) -> list[tuple[int, str, Any]]:
+        meta = resolve_stream(self.store, "g")
+        out = []
+        for row in self.store.read_stream(meta.id, since):
+            rec = decode_recorded(row.body)
+            out.append((rec.env.seq, rec.env.actor, rec.event))
+        return out
+
+    def head(self) -> int:
+        return self.events()[-1][0]
+
+    def verifies(self) -> bool:
+        return verify_stream(self.store, resolve_stream(self.store, "g")).ok
+
+
+def _foreseen_then_fresh(t: Table, chooser: str, choice: Any, other: str) -> list[DiceRolled]:
+    """``chooser`` makes ``choice`` with the newest seed known; the dice it calls for are refused until a fresh
+    seed step; then they are drawn from that step. Returns the dice drawn, after checking that none of them shows
+    the faces the seed known at the choice gives under its label."""
+    old_step, old_seed = t.newest_seed()
+    before = t.head()
+    t.do(chooser, choice)
+    made = [ev for _seq, _actor, ev in t.events(before + 1)]
+    # the choice draws nothing: a decision point, then the choice itself waiting for its dice
+    assert [type(ev) for ev in made] == [DecisionMarked, ChoiceDeferred], made
+    assert made[0].player == chooser and made[1].player == chooser
+    # nobody may draw its dice from the seed the chooser knew: refused in strict mode
+    with pytest.raises(IllegalCommand, match=f"the seed of step {old_step} was known when {chooser} decided"):
+        t.do(other, Resolve())
+    # nor may the game go on without them
+    # a fresh seed step (the chooser's contribution is his, the other's comes after the choice)
+    fresh = f"{old_step.split('#')[0]}#{len(scanned(t.store, t.folded.core).steps) + 1}"
+    t.seed((fresh,), (chooser, other))
+    new_step, new_seed = t.newest_seed()
+    assert new_step == fresh and new_seed != old_seed
+    mark = t.head()
+    t.do(other, Resolve())
+    drawn_events = t.events(mark + 1)
+    assert type(drawn_events[0][2]) is ChoiceResolved
+    dice = [ev for _s, _a, ev in drawn_events if isinstance(ev, DiceRolled)]
+    assert dice, "the resolved choice drew its dice"
+    completed = scanned(t.store, t.folded.core).seed_step
+    assert completed is not None
+    for die in dice:
+        assert die.scheme == "joint" and die.seed_ref == completed.completed_at
+        assert die.faces == derive_faces(new_seed, die.label, die.count, die.sides)
+    # the faces the chooser could compute when he chose are not the faces the rules used
+    foreseen = [derive_faces(old_seed, d.label, d.count, d.sides) for d in dice]
+    assert foreseen != [d.faces for d in dice]
+    assert t.verifies()
+    return dice
+
+
+# -- Classic Fantasy ---------------------------------------------------------------------------------------------
+
+
+def _cfi_table(home: Path, mode: str = "strict") -> Table:
+    setup = json.loads((REPO / "docs/examples/classic_fantasy/duel.json").read_text())
+    setup["players"] = {"party": ["alice"], "orcs": ["bob"]}
+    return Table(home, "classic_fantasy", setup, mode)
+
+
+def test_classic_fantasy_a_choice_cannot_read_its_own_dice(home: Path) -> None:
+    from combatlog.rulesets.classic_fantasy import commands as c
+
+    t = _cfi_table(home)
+    t.seed(("r1",))
+    t.do("alice", c.StartRound())  # the procedure: Initiative from the seed of r1, no player's choice
+    state = t.folded.state
+    first = state.turn
+    attacker, target = (first, "Grak" if first == "Brom" else "Brom")
+    chooser = "alice" if attacker == "Brom" else "bob"
+    other = "bob" if chooser == "alice" else "alice"
+    # the attack: a choice made with the seed of r1 known; its roll waits for a fresh seed
+    dice = _foreseen_then_fresh(t, chooser, c.Attack(attacker=attacker, target=target, moving=True), other)
+    assert [d.label for d in dice] == ["r1/a1/attack"]
+    # the defender's reaction, chosen with that fresh seed known: its dice wait for another one
+    dice = _foreseen_then_fresh(t, other, c.Defend(defender=target, kind="parry"), chooser)
+    assert "r1/a1/parry" in [d.label for d in dice]
+
+
+def test_classic_fantasy_friendly_mode_draws_at_once_and_verify_flags_the_dice(home: Path) -> None:
+    from combatlog.rulesets.classic_fantasy import commands as c
+
+    t = _cfi_table(home, mode="friendly")
+    t.seed(("r1",))
+    t.do("alice", c.StartRound())
+    state = t.folded.state
+    attacker = state.turn
+    target = "Grak" if attacker == "Brom" else "Brom"
+    t.do("alice" if attacker == "Brom" else "bob", c.Attack(attacker=attacker, target=target, moving=True))
+    before = t.head()
+    t.do("bob" if attacker == "Brom" else "alice", c.Defend(defender=target, kind="parry"))
+    made = [ev for _s, _a, ev in t.events(before + 1)]
+    assert isinstance(made[0], DecisionMarked) and any(isinstance(ev, DiceRolled) for ev in made)
+    report = verify_stream(t.store, resolve_stream(t.store, "g"))
+    assert report.ok and any("friendly mode: allowed, with foreknowledge" in n for n in report.notes)
