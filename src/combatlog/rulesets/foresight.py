@@ -212,3 +212,14 @@ def seed_needed(state: Any, original: bool) -> bool:
     if fs.mode != "strict":
         return original
     return fs.deferred is not None or original
+
+
+def candidates(ruleset: Any, state: Any, stream: str, original: Any) -> Any:
+    """The moves to propose (``Ruleset.candidates``): while a choice waits for its dice, its resolve alone."""
+    from combatlog.rulesets.base import Candidate
+
+    waiting = state.foresight.deferred
+    if waiting is None:
+        return original
+    return [Candidate(command=Resolve(), argv=(_prefix(ruleset.info.name), "resolve", stream),
+                      text=f"run the dice of {waiting.player}'s choice ({waiting.what})")]
