@@ -204,3 +204,22 @@ def test_osric_a_choice_after_the_declarations_cannot_read_its_own_dice(home: Pa
                                    else ("orc1", "Brom", "bob", "alice"))
     dice = _foreseen_then_fresh(t, chooser, o.Attack(who=who, target=target), other)
     assert any(d.sides == 20 for d in dice)  # the attack roll
+
+
+# -- Argad -------------------------------------------------------------------------------------------------------
+
+
+def test_argad_a_choice_in_a_game_turn_cannot_read_its_own_dice(home: Path) -> None:
+    """Inside a game turn every die comes from the turn's seed: which figures shoot at whom, which strike, were
+    chosen with it known. A volley (its targets) and a strike (who strikes whom) each wait for a fresh seed."""
+    from combatlog.rulesets.argad import commands as a
+    from tests.security.test_dice_uses_argad import JOINT_SETUP
+
+    setup = {**JOINT_SETUP, "players": {"men": ["alice"], "beasts": ["bob"]}}
+    t = Table(home, "argad", setup)
+    t.seed(("t1",))
+    t.do("alice", a.StartTurn())  # the procedure: no choice, no dice
+    dice = _foreseen_then_fresh(t, "alice", a.Shoot(shooters=("archer",), targets=("troll", "brute"), need=5), "bob")
+    assert dice and all(d.label.startswith("t1/") for d in dice)
+    dice = _foreseen_then_fresh(t, "alice", a.Strike(attackers=("hero", "axeman"), targets=("brute",)), "bob")
+    assert dice
