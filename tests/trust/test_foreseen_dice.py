@@ -223,3 +223,29 @@ def test_argad_a_choice_in_a_game_turn_cannot_read_its_own_dice(home: Path) -> N
     assert dice and all(d.label.startswith("t1/") for d in dice)
     dice = _foreseen_then_fresh(t, "alice", a.Strike(attackers=("hero", "axeman"), targets=("brute",)), "bob")
     assert dice
+
+
+# -- logs recorded before the protection --------------------------------------------------------------------------
+
+OLD = {"classic-fantasy-version1-joint.jsonl": "classic_fantasy", "osric-version2-joint.jsonl": "osric",
+       "argad-version2-joint.jsonl": "argad"}
+
+
+@pytest.mark.parametrize("name", sorted(OLD))
+def test_a_log_recorded_before_the_protection_still_verifies_and_imports(name: str, tmp_path: Path) -> None:
+    """tests/fixtures/README.md: real bytes of the build before; their choices drew dice from a seed they knew,
+    with no decision point, and re-deciding them under this build produces exactly that again."""
+    from combatlog.rulesets import load_ruleset
+    from tests.conftest import Cli
+
+    path = REPO / "tests" / "fixtures" / name
+    lines = path.read_bytes().split(b"\n")[:-1]
+    assert not any(b'"core.decision_marked"' in line or b'"choice.deferred"' in line for line in lines)
+    header = json.loads(lines[0])
+    ruleset = load_ruleset(OLD[name])
+    assert header["rules_digest"] in ruleset.earlier_digests and header["rules_digest"] != ruleset.rules_digest()
+    cli = Cli(tmp_path / "log.db", tmp_path)
+    report = cli("verify", str(path), "--json").json()
+    assert report["ok"] and "before choices were protected" in report["rules_revision"]  # type: ignore[index]
+    cli("import", str(path))
+    assert cli("verify", "g", "--json").json()["ok"]  # type: ignore[index]

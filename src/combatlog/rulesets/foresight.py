@@ -22,14 +22,14 @@ that no seed has): ``decide`` refuses what it refuses either way, so a choice th
 when made, not at ``resolve``. Everything here is a function of the state and the command, so ``verify``
 re-decides it to the same events.
 
-Logs begun under an earlier version of the ruleset (the genesis's ``ruleset_version``) keep their behaviour:
-no decision points, no deferral (``Foresight.mode`` is empty).
+Logs begun under an earlier revision of the ruleset (a rules digest in its ``earlier_digests``) keep their
+behaviour: no decision points, no deferral (``Foresight.mode`` is empty).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -86,16 +86,12 @@ class Foresight(msgspec.Struct, frozen=True, kw_only=True):
     deferred: Deferred | None = None
 
 
-def mode_of(genesis: CombatStarted, since: int) -> str:
-    """The protection for the combat begun by ``genesis``: none before version ``since`` of the ruleset, nor
-    unless the combat's dice are joint between pinned players; else its ``joint_dice`` mode."""
-    if genesis.dice != "joint" or not genesis.players:
-        return ""
-    try:
-        version = int(genesis.ruleset_version)
-    except ValueError:
-        return ""
-    if version < since:
+def mode_of(genesis: CombatStarted, unprotected: Iterable[str]) -> str:
+    """The protection for the combat begun by ``genesis``: none unless the combat's dice are joint between pinned
+    players, nor for a log begun under a revision of the rules from before it (its rules digest is one of
+    ``unprotected``, the ruleset's ``earlier_digests``: the digest, not the version the genesis states, which
+    ``verify`` does not tie to it); else its ``joint_dice`` mode."""
+    if genesis.dice != "joint" or not genesis.players or genesis.rules_digest in unprotected:
         return ""
     mode = genesis.options.get("joint_dice", "strict")
     return mode if mode in ("strict", "friendly") else ""

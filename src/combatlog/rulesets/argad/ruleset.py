@@ -71,6 +71,12 @@ def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
 CHOICE_WORDS = frozenset({"move", "shoot", "strike", "hold"})
 
 
+# The rules digests of the revisions from before choices were protected from foreseen joint dice
+# (rulesets/foresight.py): their logs keep their behaviour. Frozen: a later revision listed in
+# ``earlier_digests`` is protected.
+BEFORE_FORESIGHT = frozenset({"33a7f0e2f2d0002bcda56d856f6a40186a74c0524ea6eae66ee451c1fee42491",
+                              "3525e53e23e2c5ec1db35e55611b516e93aaff82bb79dbef46cc3eec3107cf7a"})
+
 class Argad(Ruleset[ArgadState]):
     rule_labels = RULE_LABELS
     info = RulesetInfo(
@@ -133,7 +139,7 @@ class Argad(Ruleset[ArgadState]):
         players = {side: tuple(names) for side, names in setup.get("players", {}).items()}
         # Argad names no referee by default, so the creator (unknown here) plays no part in the roles
         return ArgadState(options=options, figures=figures, players=players, roles=roles_of(self, genesis, ""),
-                          foresight=foresight.Foresight(mode=foresight.mode_of(genesis, 3)))
+                          foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)))
 
     def decide(self, state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
         """The rules' decision, with every choice protected from foreseen joint dice (rulesets/foresight.py)."""

@@ -42,6 +42,11 @@ DATA = Path(__file__).parent / "data"
 CHOICE_WORDS = frozenset({"attack", "parry", "evade", "no-defence", "counter", "brawn", "effects", "luck", "act"})
 
 
+# The rules digests of the revisions from before choices were protected from foreseen joint dice
+# (rulesets/foresight.py): their logs keep their behaviour. Frozen: a later revision listed in
+# ``earlier_digests`` is protected.
+BEFORE_FORESIGHT = frozenset({"1ffe7879a7805f2b103a0c13f3a4a0c333a0b0148e39d59538dae789688210d7"})
+
 class ClassicFantasy(Ruleset[CFIState]):
     rule_labels = RULE_LABELS
     info = RulesetInfo(
@@ -78,7 +83,7 @@ class ClassicFantasy(Ruleset[CFIState]):
         combatants = {spec["name"]: setup_mod.build(spec) for spec in setup["combatants"]}
         return CFIState(options=setup["options"], combatants=combatants,
                         players={side: tuple(names) for side, names in setup.get("players", {}).items()},
-                        foresight=foresight.Foresight(mode=foresight.mode_of(genesis, 2)))
+                        foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)))
 
     # -- decide ------------------------------------------------------------------------------
     def decide(self, state: CFIState, command: Any, dice: DicePort) -> list[Event]:

@@ -31,6 +31,12 @@ CHOICE_WORDS = frozenset({"attack", "shoot", "cast", "decline", "charge", "close
                           "break-free", "assassinate"})
 
 
+# The rules digests of the revisions from before choices were protected from foreseen joint dice
+# (rulesets/foresight.py): their logs keep their behaviour. Frozen: a later revision listed in
+# ``earlier_digests`` is protected.
+BEFORE_FORESIGHT = frozenset({ev.VERSION_1_DIGESTS[0],
+                              "05c94fbd56716741443b4cf64ecf2ccfa21d17aa555d44bbb938883c04ff6280"})
+
 class Osric(Ruleset[OsricState]):
     rule_labels = du.RULE_LABELS
     info = RulesetInfo(
@@ -71,7 +77,7 @@ class Osric(Ruleset[OsricState]):
 
     def initial_state(self, genesis: CombatStarted) -> OsricState:
         return msgspec.structs.replace(ev.initial_state(genesis),
-                                       foresight=foresight.Foresight(mode=foresight.mode_of(genesis, 3)))
+                                       foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)))
 
     def decide(self, state: OsricState, command: Any, dice: DicePort) -> list[Event]:
         """The rules' decision, with every choice protected from foreseen joint dice (rulesets/foresight.py)."""
