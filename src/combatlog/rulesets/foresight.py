@@ -116,6 +116,15 @@ class _Probe(DicePort):
                          ruleset=real.ruleset)
 
 
+def chooses(ruleset: Any, state: Any, command: Any) -> bool:
+    """Whether ``command`` is a player's choice: the ruleset's ``chooses`` hook where it has one, else a command
+    whose authority is a move of pieces (``commands.authority.pieces``)."""
+    hook = getattr(ruleset, "chooses", None)
+    if hook is not None:
+        return bool(hook(state, command))
+    return bool(ruleset.authority(state, command).kind == "pieces")
+
+
 def what_of(ruleset_name: str, command: Any) -> str:
     """The command in words for a decision point: its record name and the arguments given."""
     args = {k: v for k, v in msgspec.structs.asdict(command).items() if v not in ((), {}, "", None, False)}
@@ -136,7 +145,7 @@ def decide(ruleset: Any, state: Any, command: Any, dice: DicePort,
     if fs.deferred is not None:
         raise IllegalCommand(f"{fs.deferred.player}'s choice ({fs.deferred.what}) waits for its dice: a fresh seed "
                              f"step first (every player's link or nonce), then `{_prefix(name)} resolve`", rule=RULE)
-    if ruleset.authority(state, command).kind != "pieces":
+    if not chooses(ruleset, state, command):
         return rules(state, command, dice)  # a step of the procedure or a ruling: no player's choice
     what = what_of(name, command)
     point = decision_point(dice.actor, what)

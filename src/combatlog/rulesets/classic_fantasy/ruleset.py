@@ -90,6 +90,13 @@ class ClassicFantasy(Ruleset[CFIState]):
         """The rules' decision, with every choice protected from foreseen joint dice (rulesets/foresight.py)."""
         return foresight.decide(self, state, command, dice, self._decide)
 
+    def chooses(self, state: CFIState, command: Any) -> bool:
+        """A player's choice (rulesets/foresight.py): a move for his combatants, and a new Round that re-rolls
+        Initiative (anyone may start a Round: whether to re-roll is chosen with the seed known)."""
+        if isinstance(command, c.StartRound) and command.reroll:
+            return True
+        return self.authority(state, command).kind == "pieces"
+
     def _decide(self, state: CFIState, command: Any, dice: DicePort) -> list[Event]:
         out: list[Event] = []
         if state.ended and not isinstance(command, c.EndCombat):
