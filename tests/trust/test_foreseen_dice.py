@@ -249,3 +249,87 @@ def test_a_log_recorded_before_the_protection_still_verifies_and_imports(name: s
     assert report["ok"] and "before choices were protected" in report["rules_revision"]  # type: ignore[index]
     cli("import", str(path))
     assert cli("verify", "g", "--json").json()["ok"]  # type: ignore[index]
+
+
+# -- by mail, as status --mine leads it ---------------------------------------------------------------------------
+
+
+def test_classic_fantasy_by_mail_status_mine_holds_the_dice_back_and_the_links_ride_along(tmp_path: Path) -> None:
+    """Two machines, nonce chains, strict mode: each command ``status --mine`` lists is run as given. After a choice
+    that rolls, the chooser is given his link (after the choice, never before it), the other player his link and
+    then ``cfi resolve``; no seed step costs a bundle of its own (docs/trust.md, "No foreseeable dice")."""
+    import shlex
+
+    from tests.trust.pbem import mail, pair
+
+    setup = json.loads((REPO / "docs/examples/classic_fantasy/duel.json").read_text())
+    setup["players"] = {"party": ["alice"], "orcs": ["bob"]}
+    path = tmp_path / "duel.json"
+    path.write_text(json.dumps(setup))
+    alice, bob = pair(tmp_path, "g", ruleset="classic_fantasy", dice="joint", setup=str(path))
+    seats = {"alice": alice, "bob": bob}
+
+    def mine(seat: Any) -> list[str]:
+        return [m["command"] for m in seat("status", "g", "--mine", "--json").json()["pending"] if m["command"]]
+
+    def run(seat: Any, line: str) -> None:
+        seat(*shlex.split(line)[1:])
+
+    alice("seal", "chain", "g")
+    mail(alice, bob, "g", tmp_path)
+    bob("seal", "chain", "g")
+    run(bob, mine(bob)[0])  # his link to r1 (the first seed: Initiative)
+    mail(bob, alice, "g", tmp_path)
+    run(alice, mine(alice)[0])  # her link to r1
+    assert mine(alice) == ["combatlog cfi round g --as alice"]
+    run(alice, mine(alice)[0])
+    mail(alice, bob, "g", tmp_path)
+    first = json.loads(bob("show", "g", "--json").out)["state"]["turn"]
+    chooser, other = (alice, bob) if first == "Brom" else (bob, alice)
+    if chooser is alice:
+        mail(bob, alice, "g", tmp_path)
+    target = "Grak" if first == "Brom" else "Brom"
+    [attack] = mine(chooser)
+    assert attack.startswith(f"combatlog cfi attack g {first} TARGET")
+    run(chooser, attack.replace("TARGET", target))
+    # his choice is in: only now his link to the fresh step
+    [link] = mine(chooser)
+    assert link == f"combatlog seal link g --step 'r1#2' --as {chooser.name}"
+    run(chooser, link)
+    assert mine(chooser) == []
+    mail(chooser, other, "g", tmp_path)
+    assert mine(other) == [f"combatlog seal link g --step 'r1#2' --as {other.name}"]
+    refused = other("cfi", "resolve", "g", ok=False)
+    assert refused.code == 4 and "r1#2" in refused.err
+    run(other, mine(other)[0])
+    assert mine(other) == [f"combatlog cfi resolve g --as {other.name}"]
+    run(other, mine(other)[0])
+    log = other("log", "g", "--json").json()
+    kinds = [e["type"] for e in log]  # type: ignore[union-attr]
+    assert kinds.count("choice.deferred") == kinds.count("choice.resolved") == 1
+    assert "cfi.attack_declared" in kinds[kinds.index("choice.resolved"):]
+    assert all(s.verify("g")["ok"] for s in seats.values() if s is other)
+
+
+def test_a_modified_client_that_draws_a_choices_dice_at_once_is_refused_by_verify(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client without the protection (the rules' own decide, as Classic Fantasy 1 ran it) signs a parry with its
+    dice drawn from the seed the defender knew: every other machine re-decides it to a decision point and a
+    deferred choice, and refuses the batch."""
+    from combatlog.errors import VerificationFailed
+    from combatlog.rulesets import foresight
+    from combatlog.rulesets.classic_fantasy import commands as c
+
+    t = _cfi_table(home)
+    t.seed(("r1",))
+    t.do("alice", c.StartRound())
+    attacker = t.folded.state.turn
+    target = "Grak" if attacker == "Brom" else "Brom"
+    owner = {"Brom": "alice", "Grak": "bob"}
+    honest = foresight.decide
+    with monkeypatch.context() as m:
+        m.setattr(foresight, "decide", lambda ruleset, state, command, dice, rules: rules(state, command, dice))
+        t.do(owner[attacker], c.Attack(attacker=attacker, target=target, moving=True))
+    assert foresight.decide is honest
+    with pytest.raises(VerificationFailed, match="does not re-decide to the recorded events"):
+        verify_stream(t.store, resolve_stream(t.store, "g"))
