@@ -48,8 +48,7 @@ PROBE_KEY = b"combatlog-foresight-probe/v1\x00" + bytes(3)
 
 
 class ChoiceDeferred(Event, frozen=True, kw_only=True, tag="choice.deferred"):
-    """A player's choice made while the joint seed was known, whose dice wait for a fresh seed (strict mode):
-    ``command`` is its record (``{"name": ..., "args": {...}}``), run by ``resolve`` once a fresh seed exists."""
+    """A player's choice whose dice wait for a fresh seed (strict joint dice); ``command``: its record, run by resolve."""
 
     player: str
     what: str
