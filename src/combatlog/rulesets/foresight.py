@@ -179,12 +179,14 @@ def _prefix(ruleset_name: str) -> str:
     return {"classic_fantasy": "cfi"}.get(ruleset_name, ruleset_name)
 
 
-def pending(state: Any, original: list[Pending]) -> list[Pending]:
+def pending(ruleset: Any, state: Any, original: list[Pending]) -> list[Pending]:
+    """What the combat waits for: while a choice waits for its dice, a fresh seed step and its resolve only."""
     waiting = state.foresight.deferred
     if waiting is None:
         return original
     return [Pending(who="anyone", what=f"{waiting.player}'s choice ({waiting.what}) waits for its dice: a fresh "
-                                       "seed step (every player's link or nonce), then resolve", rule=RULE)]
+                                       "seed step (every player's link or nonce), then "
+                                       f"{_prefix(ruleset.info.name)} resolve", rule=RULE)]
 
 
 def my_moves(ruleset: Any, state: Any, player: str, stream: str, moves: list[MyMove],

@@ -203,7 +203,7 @@ class Argad(Ruleset[ArgadState]):
         return state.turn is not None and not state.ended
 
     def pending(self, state: ArgadState) -> list[Pending]:
-        return foresight.pending(state, self._pending(state))
+        return foresight.pending(self, state, self._pending(state))
 
     def _pending(self, state: ArgadState) -> list[Pending]:
         if state.ended:

@@ -208,7 +208,7 @@ class ClassicFantasy(Ruleset[CFIState]):
         return state.ended
 
     def pending(self, state: CFIState) -> list[Pending]:
-        return foresight.pending(state, views.pending(state))
+        return foresight.pending(self, state, views.pending(state))
 
     def players_of(self, state: CFIState, piece: str) -> tuple[str, ...] | None:
         member = state.combatants.get(piece)

@@ -103,7 +103,7 @@ class Osric(Ruleset[OsricState]):
         return state.ended
 
     def pending(self, state: OsricState) -> list[Pending]:
-        return foresight.pending(state, views.pending(state))
+        return foresight.pending(self, state, views.pending(state))
 
     def check(self, state: OsricState) -> list[str]:
         problems = []
