@@ -333,3 +333,67 @@ def test_a_modified_client_that_draws_a_choices_dice_at_once_is_refused_by_verif
     assert foresight.decide is honest
     with pytest.raises(VerificationFailed, match="does not re-decide to the recorded events"):
         verify_stream(t.store, resolve_stream(t.store, "g"))
+
+
+def test_osric_by_mail_status_mine_offers_the_fresh_link_and_the_resolve(tmp_path: Path) -> None:
+    """OSRIC seals its own steps (r<N>/declare), so ``status --mine`` offers no bare link there; the fresh seed step
+    a held-back choice waits for is the log's, and each player is offered his link to it, then the resolve."""
+    import shlex
+
+    from tests.trust.pbem import mail, pair
+    from tests.trust.test_osric_sealed import SETUP as OSETUP
+
+    path = tmp_path / "skirmish.json"
+    path.write_text(json.dumps(OSETUP))
+    alice, bob = pair(tmp_path, "g", ruleset="osric", dice="joint", setup=str(path))
+
+    def mine(seat: Any) -> list[str]:
+        return [m["command"] for m in seat("status", "g", "--mine", "--json").json()["pending"] if m["command"]]
+
+    alice("seal", "chain", "g")
+    alice("osric", "round", "g")
+    alice("osric", "declare", "g", "party", "--rest", "melee", "--seal")
+    mail(alice, bob, "g", tmp_path)
+    bob("seal", "chain", "g", ok=False)  # (a seed step is open: chains are committed between steps; none here)
+    bob("osric", "declare", "g", "orcs", "--rest", "melee", "--seal")
+    bob("osric", "reveal", "g")
+    mail(bob, alice, "g", tmp_path)
+    alice("osric", "reveal", "g")
+    alice("osric", "initiative", "g")
+    state = json.loads(alice("show", "g", "--json").out)["state"]
+    ini = state["initiative"]
+    party_first = ini["party"] >= ini["orcs"]
+    chooser, other = (alice, bob) if party_first else (bob, alice)
+    if chooser is bob:
+        mail(alice, bob, "g", tmp_path)
+    who, target = ("Brom", "orc1") if party_first else ("orc1", "Brom")
+    refused = chooser("osric", "attack", "g", who, "--target", target, ok=False)
+    if refused.code:  # (a segment to reach first: the timeline's own step)
+        chooser("osric", "segment", "g", str(state["initiative"]["party" if party_first else "orcs"]))
+        chooser("osric", "attack", "g", who, "--target", target)
+    log = chooser("log", "g", "--json").json()
+    assert log[-1]["type"] == "choice.deferred"  # type: ignore[index]
+    offered = mine(chooser)
+    assert len(offered) == 1 and offered[0].startswith("combatlog seal commit g --step r1 ")
+    chooser(*shlex.split(offered[0])[1:])
+    # alice holds no nonce chain here (bob could not commit one while r1/declare was open): a classic step, a
+    # commit and a reveal each, as status --mine gives them; whoever completes the seed is offered the resolve
+    holder, waiting = other, chooser
+    mail(chooser, other, "g", tmp_path)
+    for _ in range(4):
+        offered = mine(holder)
+        while offered and "resolve" not in offered[0]:
+            assert offered[0].startswith(("combatlog seal commit g --step r1 ", "combatlog seal reveal g --step r1 "))
+            holder(*shlex.split(offered[0])[1:])
+            offered = mine(holder)
+        if offered:
+            assert offered == [f"combatlog osric resolve g --as {holder.name}"]
+            break
+        mail(holder, waiting, "g", tmp_path)
+        holder, waiting = waiting, holder
+    else:
+        raise AssertionError("the resolve was never offered")
+    holder("osric", "resolve", "g")
+    kinds = [e["type"] for e in holder("log", "g", "--json").json()]  # type: ignore[union-attr]
+    assert kinds.count("choice.resolved") == 1 and "osric.attack_rolled" in kinds[kinds.index("choice.resolved"):]
+    assert holder.verify("g")["ok"]

@@ -38,6 +38,9 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
     steps: list[Move] = []
     seed = seed_now(store, folded)
     own_seals = getattr(folded.ruleset, "seals_orders", False)  # its candidates propose its sealed steps
+    # ... but not the fresh seed step a choice waits for (rulesets/foresight.py): that one is the log's
+    if getattr(getattr(folded.state, "foresight", None), "deferred", None) is not None:
+        own_seals = False
     genesis = folded.core.genesis
     pinned = [p.name for p in genesis.players] if genesis is not None else []
     for person in ([player] if player else pinned):
