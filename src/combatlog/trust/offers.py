@@ -81,8 +81,11 @@ def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *
     pending = ruleset.pending(state) if state is not None else []
     unplayed = moves_unplayed(folded, player)
     groups: dict[str, list[Move]] = {}
+    from combatlog.rulesets.foresight import Resolve
+
     for m in ready:
-        if m.step and not referee and not m.group.startswith("seal:"):
+        # (a held-back choice's resolve is everyone's: whoever completes its seed step runs it in the same bundle)
+        if m.step and not referee and not m.group.startswith("seal:") and not isinstance(m.command, Resolve):
             continue  # a step of the procedure anyone may take is its runner's to owe (``combatlog moves`` lists it)
         groups.setdefault(m.piece or (m.group if m.group.startswith("seal:") else REFEREE), []).append(m)
     def answers(key: str) -> bool:
