@@ -397,3 +397,9 @@ def test_osric_by_mail_status_mine_offers_the_fresh_link_and_the_resolve(tmp_pat
     kinds = [e["type"] for e in holder("log", "g", "--json").json()]  # type: ignore[union-attr]
     assert kinds.count("choice.resolved") == 1 and "osric.attack_rolled" in kinds[kinds.index("choice.resolved"):]
     assert holder.verify("g")["ok"]
+
+
+def test_resolve_with_nothing_waiting_is_refused_in_every_mode(home: Path) -> None:
+    t = _cfi_table(home, mode="friendly")
+    with pytest.raises(IllegalCommand, match="no choice waits for its dice"):
+        t.do("alice", Resolve())

@@ -136,11 +136,11 @@ def decide(ruleset: Any, state: Any, command: Any, dice: DicePort,
            rules: Callable[[Any, Any, DicePort], list[Event]]) -> list[Event]:
     """``rules(state, command, dice)`` (the ruleset's own ``decide``), with this module's protection."""
     fs: Foresight = state.foresight
+    if isinstance(command, Resolve):
+        return _resolve(ruleset, state, dice, rules)
     if not fs.mode:
         return rules(state, command, dice)
     name = ruleset.info.name
-    if isinstance(command, Resolve):
-        return _resolve(ruleset, state, dice, rules)
     if fs.deferred is not None:
         raise IllegalCommand(f"{fs.deferred.player}'s choice ({fs.deferred.what}) waits for its dice: a fresh seed "
                              f"step first (every player's link or nonce), then `{_prefix(name)} resolve`", rule=RULE)
@@ -163,7 +163,8 @@ def _resolve(ruleset: Any, state: Any, dice: DicePort, rules: Callable[[Any, Any
     fs: Foresight = state.foresight
     waiting = fs.deferred
     if waiting is None:
-        raise IllegalCommand("no choice waits for its dice", rule=RULE)
+        raise IllegalCommand("no choice waits for its dice (only a choice made with the joint seed known, in strict "
+                             "mode, waits for dice from a fresh seed)", rule=RULE)
     command = decode_record(ruleset.info.name, ruleset.command_types, msgspec.json.encode(waiting.command))
     clear = msgspec.structs.replace(state, foresight=msgspec.structs.replace(fs, deferred=None))
     actor, before = dice.actor, len(dice.drawn)
