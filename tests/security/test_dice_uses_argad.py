@@ -296,8 +296,10 @@ def joint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Joint]:
         store = open_store(str(root / "played.db"))
         players, sign_a = pin_players(["alice", "bob"], "alice")
         signers = {"alice": sign_a, "bob": make_signer("bob")}
+        # friendly mode: each choice draws its dice at once, after its decision point (in strict mode they wait for
+        # a fresh seed step: tests/trust/test_foreseen_dice.py)
         create_combat(store, "skirmish", "argad", actor="alice", dice="joint", players=players, signer=sign_a,
-                      setup=JOINT_SETUP)
+                      setup=JOINT_SETUP, options={"joint_dice": "friendly"})
 
         def do(actor: str, command: Any) -> None:
             execute(store, "skirmish", command, actor=actor, signer=signers[actor])

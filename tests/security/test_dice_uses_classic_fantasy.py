@@ -68,8 +68,10 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def joint(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A small joint-dice combat between pinned players: alice creates it, both seal the seed step
     r1, then alice (who plays both sides here) rolls Initiative, attacks and has the target parry,
-    every die joint. Whatever the dice, seqs 6-7 are the Initiative dice, 8 the round, 9 the attack
-    die and 10 the attack (the duel's DEX differ, so there is no roll-off)."""
+    every die joint. Whatever the dice, seqs 6-7 are the Initiative dice, 8 the round, 9 the attack's
+    decision point, 10 the attack die and 11 the attack (the duel's DEX differ, so there is no roll-off).
+    Friendly mode, so that each choice draws its dice at once, after its decision point (in strict mode they
+    wait for a fresh seed step: tests/trust/test_foreseen_dice.py)."""
     from combatlog.trust.commands import CommitOrders, RevealOrders
     from combatlog.trust.keys import new_key
     from combatlog.trust.players import make_signer, pin_players
@@ -84,7 +86,7 @@ def joint(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         signers = {"alice": sign_a, "bob": make_signer("bob")}
         setup = json.loads((REPO / "docs/examples/classic_fantasy/duel.json").read_text())
         create_combat(store, "joint", "classic_fantasy", actor="alice", setup=setup, dice="joint",
-                      players=players, signer=sign_a)
+                      players=players, signer=sign_a, options={"joint_dice": "friendly"})
 
         def do(actor: str, command: Any) -> None:
             execute(store, "joint", command, actor=actor, signer=signers[actor])
@@ -339,17 +341,17 @@ def test_a_joint_die_drawn_under_a_label_of_the_forgers_choosing_is_refused(join
     # true faces of the revealed seed (so the joint dice check passes) and points her attack at it.
     seed = joint["seed"]
     label = next(f"r1/a1/attack#{k}" for k in range(2, 2000) if derive_faces(seed, f"r1/a1/attack#{k}", 1, 100)[0] <= 5)
-    victim, path = _forge(tmp_path, joint["db"], "joint", {9: _joint_die(seed, label, "1d100"), 10: _set_dice(label)},
+    victim, path = _forge(tmp_path, joint["db"], "joint", {10: _joint_die(seed, label, "1d100"), 11: _set_dice(label)},
                           home=joint["home"], signer="alice")
-    _refused(victim, path, "seq 10", f"dice[0] names '{label}', but the rules draw 'r1/a1/attack' (1d100)")
+    _refused(victim, path, "seq 11", f"dice[0] names '{label}', but the rules draw 'r1/a1/attack' (1d100)")
 
 
 def test_a_joint_die_re_drawn_with_the_wrong_notation_is_refused(joint: dict[str, Any], tmp_path: Path) -> None:
     # The attack die under its own label, but drawn as 1d20: the seed gives its true d20 face, and the
     # fold would read 1-20 as a d100 roll, nearly always a success or a Critical.
-    victim, path = _forge(tmp_path, joint["db"], "joint", {9: _joint_die(joint["seed"], "r1/a1/attack", "1d20")},
+    victim, path = _forge(tmp_path, joint["db"], "joint", {10: _joint_die(joint["seed"], "r1/a1/attack", "1d20")},
                           home=joint["home"], signer="alice")
-    _refused(victim, path, "seq 10: cfi.attack_declared dice[0]: the rules roll 1d100 here, die 'r1/a1/attack' is 1d20")
+    _refused(victim, path, "seq 11: cfi.attack_declared dice[0]: the rules roll 1d100 here, die 'r1/a1/attack' is 1d20")
 
 
 def test_joint_initiative_dice_swapped_between_combatants_are_refused(joint: dict[str, Any], tmp_path: Path) -> None:
@@ -364,5 +366,5 @@ def test_the_joint_combat_is_as_the_forgeries_assume(joint: dict[str, Any]) -> N
     """The seqs the joint forgeries edit, and every event from the seed on is alice's own to re-sign."""
     recs = _envelopes(joint["db"], "joint")
     assert {r.env.actor for r in recs if r.seq >= 5} == {"alice"}
-    assert [r.env.type for r in recs[5:10]] == ["core.dice_rolled", "core.dice_rolled", "cfi.round_started",
-                                               "core.dice_rolled", "cfi.attack_declared"]
+    assert [r.env.type for r in recs[5:11]] == ["core.dice_rolled", "core.dice_rolled", "cfi.round_started",
+                                               "core.decision_marked", "core.dice_rolled", "cfi.attack_declared"]

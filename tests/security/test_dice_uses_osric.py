@@ -272,8 +272,10 @@ def joint(tmp_path: Path) -> dict[str, Any]:
         store = open_store(str(db))
         players, sign_a = pin_players(["alice", "bob"], "alice")
         signers = {"alice": sign_a, "bob": make_signer("bob")}
+        # friendly mode: each choice draws its dice at once, after its decision point (in strict mode they wait for
+        # a fresh seed step: tests/trust/test_foreseen_dice.py)
         create_combat(store, "skirmish", "osric", actor="alice", setup=JOINT, dice="joint", players=players,
-                      signer=sign_a)
+                      signer=sign_a, options={"joint_dice": "friendly"})
 
         def do(actor: str, command: Any) -> Any:
             return execute(store, "skirmish", command, actor=actor, signer=signers[actor])

@@ -68,6 +68,16 @@ def test_a_lure_made_with_every_other_link_public_is_a_decision_point(chained, m
         g.do("alice", c.Assign())
         dice = [e for e in g.events() if isinstance(e, DiceRolled) and e.label.startswith("r1/assign/")]
         assert dice  # drawn from r1/assign#2, whose links were revealed after every lure
+        # the faces bob could compute when he lured (r1/assign's seed) are not the faces used (issue 37 item 5)
+        from combatlog.dice.derive import derive_faces
+        from combatlog.trust.sealed import scanned
+
+        steps = scanned(g.store, g.folded.core).steps
+        foreknown, fresh = steps["r1/assign"].seed, steps["r1/assign#2"].seed
+        for die in dice:
+            assert die.seed_ref == steps["r1/assign#2"].completed_at
+            assert die.faces == derive_faces(fresh, die.label, die.count, die.sides)
+            assert derive_faces(foreknown, die.label, 16, die.sides) != derive_faces(fresh, die.label, 16, die.sides)
     else:
         g.do("alice", c.Assign())
         marks = [e for e in g.events() if isinstance(e, DecisionMarked)]

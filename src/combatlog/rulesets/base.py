@@ -307,6 +307,11 @@ def core_summary(event: Event) -> str:
             return f"{event.player} acknowledges the log up to #{event.upto}"
         case core.DecisionMarked():
             return f"decision point: {event.player}: {event.what}"
+    tag = tag_of(type(event))
+    if tag == "choice.deferred":  # rulesets/foresight.py (imports this module)
+        return f"{event.player}'s choice waits for dice from a fresh seed: {event.what}"  # type: ignore[attr-defined]
+    if tag == "choice.resolved":
+        return f"{event.player}'s choice is resolved with dice from a fresh seed: {event.what}"  # type: ignore[attr-defined]
     fields = {k: v for k, v in msgspec.structs.asdict(event).items() if v not in ((), {}, "", None)}
     return f"{tag_of(type(event))} " + " ".join(f"{k}={words(v, 1)}" for k, v in fields.items())
 

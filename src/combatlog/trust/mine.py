@@ -79,7 +79,10 @@ def my_moves(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -
     # owes to a step seeded by chain links (sealed orders, or a bare link): the log alone cannot tell, so it
     # offers none of its own there. A ruleset with no sealed orders says when its next step draws dice
     # (``seed_needed``: Classic Fantasy, Argad) and leaves the seed steps to the log, moves of its own or not.
-    seeds = hook is None or getattr(ruleset, "seed_needed", None) is not None
+    # While a choice waits for its dice (rulesets/foresight.py: OSRIC too) the open step is a fresh seed step of the
+    # log's, not one of the ruleset's sealed steps: its links are offered as for any ruleset.
+    waiting = getattr(getattr(state, "foresight", None), "deferred", None) is not None
+    seeds = hook is None or getattr(ruleset, "seed_needed", None) is not None or waiting
     extra = [m for m in _sealed_steps(store, folded, meta.name, player, links=seeds) if m.step not in named]
     return referee, seed_first(store, folded, meta.name, player, moves, generic=seeds) + extra
 

@@ -38,6 +38,9 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
     steps: list[Move] = []
     seed = seed_now(store, folded)
     own_seals = getattr(folded.ruleset, "seals_orders", False)  # its candidates propose its sealed steps
+    # ... but not the fresh seed step a choice waits for (rulesets/foresight.py): that one is the log's
+    if getattr(getattr(folded.state, "foresight", None), "deferred", None) is not None:
+        own_seals = False
     genesis = folded.core.genesis
     pinned = [p.name for p in genesis.players] if genesis is not None else []
     for person in ([player] if player else pinned):
@@ -95,8 +98,11 @@ def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *
     pending = ruleset.pending(state) if state is not None else []
     unplayed = moves_unplayed(folded, player)
     groups: dict[str, list[Move]] = {}
+    from combatlog.rulesets.foresight import Resolve
+
     for m in ready:
-        if m.step and not referee and not m.group.startswith("seal:"):
+        # (a held-back choice's resolve is everyone's: whoever completes its seed step runs it in the same bundle)
+        if m.step and not referee and not m.group.startswith("seal:") and not isinstance(m.command, Resolve):
             continue  # a step of the procedure anyone may take is its runner's to owe (``combatlog moves`` lists it)
         key = m.piece or (m.group if m.group.startswith("seal:") else RULINGS if m.kind == "ruling" else REFEREE)
         groups.setdefault(key, []).append(m)

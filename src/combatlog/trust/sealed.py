@@ -123,10 +123,14 @@ def joint_key(store: EventStore, core: CoreTrack, label: str = "") -> tuple[int,
     decisions = checker.decisions.get(step.name)
     if decisions and checker.mode == "strict":
         d = decisions[0]
+        open_step = checker.step_open()
+        how = (f"seed step {open_step.name} is open and waits for "
+               + (f"commits from {', '.join(open_step.missing_commits())}" if open_step.missing_commits()
+                  and not open_step.chained else f"contributions from {', '.join(open_step.missing_reveals())}")
+               ) if open_step is not None else _fresh_seed_hint(checker, core, label)
         raise IllegalCommand(
             f"the seed of step {step.name} was known when {d.player} decided ({d.what}, seq {d.seq}); strict mode "
-            "needs a fresh commit-reveal before the next joint die: every player runs "
-            "combatlog seal commit STREAM --step NEW-STEP, then seal reveal", rule=RULE_JOINT)
+            f"needs a fresh commit-reveal before the next joint die (a fresh seed step): {how}", rule=RULE_JOINT)
     return step.completed_at, step.seed
 
 

@@ -298,6 +298,24 @@ def end_turn(
         raise
 
 
+@app.command("resolve")
+def resolve(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    dice: Optional[str] = dice_scheme_option(),
+    face: list[str] = faces_option(),
+    as_json: bool = json_option(),
+) -> None:
+    """Run the choice that waits for its dice, with dice from a seed completed after it (joint dice, strict
+    mode: docs/trust.md, "Decision points"). Any player may run it.
+
+    Example: combatlog seal link skirmish --step t1#2, then: combatlog argad resolve skirmish
+    """
+    from combatlog.rulesets.foresight import Resolve
+
+    run_command(ctx, stream, Resolve(), dice=dice, faces=face, as_json=as_json)
+
+
 @app.command("end")
 def end_combat(
     ctx: typer.Context,

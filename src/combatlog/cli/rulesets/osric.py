@@ -493,6 +493,24 @@ def assassinate(
     _run(ctx, stream, Assassinate(who=who, target=target, chance=chance, segment=segment), dice, face, as_json)
 
 
+@app.command("resolve")
+def resolve(
+    ctx: typer.Context,
+    stream: str = stream_argument(),
+    dice: Optional[str] = dice_scheme_option(),
+    face: list[str] = faces_option(),
+    as_json: bool = json_option(),
+) -> None:
+    """Run the choice that waits for its dice, with dice from a seed completed after it (joint dice, strict
+    mode: docs/trust.md, "Decision points"). Any player may run it.
+
+    Example: combatlog seal link ford --step r1#2, then: combatlog osric resolve ford
+    """
+    from combatlog.rulesets.foresight import Resolve
+
+    run_command(ctx, stream, Resolve(), dice=dice, faces=face, as_json=as_json)
+
+
 @app.command("end")
 def end_combat(ctx: typer.Context, stream: str = stream_argument(), outcome: str = typer.Option("", "--outcome"),
                as_json: bool = json_option()) -> None:

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import Any
 
+import msgspec
+
 from combatlog.commands.authority import Authority, roles_of, side_players
 from combatlog.commands.record import commands_in
 from combatlog.dice.port import DicePort
@@ -27,6 +29,7 @@ from combatlog.rulesets.argad.figures import build_figure
 from combatlog.rulesets.argad.melee import tier_of
 from combatlog.rulesets.argad.options import parse_options
 from combatlog.rulesets.argad.state import ArgadState, Turn
+from combatlog.rulesets import foresight
 from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 
 R_TURN = views.R_TURN
@@ -64,16 +67,26 @@ def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
     return Pending(who="gm", what=f"end game turn {turn.number}{wait}{rolls}", rule=R_TURN)
 
 
+# The subcommands that are a player's choice (``argad WORD``): with choices protected they draw no dice when made.
+CHOICE_WORDS = frozenset({"move", "shoot", "strike", "hold"})
+
+
+# The rules digests of the revisions from before choices were protected from foreseen joint dice
+# (rulesets/foresight.py): their logs keep their behaviour. Frozen: a later revision listed in
+# ``earlier_digests`` is protected.
+BEFORE_FORESIGHT = frozenset({"33a7f0e2f2d0002bcda56d856f6a40186a74c0524ea6eae66ee451c1fee42491",
+                              "3525e53e23e2c5ec1db35e55611b516e93aaff82bb79dbef46cc3eec3107cf7a"})
+
 class Argad(Ruleset[ArgadState]):
     rule_labels = RULE_LABELS
     info = RulesetInfo(
-        name="argad", title="« Argad ! » fantasy skirmish (humanoid creatures)", version="2", citation="Argad",
+        name="argad", title="« Argad ! » fantasy skirmish (humanoid creatures)", version="3", citation="Argad",
         sources=("seed 004_57ef412ef73b0d51.txt (Patrice Méallier, humanoid creatures supplement)",
                  "reference/argad.md (generic rules facts, inferred melee rule)"),
     )
-    event_types = CORE_EVENTS + ARGAD_EVENTS
+    event_types = CORE_EVENTS + ARGAD_EVENTS + foresight.FORESIGHT_EVENTS
     state_type = ArgadState
-    command_types = commands_in(argad_commands)
+    command_types = commands_in(argad_commands) + (foresight.Resolve,)
 
     def authority(self, state: ArgadState, command: Any) -> Authority:
         from combatlog.rulesets.argad.authority import authority
@@ -83,6 +96,10 @@ class Argad(Ruleset[ArgadState]):
     # version 1 had no argad.held (argad hold): its logs hold only events this build reads
     earlier_digests = MappingProxyType({
         "33a7f0e2f2d0002bcda56d856f6a40186a74c0524ea6eae66ee451c1fee42491": "version 1, before argad hold (2026-11-28)",
+        # version 2 did not protect choices from foreseen joint dice (rulesets/foresight.py): its logs keep its
+        # behaviour (no decision points, no deferred choices)
+        "3525e53e23e2c5ec1db35e55611b516e93aaff82bb79dbef46cc3eec3107cf7a":
+            "version 2, before choices were protected from foreseen joint dice",
     })
 
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
@@ -121,12 +138,17 @@ class Argad(Ruleset[ArgadState]):
             figures[fig.name] = fig
         players = {side: tuple(names) for side, names in setup.get("players", {}).items()}
         # Argad names no referee by default, so the creator (unknown here) plays no part in the roles
-        return ArgadState(options=options, figures=figures, players=players, roles=roles_of(self, genesis, ""))
+        return ArgadState(options=options, figures=figures, players=players, roles=roles_of(self, genesis, ""),
+                          foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)))
 
     def decide(self, state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
-        return decide(state, command, dice)
+        """The rules' decision, with every choice protected from foreseen joint dice (rulesets/foresight.py)."""
+        return foresight.decide(self, state, command, dice, decide)
 
     def evolve(self, state: ArgadState, event: Event, seq: int) -> ArgadState:
+        fs = foresight.evolve(state.foresight, event)
+        if fs is not None:
+            return msgspec.structs.replace(state, foresight=fs)
         return evolve(state, event, seq)
 
     def dice_uses(self, state: ArgadState, event: Event) -> Sequence[DiceUse]:
@@ -152,7 +174,7 @@ class Argad(Ruleset[ArgadState]):
         """Every move worth proposing (argad/candidates.py); commands/legal.py keeps the legal ones."""
         from combatlog.rulesets.argad.candidates import candidates
 
-        return candidates(state, stream)
+        return foresight.candidates(self, state, stream, candidates(state, stream))
 
     def players_of(self, state: ArgadState, piece: str) -> tuple[str, ...] | None:
         fig = state.figures.get(piece)
@@ -163,7 +185,8 @@ class Argad(Ruleset[ArgadState]):
         """What ``player`` must decide now, with the command lines (``status --mine``; argad/moves.py)."""
         from combatlog.rulesets.argad.moves import my_moves
 
-        return my_moves(self, state, player, stream, referee, unplayed)
+        return foresight.my_moves(self, state, player, stream, my_moves(self, state, player, stream, referee, unplayed),
+                                  CHOICE_WORDS)
 
     def seed_step_name(self, state: ArgadState) -> str:
         """A fresh seed step is named after the game turn whose dice it seeds ("t2"), as the dice labels begin
@@ -172,10 +195,17 @@ class Argad(Ruleset[ArgadState]):
 
     def seed_needed(self, state: ArgadState) -> bool:
         """With joint dice: a game turn's shooting, melee and survival roll dice; starting one does not
-        (trust/mine.py ``seed_first``)."""
+        (trust/mine.py ``seed_first``). With choices protected (strict mode) a seed is asked of every player for a
+        deferred choice's dice only: a choice draws none when made, and a link sent before one's choice would let
+        one compute the seed (rulesets/foresight.py); the end of a turn asks its own (``MyMove.dice``)."""
+        if state.foresight.mode == "strict":
+            return foresight.seed_needed(state, False)
         return state.turn is not None and not state.ended
 
     def pending(self, state: ArgadState) -> list[Pending]:
+        return foresight.pending(self, state, self._pending(state))
+
+    def _pending(self, state: ArgadState) -> list[Pending]:
         if state.ended:
             return []
         turn = state.turn

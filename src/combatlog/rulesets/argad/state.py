@@ -10,6 +10,7 @@ import msgspec
 
 from combatlog.commands.authority import Roles
 from combatlog.rulesets.argad.options import Options
+from combatlog.rulesets.foresight import Foresight
 
 
 class Figure(msgspec.Struct, frozen=True, kw_only=True):
@@ -172,6 +173,7 @@ class ArgadState(msgspec.Struct, frozen=True, kw_only=True):
     ended: bool = False
     outcome: str = ""
     history: tuple[str, ...] = ()  # one summary line per finished game turn
+    foresight: Foresight = Foresight()  # choices protected from foreseen joint dice (rulesets/foresight.py)
 
     @property
     def number(self) -> int:

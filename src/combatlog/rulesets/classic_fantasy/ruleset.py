@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import msgspec
@@ -19,6 +20,7 @@ from combatlog.dice.port import DicePort
 from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted, DiceRolled
+from combatlog.rulesets import foresight
 from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.classic_fantasy import commands as c
 from combatlog.rulesets.classic_fantasy import dice_uses as uses_mod
@@ -36,18 +38,31 @@ from combatlog.rulesets.classic_fantasy import views
 
 replace = msgspec.structs.replace
 DATA = Path(__file__).parent / "data"
+# The subcommands that are a player's choice (``cfi WORD``): with choices protected they draw no dice when made.
+CHOICE_WORDS = frozenset({"attack", "parry", "evade", "no-defence", "counter", "brawn", "effects", "luck", "act"})
 
+
+# The rules digests of the revisions from before choices were protected from foreseen joint dice
+# (rulesets/foresight.py): their logs keep their behaviour. Frozen: a later revision listed in
+# ``earlier_digests`` is protected.
+BEFORE_FORESIGHT = frozenset({"1ffe7879a7805f2b103a0c13f3a4a0c333a0b0148e39d59538dae789688210d7"})
 
 class ClassicFantasy(Ruleset[CFIState]):
     rule_labels = RULE_LABELS
     info = RulesetInfo(
-        name="classic_fantasy", title="Classic Fantasy Imperative (Mythras)", version="1", citation="CFI",
+        name="classic_fantasy", title="Classic Fantasy Imperative (Mythras)", version="2", citation="CFI",
         sources=("seed 002_6d17a5a910762645.txt: CFI Chapter 8 Combat",
                  "reference/classic_fantasy.md: skills, Differential Rolls, locations, DM, wounds, fatigue, weapons"),
     )
-    event_types = CORE_EVENTS + CFI_EVENTS
+    event_types = CORE_EVENTS + CFI_EVENTS + foresight.FORESIGHT_EVENTS
     state_type = CFIState
-    command_types = commands_in(c)
+    command_types = commands_in(c) + (foresight.Resolve,)
+    # Version 2 protects every choice from foreseen joint dice (rulesets/foresight.py): version 1's logs hold only
+    # events this build reads, and keep version 1's behaviour (no decision points, no deferred choices).
+    earlier_digests = MappingProxyType({
+        "1ffe7879a7805f2b103a0c13f3a4a0c333a0b0148e39d59538dae789688210d7":
+            "version 1, before choices were protected from foreseen joint dice",
+    })
     # A die's ``by`` is the combatant who makes the roll (CFI Ch.7 Cheat Fate re-rolls only one's own:
     # outcome.py ``Recording``); the player who rolled it is the event's actor (dice views: ``roll_row``).
     dice_by_piece = True
@@ -68,10 +83,22 @@ class ClassicFantasy(Ruleset[CFIState]):
         combatants = {spec["name"]: setup_mod.build(spec) for spec in setup["combatants"]}
         return CFIState(options=setup["options"], combatants=combatants,
                         players={side: tuple(names) for side, names in setup.get("players", {}).items()},
-                        own_players={spec["name"]: spec["player"] for spec in setup["combatants"] if "player" in spec})
+                        own_players={spec["name"]: spec["player"] for spec in setup["combatants"] if "player" in spec},
+                        foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)))
 
     # -- decide ------------------------------------------------------------------------------
     def decide(self, state: CFIState, command: Any, dice: DicePort) -> list[Event]:
+        """The rules' decision, with every choice protected from foreseen joint dice (rulesets/foresight.py)."""
+        return foresight.decide(self, state, command, dice, self._decide)
+
+    def chooses(self, state: CFIState, command: Any) -> bool:
+        """A player's choice (rulesets/foresight.py): a move for his combatants, and a new Round that re-rolls
+        Initiative (anyone may start a Round: whether to re-roll is chosen with the seed known)."""
+        if isinstance(command, c.StartRound) and command.reroll:
+            return True
+        return self.authority(state, command).kind == "pieces"
+
+    def _decide(self, state: CFIState, command: Any, dice: DicePort) -> list[Event]:
         out: list[Event] = []
         if state.ended and not isinstance(command, c.EndCombat):
             raise IllegalCommand("the combat has ended", rule=cite("Running Combat"))
@@ -147,6 +174,9 @@ class ClassicFantasy(Ruleset[CFIState]):
     def evolve(self, state: CFIState, event: Event, seq: int) -> CFIState:
         if type(event) is DiceRolled:
             return replace(state, dice={**state.dice, event.label: tuple(event.faces)})
+        fs = foresight.evolve(state.foresight, event)
+        if fs is not None:
+            return replace(state, foresight=fs)
         if type(event) not in APPLY:
             return state  # other core events change nothing here
         new_state = apply_event(state, event, Replaying(state.dice), Steps())
@@ -179,7 +209,7 @@ class ClassicFantasy(Ruleset[CFIState]):
         return state.ended
 
     def pending(self, state: CFIState) -> list[Pending]:
-        return views.pending(state)
+        return foresight.pending(self, state, views.pending(state))
 
     def players_of(self, state: CFIState, piece: str) -> tuple[str, ...] | None:
         from combatlog.rulesets.classic_fantasy.state import players_for
@@ -190,16 +220,22 @@ class ClassicFantasy(Ruleset[CFIState]):
         """Every move worth proposing now (classic_fantasy/candidates.py; commands/legal.py keeps the legal ones)."""
         from combatlog.rulesets.classic_fantasy.candidates import candidates
 
-        return candidates(state, stream)
+        return foresight.candidates(self, state, stream, candidates(state, stream))
 
     def my_moves(self, state: CFIState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[Any]:
         """What ``player`` must decide now, with the command lines (``status --mine``; classic_fantasy/moves.py)."""
         from combatlog.rulesets.classic_fantasy.moves import my_moves
 
-        return my_moves(state, player, stream, referee, unplayed)
+        return foresight.my_moves(self, state, player, stream, my_moves(state, player, stream, referee, unplayed),
+                                  CHOICE_WORDS)
 
     def seed_needed(self, state: CFIState) -> bool:
-        """With joint dice: every step from round 1's Initiative on rolls dice (trust/mine.py ``seed_first``)."""
+        """With joint dice: every step from round 1's Initiative on rolls dice (trust/mine.py ``seed_first``); with
+        choices protected (strict mode), a seed is asked for before a round (Initiative) and for a deferred
+        choice's dice only: a choice draws none when made, and a player's link sent before his choice would let
+        him compute the seed (rulesets/foresight.py)."""
+        if state.foresight.mode == "strict":
+            return foresight.seed_needed(state, not state.ended and not state.in_round)
         return not state.ended
 
     def check(self, state: CFIState) -> list[str]:

@@ -7,6 +7,8 @@ from typing import Any
 
 import msgspec
 
+from combatlog.rulesets.foresight import Foresight
+
 replace = msgspec.structs.replace
 
 
@@ -223,6 +225,7 @@ class CFIState(msgspec.Struct, frozen=True, kw_only=True):
     undo: Resolution | None = None  # the blow just resolved, open to Luck until the next command
     dice: dict[str, tuple[int, ...]] = {}  # dice drawn since the last cfi event (by label)
     last_exchange: dict[str, Any] = {}  # summary of the last resolved exchange (views)
+    foresight: Foresight = Foresight()  # choices protected from foreseen joint dice (rulesets/foresight.py)
 
 
 def with_combatant(state: CFIState, c: Combatant) -> CFIState:

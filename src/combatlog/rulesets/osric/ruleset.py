@@ -6,9 +6,12 @@ from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import Any
 
+import msgspec
+
 from combatlog.dice.port import DicePort
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted
+from combatlog.rulesets import foresight
 from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
 from combatlog.rulesets.osric import decide as d
 from combatlog.rulesets.osric import declare as dc
@@ -23,19 +26,36 @@ from combatlog.commands.authority import Authority
 from combatlog.commands.record import commands_in
 from combatlog.rulesets.osric import commands as osric_commands
 
+# The subcommands that are a player's choice (``osric WORD``): with choices protected they draw no dice when made.
+CHOICE_WORDS = frozenset({"attack", "shoot", "cast", "decline", "charge", "close", "retreat", "flee", "grapple", "act",
+                          "break-free", "assassinate"})
+
+
+# The rules digests of the revisions from before choices were protected from foreseen joint dice
+# (rulesets/foresight.py): their logs keep their behaviour. Frozen: a later revision listed in
+# ``earlier_digests`` is protected.
+BEFORE_FORESIGHT = frozenset({ev.VERSION_1_DIGESTS[0],
+                              "05c94fbd56716741443b4cf64ecf2ccfa21d17aa555d44bbb938883c04ff6280"})
+
 class Osric(Ruleset[OsricState]):
     rule_labels = du.RULE_LABELS
     info = RulesetInfo(
-        name="osric", title="OSRIC", version="2", citation="OSRIC",
+        name="osric", title="OSRIC", version="3", citation="OSRIC",
         sources=("seed 003_c1c23058a12565ee.txt (OSRIC combat chapter)", "reference/osric.md",
                  "OSRIC Chapter 1 weapon and armour tables (data/weapons.json)"),
     )
-    event_types = CORE_EVENTS + OSRIC_EVENTS
+    event_types = CORE_EVENTS + OSRIC_EVENTS + foresight.FORESIGHT_EVENTS
     state_type = OsricState
-    command_types = commands_in(osric_commands)
+    command_types = commands_in(osric_commands) + (foresight.Resolve,)
     # version 1 had no osric.actions_forgone: its logs hold only events this build reads, and re-decide
     # without it (OsricState.forgone_events)
-    earlier_digests = MappingProxyType({ev.VERSION_1_DIGESTS[0]: "version 1, before osric.actions_forgone"})
+    # version 2 did not protect choices from foreseen joint dice (rulesets/foresight.py): its logs keep its
+    # behaviour (no decision points, no deferred choices)
+    earlier_digests = MappingProxyType({
+        ev.VERSION_1_DIGESTS[0]: "version 1, before osric.actions_forgone",
+        "05c94fbd56716741443b4cf64ecf2ccfa21d17aa555d44bbb938883c04ff6280":
+            "version 2, before choices were protected from foreseen joint dice",
+    })
     referee_by_default = True  # OSRIC is refereed: the creator, where no --referee is named
     # With pinned players a side's declarations are sealed by ``osric declare --seal`` (rN/declare): the
     # candidates propose those commits, the nonce and the reveal themselves (trust/offers.py).
@@ -44,7 +64,7 @@ class Osric(Ruleset[OsricState]):
     def candidates(self, state: OsricState, stream: str) -> Iterable[Candidate]:
         from combatlog.rulesets.osric.candidates import candidates
 
-        return candidates(state, stream)
+        return foresight.candidates(self, state, stream, candidates(state, stream))
 
     def authority(self, state: OsricState, command: Any) -> Authority:
         from combatlog.rulesets.osric.authority import authority
@@ -56,12 +76,17 @@ class Osric(Ruleset[OsricState]):
         return setup.validate_setup(setup_)
 
     def initial_state(self, genesis: CombatStarted) -> OsricState:
-        return ev.initial_state(genesis)
+        return msgspec.structs.replace(ev.initial_state(genesis),
+                                       foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)))
 
     def decide(self, state: OsricState, command: Any, dice: DicePort) -> list[Event]:
-        return d.decide(state, command, dice)
+        """The rules' decision, with every choice protected from foreseen joint dice (rulesets/foresight.py)."""
+        return foresight.decide(self, state, command, dice, d.decide)
 
     def evolve(self, state: OsricState, event: Event, seq: int) -> OsricState:
+        fs = foresight.evolve(state.foresight, event)
+        if fs is not None:
+            return msgspec.structs.replace(state, foresight=fs)
         return ev.evolve(state, event, seq)
 
     def dice_uses(self, state: OsricState, event: Event) -> Sequence[DiceUse]:
@@ -78,7 +103,7 @@ class Osric(Ruleset[OsricState]):
         return state.ended
 
     def pending(self, state: OsricState) -> list[Pending]:
-        return views.pending(state)
+        return foresight.pending(self, state, views.pending(state))
 
     def check(self, state: OsricState) -> list[str]:
         problems = []
@@ -142,7 +167,8 @@ class Osric(Ruleset[OsricState]):
         he moves the sides no player plays too (the referee's, or anyone's without one)."""
         from combatlog.rulesets.osric.moves import my_moves
 
-        return my_moves(state, player, stream, referee, unplayed)
+        return foresight.my_moves(self, state, player, stream, my_moves(state, player, stream, referee, unplayed),
+                                  CHOICE_WORDS)
 
     def players_of(self, state: OsricState, piece: str) -> tuple[str, ...] | None:
         """``pending`` names a combatant for its action and a side for its declarations: both are played

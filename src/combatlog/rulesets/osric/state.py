@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from combatlog.rulesets.foresight import Foresight
 from combatlog.rulesets.osric.events import Declaration
 from combatlog.trust.api import SealedStep
 from combatlog.rulesets.osric.setup import Combatant
@@ -110,6 +111,7 @@ class OsricState(msgspec.Struct, frozen=True, kw_only=True):
     forgone_events: bool = False
     dice_drawn: tuple[str, ...] = ()
     dice_from: int = -1
+    foresight: Foresight = Foresight()  # choices protected from foreseen joint dice (rulesets/foresight.py)
 
     # -- small queries used everywhere -------------------------------------------------
     def other_side(self, side: str) -> str:
