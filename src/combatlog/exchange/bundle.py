@@ -575,8 +575,8 @@ def _check_lost_branch(store: EventStore, meta: StreamMeta, header: Header, line
         if env.stream != meta.id or env.seq != seq or env.prev != prev or env.computed_hash() != env.hash:
             raise VerificationFailed(f"seq {env.seq}: the event does not hash or chain as its place needs", where=at)
         if checker is not None:
-            try:
-                checker._signatures(env)
+            try:  # a placed decision carries its author's signature over where he made it (its original)
+                checker._signatures(env.original())
             except TrustViolation as exc:
                 raise VerificationFailed(exc.message, where=at) from None
         prev = env.hash
