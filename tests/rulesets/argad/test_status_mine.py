@@ -126,33 +126,28 @@ def test_the_referee_is_offered_the_end_of_a_turn_over_the_blows_still_open(tmp_
     assert alice.verify("t")["ok"]
 
 
-def test_with_joint_dice_the_seed_step_comes_before_the_blows(tmp_path: Path) -> None:
-    """Joint dice with nonce chains: inside a game turn a pinned player's blows wait for the turn's seed step,
-    to which he owes his link first; the strike is not offered (it would be refused), the hold, which rolls no
-    dice, is."""
+def test_with_joint_dice_a_blow_is_struck_first_and_its_dice_drawn_after_a_fresh_seed(tmp_path: Path) -> None:
+    """Joint dice with nonce chains, strict mode (Argad 3, docs/trust.md "No foreseeable dice"): a blow is a
+    choice, offered and made while the seed is known; its dice wait (a decision point, ``choice.deferred``) for a
+    seed step completed after it, to which every player then owes his link; the resolve draws them."""
     alice, bob = _table(tmp_path, "joint")
     alice("seal", "chain", "t")
     _run(alice, "combatlog argad turn t --as alice")  # it rolls no dice
     mail(alice, bob, "t", tmp_path)
     bob("seal", "chain", "t")
-    link = "combatlog seal link t --step t1 --as bob"  # named after the turn, as Argad's dice labels begin
-    assert link in _commands(bob)
-    assert not _legal(bob, "strike") and "combatlog argad hold t gob --as bob" in _legal(bob, "hold")
-    waiting = [m for m in _mine(bob)["pending"] if m["waiting"]]
-    assert waiting and all(m["command"] == "" for m in waiting)
-    _run(bob, "combatlog argad hold t gob --as bob")
-    refused = bob("argad", "strike", "t", "ogre", "--at", "warrior", ok=False)
-    assert refused.code == 4 and "no joint dice seed yet" in refused.err
-    # the refusal names the step status --mine offers
-    assert "combatlog seal link t --step t1 (one message)" in refused.err, refused.err
+    strike = "combatlog argad strike t ogre --at warrior --as bob"
+    assert strike in _legal(bob, "strike") and not any(" seal link " in c for c in _commands(bob))
+    _run(bob, strike)  # the choice first: its dice are not drawn from a seed he knew
+    kinds = [e["type"] for e in bob("log", "t", "--json").json()]  # type: ignore[union-attr]
+    assert kinds[-1] == "choice.deferred" and "core.dice_rolled" not in kinds
+    link = next(c for c in _commands(bob) if " seal link " in c)
     _run(bob, link)
     mail(bob, alice, "t", tmp_path)
-    assert "combatlog seal link t --step t1 --as alice" in _commands(alice)
-    _run(alice, "combatlog seal link t --step t1 --as alice")
-    # the seed is complete: the blows are offered, and one rolls its dice from it
-    strike = "combatlog argad strike t warrior --at ogre --as alice"
-    assert strike in _legal(alice, "strike")
-    _run(alice, strike)
+    _run(alice, next(c for c in _commands(alice) if " seal link " in c))
+    resolve = next(c for c in _commands(alice) if c.startswith("combatlog argad resolve t"))
+    _run(alice, resolve)
+    kinds = [e["type"] for e in alice("log", "t", "--json").json()]  # type: ignore[union-attr]
+    assert "choice.resolved" in kinds and "core.dice_rolled" in kinds[kinds.index("choice.resolved"):]
     assert alice.verify("t")["ok"]
 
 
