@@ -22,7 +22,7 @@ def moves(
     Each line runs as written in this log; a move is listed exactly when the rules would take it. With
     more moves than --limit, a uniform random sample of them is listed (--seed fixes it). Without --as,
     every decider's moves: each pinned player's, the referee's, or anyone's where no player is pinned.
-    --json: {"moves": [{"player", "argv", "text"}...], "complete", "finished", "total"}.
+    --json: {"moves": [{"player", "argv", "text", "piece", "kind"}...], "complete", "finished", "total", "waiting"}.
 
     Example: combatlog moves duel --as alice
     """
