@@ -364,3 +364,24 @@ def execute_keeping(heads: dict[str, Folded], store: EventStore, meta: StreamMet
 def read_state(ctx: typer.Context, stream: str, *, at: int | None = None, round_no: int | None = None) -> tuple[StreamMeta, Folded]:
     """The folded state of ``stream`` at a seq, at the end of a round, or at its head."""
     return read_state_of(app_state(ctx), stream, at=at, round_no=round_no)
+
+
+def add_resolve(app: typer.Typer, example: str) -> None:
+    """A ruleset group's ``resolve``: run the choice that waits for its dice (rulesets/foresight.py), the same
+    command in every ruleset that holds choices back; ``example`` ends its help."""
+
+    def resolve(
+        ctx: typer.Context,
+        stream: str = stream_argument(),
+        dice: str | None = dice_scheme_option(),
+        face: list[str] = faces_option(),
+        as_json: bool = json_option(),
+    ) -> None:
+        from combatlog.rulesets.foresight import Resolve
+
+        run_command(ctx, stream, Resolve(), dice=dice, faces=face, as_json=as_json)
+
+    resolve.__doc__ = ("Run the choice that waits for its dice, with dice from a seed completed after it (joint "
+                       "dice, strict\n    mode: docs/trust.md, \"Decision points\"). Any player may run it.\n\n"
+                       f"    Example: {example}\n    ")
+    app.command("resolve")(resolve)

@@ -11,6 +11,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
+    add_resolve,
     dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
     stream_argument,
 )
@@ -298,22 +299,7 @@ def end_turn(
         raise
 
 
-@app.command("resolve")
-def resolve(
-    ctx: typer.Context,
-    stream: str = stream_argument(),
-    dice: Optional[str] = dice_scheme_option(),
-    face: list[str] = faces_option(),
-    as_json: bool = json_option(),
-) -> None:
-    """Run the choice that waits for its dice, with dice from a seed completed after it (joint dice, strict
-    mode: docs/trust.md, "Decision points"). Any player may run it.
-
-    Example: combatlog seal link skirmish --step t1#2, then: combatlog argad resolve skirmish
-    """
-    from combatlog.rulesets.foresight import Resolve
-
-    run_command(ctx, stream, Resolve(), dice=dice, faces=face, as_json=as_json)
+add_resolve(app, 'combatlog seal link skirmish --step t1#2, then: combatlog argad resolve skirmish')
 
 
 @app.command("end")

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from combatlog.cli.common import (
+    add_resolve,
     dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command, state_completer,
     stream_argument,
 )
@@ -304,22 +305,7 @@ def act(
                 dice=dice, faces=face, as_json=as_json)
 
 
-@app.command("resolve")
-def resolve(
-    ctx: typer.Context,
-    stream: str = stream_argument(),
-    dice: Optional[str] = dice_scheme_option(),
-    face: list[str] = faces_option(),
-    as_json: bool = json_option(),
-) -> None:
-    """Run the choice that waits for its dice, with dice from a seed completed after it (joint dice, strict
-    mode: docs/trust.md, "Decision points"). Any player may run it.
-
-    Example: combatlog seal link duel --step r1#2, then: combatlog cfi resolve duel
-    """
-    from combatlog.rulesets.foresight import Resolve
-
-    run_command(ctx, stream, Resolve(), dice=dice, faces=face, as_json=as_json)
+add_resolve(app, 'combatlog seal link duel --step r1#2, then: combatlog cfi resolve duel')
 
 
 @app.command("end")

@@ -8,6 +8,7 @@ from typing import Any, Optional
 import typer
 
 from combatlog.cli.common import (
+    add_resolve,
     app_state, dice_scheme_option, echo_view, faces_option, json_option, print_json, read_state, run_command,
     state_completer, stream_argument,
 )
@@ -493,22 +494,7 @@ def assassinate(
     _run(ctx, stream, Assassinate(who=who, target=target, chance=chance, segment=segment), dice, face, as_json)
 
 
-@app.command("resolve")
-def resolve(
-    ctx: typer.Context,
-    stream: str = stream_argument(),
-    dice: Optional[str] = dice_scheme_option(),
-    face: list[str] = faces_option(),
-    as_json: bool = json_option(),
-) -> None:
-    """Run the choice that waits for its dice, with dice from a seed completed after it (joint dice, strict
-    mode: docs/trust.md, "Decision points"). Any player may run it.
-
-    Example: combatlog seal link ford --step r1#2, then: combatlog osric resolve ford
-    """
-    from combatlog.rulesets.foresight import Resolve
-
-    run_command(ctx, stream, Resolve(), dice=dice, faces=face, as_json=as_json)
+add_resolve(app, 'combatlog seal link ford --step r1#2, then: combatlog osric resolve ford')
 
 
 @app.command("end")
