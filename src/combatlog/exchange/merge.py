@@ -61,7 +61,7 @@ from combatlog.exchange.verify import ChainVerifier, segments_of
 from combatlog.projections.fold import Folded, lineage, state_at
 from combatlog.store.base import AppendResult, EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
 from combatlog.store.memory import MemoryStore
-from combatlog.trust.after_merge import refusal
+from combatlog.trust.after_merge import keep_reason, mark_told, refusal
 from combatlog.trust.rewind import RULE_REWIND, decides, rank, rewinder, settled_by_sequencer, signed_by
 from combatlog.ports import Wiring
 
@@ -231,6 +231,7 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     #    unless the rules refuse it on the log as it now stands (the kept branch made it illegal): then nobody
     #    can make it again, and it is refused here as on its author's machine
     now: Folded | None = None  # the overlay's head state, folded when first needed and again after a re-apply
+    reasons: list[tuple[Decision, str, bool]] = []  # refused here: why, and whether its author is told by this import
     for batch, d in unplaced:
         first = batch[0]
         signer = signer_for(first.actor) if signer_for is not None else None
@@ -245,6 +246,7 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
             if refused is not None:
                 d.outcome, d.rule = "refused", getattr(refused, "rule", "") or refused.code
                 d.message = refused.message.removesuffix(f" ({d.rule})")
+                reasons.append((d, refused.message, False))
                 continue
             d.outcome = "awaited"
             continue
@@ -268,6 +270,7 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
         except CombatlogError as exc:
             d.outcome, d.rule = "refused", getattr(exc, "rule", "") or exc.code
             d.message = str(exc).removesuffix(f" ({d.rule})")  # an IllegalCommand's text ends with its rule
+            reasons.append((d, str(exc), True))  # its author is at this machine: the import's report tells him
             continue
         d.outcome, d.now = "reapplied", _span(outcome.first_seq, outcome.last_seq)
         now = None  # the overlay moved on
@@ -303,6 +306,10 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     count += store.keep_superseded([
         SupersededRow(stream=meta.id, seq=r.seq, hash=r.hash, body=r.body, by=by.get(r.seq, ""), superseded_at=at)
         for r in theirs if r.hash not in in_log])
+    for d, reason, author_here in reasons:  # the reason at the merge, kept: later heads do not re-decide it
+        keep_reason(store, meta.id, d.command_id, reason)
+        if author_here:
+            mark_told(store, meta.id, d.actor, d.command_id)
     head = store.head(meta.id)
     return MergeReport(fork_seq=fork_seq, kept="theirs" if keep_theirs else "ours", kept_actor=kept[0].actor,
                        other_actor=lost[0].actor, superseded=count, decisions=decisions, head_seq=head.seq,
