@@ -99,8 +99,13 @@ class Subprocess(InProcess):
         return done.returncode, done.stdout, done.stderr
 
 
-def play(tmp: Path, setup: Setup, seed: int, *, max_moves: int = 300, subprocess: bool = False) -> Played:
-    """Play ``setup`` at random from ``seed`` through the offered moves; raise ``PlayoutFailed`` on a defect."""
+def play(tmp: Path, setup: Setup, seed: int, *, max_moves: int = 300, subprocess: bool = False,
+         check_status: bool = False) -> Played:
+    """Play ``setup`` at random from ``seed`` through the offered moves; raise ``PlayoutFailed`` on a defect.
+
+    ``check_status``: at every state, ``status --json`` and each decider's ``status --mine --json`` offer only
+    command lines that ``moves`` lists (or the ``combatlog moves`` line that lists them), and every piece that has
+    a legal move of a player's is named in his ``status --mine`` (``_check_status``)."""
     tmp.mkdir(parents=True, exist_ok=True)
     run = (Subprocess if subprocess else InProcess)(tmp / "log.db", tmp / "keys")
     played = Played(setup, seed)
@@ -128,6 +133,8 @@ def play(tmp: Path, setup: Setup, seed: int, *, max_moves: int = 300, subprocess
         if not moves:
             raise PlayoutFailed(f"stuck: the combat is not over and no move is offered\n{played.replay_text()}")
         played.moves_offered += len(moves)
+        if check_status:
+            _check_status(call, setup, moves, played)
         move = _pick(moves, rng)
         argv = tuple(move["argv"])
         call(*argv, what=f"offered move refused ({move['text']})")
@@ -139,6 +146,35 @@ def play(tmp: Path, setup: Setup, seed: int, *, max_moves: int = 300, subprocess
     if code != 0:
         raise PlayoutFailed(f"the export does not import into a second log: {err.strip()}\n{played.replay_text()}")
     return played
+
+
+def _check_status(call, setup: Setup, moves: list[dict[str, object]], played: Played) -> None:  # type: ignore[no-untyped-def]
+    """What ``status`` offers stands on ``moves``: nothing offered that ``moves`` does not list (so nothing that
+    is refused), and no piece with a legal move left out of its player's ``status --mine``."""
+    lines = {shlex.join(("combatlog", *m["argv"])) for m in moves}  # type: ignore[arg-type]
+    listing = f"combatlog moves {shlex.quote(setup.name)}"
+
+    def offered(command: str) -> bool:
+        return command in lines or command.startswith(listing)
+
+    plain = json.loads(call("status", setup.name, "--json", what="status"))
+    for entry in plain["pending"]:
+        for command in entry["commands"]:
+            if not offered(command):
+                raise PlayoutFailed(f"status offers {command!r}, which moves does not list\n{played.replay_text()}")
+    for player in sorted({str(m["player"]) for m in moves} - {""}) or ["gm"]:
+        mine = json.loads(call("status", setup.name, "--mine", "--json", "--as", player, what="status --mine"))
+        said = " ".join(str(m["what"]) for m in mine["pending"])
+        for m in mine["pending"]:
+            for command in [m["command"], *m["options"]]:
+                if command and not offered(command):
+                    raise PlayoutFailed(f"status --mine offers {player} {command!r}, which moves does not list\n"
+                                        f"{played.replay_text()}")
+        pieces = {str(m["piece"]) for m in moves if m["player"] == player and m.get("piece") and m["kind"] == "move"}
+        missing = sorted(p for p in pieces if p not in said)
+        if missing:
+            raise PlayoutFailed(f"status --mine for {player} leaves out {missing}, which have legal moves of his\n"
+                                f"{played.replay_text()}")
 
 
 def _pick(moves: list[dict[str, object]], rng: random.Random) -> dict[str, object]:

@@ -30,3 +30,14 @@ SUBPROCESS = [s for sets in SETUPS.values() for s in sets]
 def test_random_playout_through_the_cli(tmp_path: Path, setup) -> None:
     played = play(tmp_path, setup, 1000, max_moves=60, subprocess=True)
     assert played.commands
+
+
+STATUS = [(s, seed) for sets in SETUPS.values() for s in sets for seed in range(2)]
+
+
+@pytest.mark.parametrize("setup,seed", STATUS, ids=[f"{s.ruleset}-{s.name}-{n}" for s, n in STATUS])
+def test_status_offers_only_legal_moves_and_hides_none(tmp_path: Path, setup, seed: int) -> None:
+    """status, status --mine: every command offered is one `moves` lists, at every state of a playout; every
+    piece with a legal move of a player's is in his status --mine (tests/playouts.py, _check_status)."""
+    played = play(tmp_path, setup, 500 + seed, max_moves=40, check_status=True)
+    assert played.commands

@@ -59,22 +59,65 @@ def test_a_decision_the_winner_made_illegal_is_not_offered_again(tmp_path: Path)
         ("alice", 7, f"the combat has ended {RULE}")]
     his = bob("status", "duel", "--mine").out
     assert "waiting for alice" not in his and "could not place" not in his
-    hers = " ".join(bob.cli("status", "duel", "--mine", "--as", "alice").out.split())  # her view on his log
-    assert "cannot be made again now: the combat has ended" in hers and "decide it again" not in hers
 
-    # the mail bob writes her says so once, and offers nothing for it
-    body = " ".join(bob("mail", "duel", "--for", "alice").out.split())
+    # the mail bob writes her says so once, and offers nothing for it; the next mail does not repeat it
+    first = bob("mail", "duel", "--for", "alice", "--json").json()
+    assert not any("parley" in t["what"] for t in first["yours"])  # type: ignore[index]
     assert "Your decision \u201cAldo: asks for a parley\u201d (was #7) was not kept by the merge at #6 and cannot be made" \
-           " again now" in body
+           " again now: the combat has ended" in " ".join(first["body"].split())  # type: ignore[index]
+    body = " ".join(bob("mail", "duel", "--for", "alice").out.split())
     assert "decide it again" not in body and "applies it again" not in body
-    yours = bob("mail", "duel", "--for", "alice", "--json").json()["yours"]  # type: ignore[index]
-    assert not any("parley" in t["what"] for t in yours)  # type: ignore[index]
+    assert "asks for a parley" not in body  # the --json message above told her
+    assert "asks for a parley" not in " ".join(bob("status", "duel").out.split())  # told her: settled
+    hers = " ".join(bob.cli("status", "duel", "--mine", "--as", "alice").out.split())  # her view on his log
+    assert "cannot be made again now" not in hers and "decide it again" not in hers
 
     # her machine, importing the merge, tries it again: refused, the rule named once
     imported = alice("import", str(merged)).out
     refused = next(x for x in imported.splitlines() if "alice's ff.action_taken (was #7)" in x)
     assert refused.strip() == f"refused alice's ff.action_taken (was #7): the combat has ended {RULE}", imported
+    # ... and that report was her telling: her status does not say it again
     mine = " ".join(alice("status", "duel", "--mine").out.split())
-    assert "cannot be made again now" in mine and "decide it again" not in mine
-    assert alice("status", "duel", "--mine", "--json").json()["owed"] == []  # type: ignore[index]
+    assert "cannot be made again now" not in mine and "decide it again" not in mine
+    data = alice("status", "duel", "--mine", "--json").json()
+    assert data["owed"] == [] and [(d["refused"], d["told"]) for d in data["dropped"]] == [  # type: ignore[index]
+        (f"the combat has ended {RULE}", True)]
     assert alice.verify("duel")["head_hash"] == bob.verify("duel")["head_hash"]
+
+
+def test_the_reason_a_decision_was_dropped_is_the_merges_not_a_later_heads(tmp_path: Path) -> None:
+    """alice's act crosses bob's end of round 1 (tests/security/test_crossing_choices.py, attack 3); gm's merge
+    refuses it there: no round is open. gm then opens round 2, where the rules alone would take an act again.
+    Re-decided on that later head, her decision used to read as owed ("decide it again"), an order for round 1
+    offered in round 2, and its reason changed with every head. It stays dropped, with the merge's reason."""
+    from combatlog.projections.fold import state_at
+    from combatlog.projections.streams import resolve_stream
+    from combatlog.rulesets.freeform import commands as ff
+    from combatlog.trust.after_merge import AfterMerge
+    from tests.security.test_crossing_choices import S, _file, _receive, _table, _to_fork
+    from tests.trust.converge import gossip
+    from tests.trust.pbem import key_home
+
+    names = ("alice", "bob", "gm")
+    with key_home(tmp_path / "keys"):
+        ms = _table(tmp_path, names)
+        alice, bob, gm = ms["alice"], ms["bob"], ms["gm"]
+        alice.do("alice", ff.Join(name="Aldo", side="red", hp=12, player="alice"), S)
+        gossip(list(ms.values()), S)
+        gm.do("gm", ff.StartRound(), S)
+        _to_fork(ms, names, "bob")
+        alice.do("alice", ff.Act(who="Aldo", action="thrusts"), S)
+        bob.do("bob", ff.EndRound(), S)
+        _receive(gm, _file(bob, tmp_path / "bob.jsonl"))
+        (act,) = _receive(gm, _file(alice, tmp_path / "alice.jsonl")).merge.decisions
+        assert act.outcome == "refused", act
+        meta = resolve_stream(gm.store, S)
+
+        def dropped() -> list[tuple[str, bool, str]]:
+            owed = AfterMerge(gm.store, meta).owed(state_at(gm.store, meta).ruleset, state_at(gm.store, meta))
+            return [(o.player, o.owed, o.refused) for o in owed]
+
+        at_merge = dropped()
+        assert at_merge == [("alice", False, f"{act.message} ({act.rule})")], at_merge
+        gm.do("gm", ff.StartRound(), S)  # round 2: an act is legal again on this head
+        assert dropped() == at_merge

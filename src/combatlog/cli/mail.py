@@ -44,8 +44,9 @@ def command(
     if since is None:
         since = since_for_player(store, meta, for_player)
     mine, extra, out = _moves_of(store, meta, for_player)
+    told: list[Any] = []  # the dropped decisions the message tells him of: marked told once it is written
     args: dict[str, Any] = dict(since=since, fmt=fmt, extra=extra, mine=mine, known=_known_command(ctx),
-                                acknowledged=not given, out=out)
+                                acknowledged=not given, out=out, told=told)
     if as_json:
         message = mail_json(store, meta, for_player, **args)
         text = str(message["body"])
@@ -61,6 +62,10 @@ def command(
     else:
         _write_whole(Path(output), lambda path: path.write_bytes(data))
         note(f"wrote a message for {for_player} to {output}: events after #{since} of {meta.name}")
+    from combatlog.trust.after_merge import mark_told
+
+    for o in told:
+        mark_told(store, meta.id, o.player, o.command_id)
 
 
 def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, list[Any], str]:

@@ -70,8 +70,9 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
             first = [c for c in entry["commands"] if _kind(c) in ("seal commit", "seal link", "seal reveal")]
             echo_view(one_line(f"    not yet: {_kind(w['command'])}: {w['waiting']}"
                                + (f"; first: {first[0]}" if first else "")))
-    for o in owed:
-        echo_view(one_line(f"  {o.player}: {o.line(None)}"))
+    for o in owed:  # a dropped decision is said until its author has been told (trust/after_merge.py)
+        if o.owed or not o.told:
+            echo_view(one_line(f"  {o.player}: {o.line(None)}"))
     for name, how in out.items():  # once per player, not on every pending item
         echo_view(one_line(f"  {name}: out of the fight ({how}), nothing more to decide in it"))
     for h in held:
@@ -161,6 +162,7 @@ def owed_json(o: Any) -> dict[str, Any]:
     out = {"player": o.player, "what": o.what, "was": o.was, "merge_at": o.merge_at}
     if o.refused:
         out["refused"] = o.refused
+        out["told"] = o.told
     return out
 
 
@@ -197,6 +199,7 @@ def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list
                     "referee": referee, "pending": moves_json(moves, st.actor), "waiting_for": others,
                     "out_of_the_fight": out, "owed": [owed_json(o) for o in mine if o.owed],
                     "dropped": [owed_json(o) for o in mine if not o.owed]})
+        _told(st.store(), meta, mine)
         return
     where = "finished" if ruleset.finished(state) else f"round {ruleset.current_round(state)}"
     # "the referee" only for one the combat has (named, or the ruleset's by default): in a combat without one,
@@ -205,8 +208,10 @@ def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list
     echo(f"{meta.name}: {where}, seq {folded.core.head_seq}; {st.actor}"
          + (" (the referee)" if named and st.actor != "gm" else " (runs the procedure's steps)" if referee
             and st.actor != "gm" else "") + " must decide:")
-    for o in mine:
-        echo(one_line(f"  {o.line(st.actor)}"))
+    for o in mine:  # a dropped one once: he is told why, then it is settled (trust/after_merge.py)
+        if o.owed or not o.told:
+            echo(one_line(f"  {o.line(st.actor)}"))
+    _told(st.store(), meta, mine)
     waiting = [f"{name} (a decision the merge could not place)" if name in owing else name for name in others]
     owes = [o for o in mine if o.owed]
     if out and not owes:  # his characters are dead or gone: told so, not "waiting for" the others' moves
@@ -222,6 +227,15 @@ def _status_mine(st: AppState, meta: Any, folded: Any, as_json: bool, owed: list
                       else "    (this ruleset gives no command line for it)"))
         if m.options:
             echo(one_line(f"    choices: {' | '.join(m.options)}"))
+
+
+def _told(store: Any, meta: Any, owed: list[Any]) -> None:
+    """The dropped decisions just shown to their author: told, so they are not repeated."""
+    from combatlog.trust.after_merge import mark_told
+
+    for o in owed:
+        if not o.owed and not o.told:
+            mark_told(store, meta.id, o.player, o.command_id)
 
 
 def print_streams(st: AppState, *, as_json: bool) -> None:

@@ -10,7 +10,7 @@ batch atomically against the version that was folded.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -25,7 +25,7 @@ from combatlog.dice.port import DicePort, rules_label_error, with_drawn
 from combatlog.errors import CombatlogError, IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.canonical import MAX_DEPTH, MAX_EVENT_BYTES, depth_problem, json_problem, unsafe_json
-from combatlog.events.core import CombatStarted, Forked, Noted, Player, SeedCommitted, SeedRevealed
+from combatlog.events.core import CombatStarted, DiceRolled, Forked, Noted, Player, SeedCommitted, SeedRevealed
 from combatlog.events.envelope import GENESIS_PREV, Envelope, Recorded, decode_envelope, encode_envelope, recorded_after, seal
 from combatlog.names import check_name
 from combatlog.text import CONTROL_BYTES, control_problem, may_hold_control
@@ -81,6 +81,7 @@ def _pre_append(wiring: Wiring, store: EventStore, folded: Folded, envelopes: li
 def dice_port(
     store: EventStore, folded: Folded, *, actor: str, scheme: str | None = None,
     manual_faces: Mapping[str, tuple[int, ...]] | None = None, wiring: Wiring,
+    replay: Sequence[DiceRolled] | None = None,
 ) -> DicePort:
     genesis = folded.core.genesis
     # Faces typed in by a player mean the manual scheme, whatever the combat's default.
@@ -89,7 +90,7 @@ def dice_port(
     return DicePort(
         scheme=chosen, actor=actor, labels_taken=folded.core.labels,
         key_source=(lambda label: source(store, folded.core, label)) if source else None,
-        manual_faces=manual_faces, collect_missing=True,
+        manual_faces=manual_faces, collect_missing=True, replay=replay,
         owns_label=folded.ruleset.owns_label, ruleset=folded.ruleset.info.name,
     )
 
@@ -208,6 +209,7 @@ def execute(
     store: EventStore, ref: str | StreamMeta, command: Any, *, actor: str, command_id: str | None = None,
     scheme: str | None = None, manual_faces: Mapping[str, tuple[int, ...]] | None = None,
     signer: Signer | None = None, wiring: Wiring, folded: Folded | None = None,
+    replay: Sequence[DiceRolled] | None = None,
 ) -> Outcome:
     """Run one command: every step, in order, with the checks ``wiring`` assembles (``combatlog.wiring``).
 
@@ -215,6 +217,9 @@ def execute(
     only if it ends at the store's head (same seq and hash), else the log is folded. The new events are
     applied to it in place (``Outcome.folded``), so a caller that keeps it must drop it when this raises
     with its ``core.head_seq`` moved (rehearsed, then not appended).
+
+    ``replay``: the dice a decision drew when it was first made, when a merge re-runs it (``exchange/merge.py``):
+    each die drawn again shows the same faces, or the command is refused (``DicePort``: no re-roll).
     """
     meta = ref if isinstance(ref, StreamMeta) else resolve_stream(store, ref)  # a caller's meta: one read less
     cid = command_id or new_command_id()
@@ -227,7 +232,8 @@ def execute(
     _refuse_unrecorded(folded, meta.name)
     head_seq, head_hash = folded.core.head_seq, folded.core.head_hash
     # 2. decide: authority, legality and the events, randomness only through the dice port
-    port = dice_port(store, folded, actor=actor, scheme=scheme, manual_faces=manual_faces, wiring=wiring)
+    port = dice_port(store, folded, actor=actor, scheme=scheme, manual_faces=manual_faces, wiring=wiring,
+                     replay=replay)
     record: bytes | None = None
     try:
         if isinstance(command, CoreCommand):

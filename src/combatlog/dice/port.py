@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -19,6 +19,7 @@ from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.core import DiceRolled
 
 SCHEMES = ("manual", "local", "referee", "joint")
+RULE_NO_REROLL = "trust: a crossing never re-rolls a die"
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/#@+-]{0,199}$")
 
 # A key source answers, for the label of the die to draw, the seq of the commitment to
@@ -96,6 +97,7 @@ class DicePort:
         collect_missing: bool = False,
         owns_label: Callable[[str], bool] | None = None,
         ruleset: str = "",
+        replay: Sequence[DiceRolled] | None = None,
     ) -> None:
         self.scheme = check_scheme(scheme)
         if owns_label is not None:
@@ -108,6 +110,10 @@ class DicePort:
         self.drawn: list[DiceRolled] = []
         self._drawn_labels: set[str] = set()
         self.missing: list[tuple[str, Dice]] = []  # manual dice drawn without faces, in the order rolled
+        # A decision re-run after a merge (``exchange/merge.py``): the dice its first run drew, in order. Each die
+        # drawn again shows the same faces (a die of its own scheme's choosing shows them; a derived one must
+        # derive them again), or the re-run is refused: a crossing never re-rolls a die.
+        self._replay = list(replay) if replay is not None else None
 
     # The rules' own labels (``Ruleset.owns_label``), which a label chosen by a player may not take.
     ruleset = ""
@@ -149,7 +155,10 @@ class DicePort:
         if label in self._taken or label in self._drawn_labels:
             raise IllegalCommand(f"dice label {label!r} was already drawn", rule="core: a label is drawn once")
         seed_ref = 0
-        if self.scheme == "manual":
+        first = self._first_roll(label, dice)
+        if first is not None and self.scheme in ("manual", "local"):
+            faces = first.faces
+        elif self.scheme == "manual":
             faces = self._manual_faces(label, dice)
         elif self.scheme == "local":
             faces = tuple(secrets.randbelow(dice.sides) + 1 for _ in range(dice.count))
@@ -158,6 +167,10 @@ class DicePort:
                 raise InvalidCommand(f"the {self.scheme} dice scheme is not available here")
             seed_ref, key = self._key_source(label)
             faces = derive_faces(key, label, dice.count, dice.sides)
+            if first is not None and faces != first.faces:
+                raise IllegalCommand(f"decided again, it would roll {label} {dice} = {list(faces)}, and its first roll "
+                                     f"was {first.label} {first.notation} = {list(first.faces)}",
+                                     rule=RULE_NO_REROLL)
         total = dice.total(faces)
         event = DiceRolled(
             label=label, notation=str(dice), count=dice.count, sides=dice.sides,
@@ -167,6 +180,25 @@ class DicePort:
         self.drawn.append(event)
         self._drawn_labels.add(label)
         return Roll(label, dice, faces, total, event)
+
+    def _first_roll(self, label: str, dice: Dice) -> DiceRolled | None:
+        """The die of the first run that this draw repeats (by order), when re-running a decision."""
+        if self._replay is None:
+            return None
+        done = len(self.drawn)
+        if done >= len(self._replay):
+            raise IllegalCommand(f"decided again, it would roll {label} {dice}, a die its first run did not roll "
+                                 f"({self._first_rolls()})", rule=RULE_NO_REROLL)
+        first = self._replay[done]
+        if first.notation != str(dice):
+            raise IllegalCommand(f"decided again, it would roll {label} {dice} where its first run rolled "
+                                 f"{first.label} {first.notation} = {list(first.faces)}", rule=RULE_NO_REROLL)
+        return first
+
+    def _first_rolls(self) -> str:
+        rolls = self._replay or []
+        return ("its first roll was " + ", ".join(f"{d.label} {d.notation} = {list(d.faces)}" for d in rolls)
+                if rolls else "its first run rolled nothing")
 
     def _manual_faces(self, label: str, dice: Dice) -> tuple[int, ...]:
         faces = self._manual.get(label)
@@ -196,6 +228,9 @@ class DicePort:
         not roll (a typo, or a die the rules did not call for) is refused rather than ignored."""
         if self.missing:
             raise self.missing_error()
+        if self._replay is not None and len(self.drawn) < len(self._replay):
+            raise IllegalCommand(f"decided again, it would roll fewer dice than its first run ({self._first_rolls()})",
+                                 rule=RULE_NO_REROLL)
         rolled = [d.label for d in self.drawn]
         unused = [label for label in self._manual if label not in self._drawn_labels or self.scheme != "manual"]
         if not unused:

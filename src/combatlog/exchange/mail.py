@@ -22,6 +22,7 @@ import re
 import shlex
 import textwrap
 from collections.abc import Callable, Iterable
+from typing import Any
 from dataclasses import dataclass, field
 
 from combatlog.errors import InvalidCommand
@@ -33,7 +34,7 @@ from combatlog.projections.views import walk_folded
 from combatlog.rulesets.base import Pending
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.text import one_line, printable
-from combatlog.trust.after_merge import RULE_OWED, AfterMerge
+from combatlog.trust.after_merge import RULE_OWED, AfterMerge, Owed
 from combatlog.trust.mine import REFEREE, piece_taker, referee_of, step_taker, unplayed_mover
 
 FORMATS = ("text", "markdown", "bbcode")
@@ -119,25 +120,30 @@ def is_yours(who: str, player: str) -> bool:
 
 def mail_body(store: EventStore, meta: StreamMeta, player: str, *, since: int, fmt: str = "text",
               extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None, acknowledged: bool = True,
-              mine: Iterable[Todo] | None = None, out: str = "") -> str:
+              mine: Iterable[Todo] | None = None, out: str = "", told: list[Any] | None = None) -> str:
     """The message for ``player``: everything after ``since``, their view, their decisions, the bundle
-    (the arguments: ``_compose``)."""
+    (the arguments: ``_compose``; ``told`` receives the dropped decisions it tells him of, for the caller to
+    mark once the message is written)."""
     if fmt not in FORMATS:
         raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
     message = _compose(store, meta, player, since=since, extra=extra, known=known, acknowledged=acknowledged,
                        mine=mine, out=out)
+    if told is not None:
+        told.extend(message.dropped)
     return message.doc.render(fmt, message.block)
 
 
 def mail_json(store: EventStore, meta: StreamMeta, player: str, *, since: int, fmt: str = "text",
               extra: Iterable[Todo] = (), known: Callable[[str], bool] | None = None, acknowledged: bool = True,
-              mine: Iterable[Todo] | None = None, out: str = "") -> dict[str, object]:
+              mine: Iterable[Todo] | None = None, out: str = "", told: list[Any] | None = None) -> dict[str, object]:
     """The same message as structured parts (``mail --json``, docs/guide.md "JSON output"): the sections
     as the body tells them, the decisions with their command lines, the armoured bundle, and the body."""
     if fmt not in FORMATS:
         raise InvalidCommand(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
     m = _compose(store, meta, player, since=since, extra=extra, known=known, acknowledged=acknowledged, mine=mine,
                  out=out)
+    if told is not None:
+        told.extend(m.dropped)
     sections: list[dict[str, object]] = []
     for kind, value in m.doc.parts:
         if kind == "title":
@@ -170,6 +176,7 @@ class _Message:
     head_seq: int
     mine: list[Todo]
     others: list[Todo]
+    dropped: list[Owed]  # the player's decisions a merge dropped that this message tells him of
 
 
 def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, extra: Iterable[Todo] = (),
@@ -265,7 +272,8 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     merged = seen.owed(ruleset, head)
     owed = [Todo(o.player, o.line(player, in_mail=True), RULE_OWED, yours=o.player == player)
             for o in merged if o.owed]
-    dropped = [o for o in merged if not o.owed and o.player == player]  # the rules refuse them now: not owed
+    # the rules refused them at the merge: not owed; said until he has been told (trust/after_merge.py)
+    dropped = [o for o in merged if not o.owed and o.player == player and not o.told]
     todos = [t for t in owed if t.yours] + todos + [t for t in owed if not t.yours]
     for todo in todos:
         if known is not None:
@@ -291,7 +299,8 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     doc.para("Save this message (or copy it) and run `combatlog import FILE`, or `combatlog import -` and paste "
              "it. The block holds the events themselves, signed; the text above is for reading and proves nothing.")
     first_seq, last_seq = since + 1, head_seq
-    return _Message(doc, armour(bundle, combat=meta.name, first=first_seq, last=last_seq), head_seq, yours, others)
+    return _Message(doc, armour(bundle, combat=meta.name, first=first_seq, last=last_seq), head_seq, yours, others,
+                    dropped)
 
 
 def _span(first: int, last: int) -> str:

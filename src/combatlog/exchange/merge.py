@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: one merge (its order, the placement of the other branch in the rule's order, and the re-run of what cannot be placed) reads one overlay and one placer throughout.
 """Deterministic merge: two players who answer the same email end with the same log, and nothing is lost.
 
 When a bundle and this log both continue the same event ``#n`` with different events,
@@ -8,9 +9,12 @@ neither is wrong: two players decided on the same head. ``import`` then merges:
    the player at index ``n mod players`` in the genesis goes first), is kept; every machine computes the same choice from
    the two events alone, whatever order the mail arrives in. Nobody can grind for
    priority: it depends on who acted and where, not on a hash anyone can vary.
-2. **Decisions re-applied, not lost.** The other branch's decisions are re-run by their
-   owners' machines on top of the kept branch: each command, kept where it was run
-   (``commands/kept.py``), goes again through ``decide`` and every check of the write
+2. **Decisions placed, in an order nobody chooses.** The other branch's decisions (with the kept
+   branch's own last run of placed ones) are placed after the kept branch, unchanged and still
+   signed, in the order ``trust/rewind.placement_key`` fixes from the signed events alone, each only
+   in the round it was made in (docs/trust.md, "Crossings"). What cannot be placed is re-run by its
+   owner's machine on top of the kept branch, drawing the dice its first run drew (never
+   re-rolled): each command, kept where it was run (``commands/kept.py``), goes again through ``decide`` and every check of the write
    path, with the same command id, and is signed anew. A decision the rules now refuse
    is reported with the rule that refused it; the merge goes on with the rest. A sealed
    commit is re-sealed with its own nonce, so its commitment does not change and its
@@ -51,13 +55,13 @@ import msgspec
 from combatlog.commands.kept import recall
 from combatlog.errors import CombatlogError, IllegalCommand, VerificationFailed
 from combatlog.events.base import tag_of
-from combatlog.events.core import CombatStarted, OrdersCommitted
+from combatlog.events.core import CombatStarted, DiceRolled, OrdersCommitted
 from combatlog.events.envelope import Envelope, decode_envelope, encode_envelope
 from combatlog.exchange.verify import ChainVerifier, segments_of
 from combatlog.projections.fold import Folded, lineage, state_at
 from combatlog.store.base import AppendResult, EventStore, ImportBatch, NewRow, StreamMeta, SupersededRow
 from combatlog.store.memory import MemoryStore
-from combatlog.trust.after_merge import refusal
+from combatlog.trust.after_merge import keep_reason, mark_told, refusal
 from combatlog.trust.rewind import RULE_REWIND, decides, rank, rewinder, settled_by_sequencer, signed_by
 from combatlog.ports import Wiring
 
@@ -162,38 +166,72 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
            else f"the players' order at #{fork_seq + 1}")
     check_resealed(kept, list(lost) + _superseded_envs(store, meta))
 
-    overlay = _overlay(store, meta, fork_seq, list(theirs) if keep_theirs else [_row(r) for r in ours_rows])
-    kept_head = fork_seq + len(kept)
-    in_kept = {(e.actor, e.command_id): e.seq for e in kept}
+    kept_rows = list(theirs) if keep_theirs else [_row(r) for r in ours_rows]
+    # The kept branch's own run of placed decisions at its end is not settled: the other branch's decisions join
+    # it, and all of them land in the placement rule's order (``trust/rewind.placement_key``), whatever order the
+    # mail came in and whoever merged first. Placed decisions followed by a signed event stay where they are.
+    # A server's branch is settled whole: the server only appends, so re-sorting its tail would be refused there and
+    # pulled back again, for ever. What of ours cannot follow it in the rule's order is re-run by its owner instead
+    # (a signed event, which ends the run of placed ones), drawing the faces it first drew.
+    native = len(kept) if keep_theirs and prefer_theirs else \
+        max((i + 1 for i, e in enumerate(kept) if not e.is_placed), default=0)
+    overlay = _overlay(store, meta, fork_seq, kept_rows[:native])
+    kept_head = fork_seq + native
+    in_kept = {(e.actor, e.command_id): e.seq for e in kept[:native]}
     kept_ends: dict[tuple[str, str], int] = {}
-    for e in kept:
+    for e in kept[:native]:
         kept_ends[(e.actor, e.command_id)] = e.seq
     decisions: list[Decision] = []
-    # 1. placed: each decision of the other branch, unchanged and still signed by its author, after the kept
-    #    branch, where every machine's verifier accepts it (the same events at the new place)
+    # 1. placed: each decision of the other branch (and of the kept branch's last run of placed ones), unchanged
+    #    and still signed by its author, after the kept branch, in the rule's order, where every machine's
+    #    verifier accepts it (the same events at the new place)
     placer = _Placer(store, meta, fork_seq, [r.body for r in overlay.read_stream(meta.id, fork_seq + 1)], wiring,
                      where)
     unplaced: list[tuple[list[Envelope], Decision]] = []
-    for batch in _batches(lost):
+    seen: set[tuple[str, str]] = set()
+    candidates: list[tuple[list[Envelope], Decision]] = []
+    settled = _batches(kept[native:])  # the kept branch's last run: reported only if it moves
+    here = {(b[0].actor, b[0].command_id): _span(b[0].seq, b[-1].seq) for b in settled}
+    also_lost: dict[tuple[str, str], str] = {}  # a decision of that run the other branch holds too: where it was
+    for batch in [*settled, *_batches(lost)]:
         first = batch[0]
         key = (first.actor, first.command_id)
+        if key in seen:
+            if key in here:
+                also_lost.setdefault(key, _span(batch[0].seq, batch[-1].seq))
+            continue
+        seen.add(key)
         d = Decision(actor=first.actor, command_id=first.command_id, was=_span(batch[0].seq, batch[-1].seq),
                      types=[e.type for e in batch], outcome="not_kept")
         decisions.append(d)
         if key in in_kept:
             d.outcome, d.now = "already", _span(in_kept[key], kept_ends[key])
             continue
-        rows = placer.place(batch)
-        if rows is None:
-            d.message = placer.problem
-            unplaced.append((batch, d))
-            continue
-        overlay.import_batches([ImportBatch(stream_id=meta.id, expected_version=rows[0].seq - 1, rows=rows)])
-        d.outcome, d.now, d.message = "placed", _span(rows[0].seq, rows[-1].seq), ""
+        candidates.append((batch, d))
+    for chunk, fork in _chunks(candidates, placer):
+        failed = ""
+        for batch, d in chunk:
+            if fork is None:
+                d.message = ("it was made on an event this log does not hold where it stands (a placed decision "
+                             "as another machine placed it)")
+                unplaced.append((batch, d))
+                continue
+            if failed:
+                d.message = f"it was made on a decision that could not be placed ({failed})"
+                unplaced.append((batch, d))
+                continue
+            rows = placer.place(batch)
+            if rows is None:
+                d.message = failed = placer.problem
+                unplaced.append((batch, d))
+                continue
+            overlay.import_batches([ImportBatch(stream_id=meta.id, expected_version=rows[0].seq - 1, rows=rows)])
+            d.outcome, d.now, d.message = "placed", _span(rows[0].seq, rows[-1].seq), ""
     # 2. what could not be placed goes back to its author: re-decided here when his key is here, else awaited;
     #    unless the rules refuse it on the log as it now stands (the kept branch made it illegal): then nobody
     #    can make it again, and it is refused here as on its author's machine
     now: Folded | None = None  # the overlay's head state, folded when first needed and again after a re-apply
+    reasons: list[tuple[Decision, str, bool]] = []  # refused here: why, and whether its author is told by this import
     for batch, d in unplaced:
         first = batch[0]
         signer = signer_for(first.actor) if signer_for is not None else None
@@ -208,6 +246,7 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
             if refused is not None:
                 d.outcome, d.rule = "refused", getattr(refused, "rule", "") or refused.code
                 d.message = refused.message.removesuffix(f" ({d.rule})")
+                reasons.append((d, refused.message, False))
                 continue
             d.outcome = "awaited"
             continue
@@ -223,27 +262,54 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
         from combatlog.commands.handler import execute
 
         try:
+            # the dice it drew the first time, in order: a crossing never re-rolls a die (the same faces, or refused)
+            first_roll = [e.payload() for e in batch if e.type == _DICE_TAG]
             outcome = execute(overlay, meta.id, command, actor=first.actor, command_id=first.command_id,
-                              scheme=how.scheme, manual_faces=how.manual_faces or None, signer=signer, wiring=wiring)
+                              scheme=how.scheme, manual_faces=how.manual_faces or None, signer=signer, wiring=wiring,
+                              replay=first_roll)  # type: ignore[arg-type]
         except CombatlogError as exc:
             d.outcome, d.rule = "refused", getattr(exc, "rule", "") or exc.code
             d.message = str(exc).removesuffix(f" ({d.rule})")  # an IllegalCommand's text ends with its rule
+            reasons.append((d, str(exc), True))  # its author is at this machine: the import's report tells him
             continue
         d.outcome, d.now = "reapplied", _span(outcome.first_seq, outcome.last_seq)
         now = None  # the overlay moved on
-    new_rows = [_row(r) for r in overlay.read_stream(meta.id, kept_head + 1)]
+    reported = []
+    for d in decisions:  # the kept run's decisions: said only when they move, or when the other branch held them
+        key = (d.actor, d.command_id)
+        if key in here and d.outcome == "placed" and d.now == here[key]:
+            if key not in also_lost:
+                continue
+            d.outcome = "already"
+        if key in also_lost:
+            d.was = also_lost[key]
+        reported.append(d)
+    decisions = reported
+    final = kept_rows[:native] + [_row(r) for r in overlay.read_stream(meta.id, kept_head + 1)]
     at = now_utc()
-    if keep_theirs:
-        moved = store.replace_tail(meta.id, fork_seq=fork_seq, expected_version=local_head,
-                                   rows=list(theirs) + new_rows, superseded_at=at)
-        count = len(moved)
-    else:
-        by = {e.seq: e.hash for e in ours}
-        count = store.keep_superseded([
-            SupersededRow(stream=meta.id, seq=r.seq, hash=r.hash, body=r.body, by=by.get(r.seq, ""), superseded_at=at)
-            for r in theirs])
-        if new_rows:
-            store.import_batches([ImportBatch(stream_id=meta.id, expected_version=local_head, rows=new_rows)])
+    # this log's events after the fork that stay as they are; from the first that changes, the tail is replaced
+    # (what it held kept in ``superseded``); the rest is appended
+    same = 0
+    for mine, row in zip(ours_rows, final):
+        if mine.hash != row.hash:  # type: ignore[attr-defined]
+            break
+        same += 1
+    count = 0
+    if same < len(ours_rows):
+        moved = store.replace_tail(meta.id, fork_seq=fork_seq + same, expected_version=local_head,
+                                   rows=final[same:], superseded_at=at)
+        count += len(moved)
+    elif final[same:]:
+        store.import_batches([ImportBatch(stream_id=meta.id, expected_version=local_head, rows=final[same:])])
+    in_log = {r.hash for r in final}
+    by = {r.seq: r.hash for r in final}
+    count += store.keep_superseded([
+        SupersededRow(stream=meta.id, seq=r.seq, hash=r.hash, body=r.body, by=by.get(r.seq, ""), superseded_at=at)
+        for r in theirs if r.hash not in in_log])
+    for d, reason, author_here in reasons:  # the reason at the merge, kept: later heads do not re-decide it
+        keep_reason(store, meta.id, d.command_id, reason)
+        if author_here:
+            mark_told(store, meta.id, d.actor, d.command_id)
     head = store.head(meta.id)
     return MergeReport(fork_seq=fork_seq, kept="theirs" if keep_theirs else "ours", kept_actor=kept[0].actor,
                        other_actor=lost[0].actor, superseded=count, decisions=decisions, head_seq=head.seq,
@@ -332,6 +398,7 @@ def check_against_superseded(store: EventStore, meta: StreamMeta, incoming: Sequ
 # -- helpers ---------------------------------------------------------------------------------
 
 _COMMIT_TAG = tag_of(OrdersCommitted)
+_DICE_TAG = tag_of(DiceRolled)
 
 
 def _superseded_envs(store: EventStore, meta: StreamMeta) -> list[Envelope]:
@@ -364,6 +431,29 @@ def _batches(envs: Sequence[Envelope]) -> list[list[Envelope]]:
         else:
             out.append([env])
     return out
+
+
+def _chunks(candidates: Sequence[tuple[list[Envelope], Decision]],
+            placer: _Placer) -> list[tuple[list[tuple[list[Envelope], Decision]], int | None]]:
+    """The decisions to place, as chunks (a decision and those its author made on top of it), each with the
+    last event of the kept log its branch held (None: none this log holds), in the placement rule's order."""
+    from combatlog.trust.rewind import placement_key
+
+    chunks: list[tuple[list[tuple[list[Envelope], Decision]], list[Envelope], int | None]] = []
+    ends: dict[str, int] = {}  # the last original of a chunk -> its index
+    for batch, d in candidates:
+        originals = [e.original() for e in batch]
+        at = ends.pop(originals[0].prev, None)
+        if at is not None:
+            chunks[at][0].append((batch, d))
+            chunks[at][1].extend(originals)
+        else:
+            at = len(chunks)
+            chunks.append(([(batch, d)], list(originals), placer.fork_of(originals[0])))
+        ends[originals[-1].hash] = at
+    genesis = placer.genesis
+    return [(members, fork) for members, originals, fork in
+            sorted(chunks, key=lambda c: (c[2] is None, placement_key(genesis, c[2] or 0, c[1])))]
 
 
 def _span(first: int, last: int) -> str:
@@ -421,6 +511,7 @@ class _Placer:
             for env, body in zip(placed, bodies):
                 self.verifier.feed(body, f"#{env.seq}")
             self.verifier.redecider.close()
+            self._in_order()
         except VerificationFailed as exc:
             self.problem = exc.message
             self.failures += 1
@@ -428,6 +519,31 @@ class _Placer:
             return None
         self.accepted += bodies
         return [NewRow(e.seq, e.type, e.hash, b, e.command_id) for e, b in zip(placed, bodies)]
+
+    def _in_order(self) -> None:
+        """The run of placed decisions ending here is in the placement rule's order (what ``verify`` checks at the
+        end of what it reads), so nothing is placed that the next machine, or a server, would refuse."""
+        from combatlog.trust.hooks import checker_of
+        from combatlog.trust.track import TrustViolation
+
+        try:
+            checker_of(self.verifier).finish()
+        except TrustViolation as exc:
+            self.verifier.fail("end", exc.message)
+
+    @property
+    def genesis(self) -> CombatStarted | None:
+        return self.verifier.folded.core.genesis
+
+    def fork_of(self, original: Envelope) -> int | None:
+        """The last event of the kept log that the branch of ``original`` (the first of a chunk, as its author
+        signed it) held, as ``verify`` computes it (``TrustChecker.forks``); None when it holds none."""
+        from combatlog.trust.hooks import checker_of
+
+        checker = checker_of(self.verifier)
+        if original.prev in checker.forks:
+            return int(checker.forks[original.prev])
+        return original.seq - 1 if checker.hashes.get(original.seq - 1) == original.prev else None
 
 
 class _Overlay(MemoryStore):

@@ -169,6 +169,19 @@ class ChainVerifier:
         self.today_differs_at = 0
         self.today_difference: list[str] = []
         self.today_dice = ""  # the first die today's rules roll otherwise
+        # where players are pinned (a merge may place decisions): the round being decided after each event, at
+        # each change, the events' hashes and where each placed decision's original stands, for the rule that a
+        # decision is placed only in the round it was made in (``_placed_in_its_round``)
+        self._rounds: list[tuple[int, int]] = []
+        self._hash_at: dict[int, str] = {}
+        self._placed_at: dict[str, int] = {}
+        self._rounds_loaded = self.first_seq <= 1
+        self._track_rounds = False
+        genesis = self.folded.core.genesis
+        if genesis is not None and genesis.players and self.folded.state is not None:
+            self._track_rounds = True
+            self._rounds.append((self.first_seq - 1, self.ruleset.current_round(self.folded.state)))
+            self._hash_at[self.first_seq - 1] = self.prev
 
     @classmethod
     def continuing(cls, before: ChainVerifier, segments: list[Segment],
@@ -182,6 +195,9 @@ class ChainVerifier:
                        wiring=before.wiring)
         verifier.extra = before.extra
         verifier.dice, verifier.used, verifier._prior_loaded = before.dice, before.used, before._prior_loaded
+        if before._track_rounds:  # the rounds and placed originals ``before`` learnt (placed decisions' rounds)
+            verifier._rounds, verifier._hash_at, verifier._placed_at = before._rounds, before._hash_at, before._placed_at
+            verifier._rounds_loaded, verifier._track_rounds = before._rounds_loaded, True
         return verifier
 
     def fail(self, where: str, message: str) -> None:
@@ -269,6 +285,8 @@ class ChainVerifier:
         new_batch = env.command_id != self._batch_cid
         if not new_batch and self._batch_state and not self._state_inside:
             self._state_inside = env.seq  # (refused where the batch ends, unless re-deciding it names more)
+        if env.placed is not msgspec.UNSET and self._track_rounds:
+            self._placed_in_its_round(env, where)
         self.redecider.feed(rec, where, NOT_DECODED if line is None else line.command)  # batches, and the dice each event of the rules reads
         if new_batch:  # (after the batch before is re-decided: a refusal there names what is wrong first)
             self._end_batch(where, cut_by_fork=type(rec.event) is Forked)
@@ -283,6 +301,9 @@ class ChainVerifier:
             self._batch_state = True
             if env.placed is msgspec.UNSET:  # (a placed decision's digest is of the state where its author made it)
                 self._check_state(env)
+        if self._track_rounds or (env.seq == 1 and rec.event.players):  # type: ignore[attr-defined]
+            self._track_rounds = True
+            self._note_round(env, self.folded)
         self.expected_seq += 1
         self.prev = env.hash
         self.count += 1
@@ -404,6 +425,70 @@ class ChainVerifier:
         self.notes.append(f"today's {self.ruleset.info.name} rules (version {self.ruleset.info.version}) read this log "
                           f"differently from {where} on: " + "; ".join(self.today_difference) +
                           f". The log is shown as played, under version {played}'s rules")
+
+    def _note_round(self, env: Envelope, folded: Folded) -> None:
+        if folded.state is None:
+            return
+        self._hash_at[env.seq] = env.hash
+        if env.placed is not msgspec.UNSET:
+            self._placed_at[env.original().hash] = env.seq
+        now = self.ruleset.current_round(folded.state)
+        if not self._rounds or self._rounds[-1][1] != now:
+            self._rounds.append((env.seq, now))
+
+    def _load_rounds(self) -> None:
+        """The rounds, hashes and placed originals of the events before an incremental bundle (folded again)."""
+        self._rounds_loaded = True
+        if self.prior is None:
+            return
+        folded = empty(self.ruleset)
+        rounds, self._rounds = self._rounds, []
+        for rec in self.prior():
+            folded.apply(rec)
+            self._note_round(rec.env, folded)
+        self._rounds += [r for r in rounds if not self._rounds or r[0] > self._rounds[-1][0]]
+
+    def _parent_of(self, env: Envelope) -> int | None:
+        """Where the event a placed decision was made on stands in this log: the event before its original
+        place, or an earlier placed decision's original (None: not in this log, which the trust checks refuse)."""
+        placed = env.placed
+        assert placed is not msgspec.UNSET
+        at = self._placed_at.get(placed.prev)
+        if at is not None:
+            return at
+        if self._hash_at.get(placed.seq - 1) == placed.prev:
+            return placed.seq - 1
+        return None
+
+    def _round_at(self, seq: int) -> int | None:
+        from bisect import bisect_right
+
+        i = bisect_right(self._rounds, (seq, float("inf"))) - 1
+        return self._rounds[i][1] if i >= 0 else None
+
+    def _placed_in_its_round(self, env: Envelope, where: str) -> None:
+        """A decision (a ruleset command's batch) is placed only in the round it was made in (docs/trust.md,
+        "Crossings"): a crossing never carries an order given for one situation into another, and a decision a
+        merge could not place in its round stays out of every later one."""
+        if env.command is msgspec.UNSET or self.folded.state is None:
+            return
+        parent = self._parent_of(env)
+        if parent is None and not self._rounds_loaded:
+            self._load_rounds()
+            parent = self._parent_of(env)
+        if parent is None:
+            if self.prior is None and self.first_seq > 1:
+                self.fail(where, f"seq {env.seq}: a placed decision whose round cannot be checked without the "
+                                 "history before it")
+            return  # made on an event not in this log: the trust checks refuse it
+        made_in, now = self._round_at(parent), self.ruleset.current_round(self.folded.state)
+        if made_in is not None and made_in != now:
+            placed = env.placed
+            assert placed is not msgspec.UNSET
+            self.fail(where, f"seq {env.seq}: {env.actor}'s {env.type} was decided in round {made_in} (as #{placed.seq}) "
+                             f"and is placed in round {now}: a decision is placed only in the round it was made in, "
+                             "so an order given for one situation is never spent in another (trust: placed "
+                             "decisions)")
 
     def _snapshot_before(self) -> None:
         """At the start of a command: the state after the one before, if it passed another multiple of

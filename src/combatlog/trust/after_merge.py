@@ -19,6 +19,12 @@ at), and keeps the rest in the store's ``superseded`` table. Three facts follow 
   be made again, and he is told why instead, once, and nobody waits for it.
 
 Acknowledgements and chain links are never owed: the seed step they belong to asks for them itself.
+
+**Told once, with one reason.** Why a decision cannot be made again is the reason the merge gave, kept in
+this machine's store when the merge ran (or when first computed here, for a merge another machine made),
+never re-decided on a later head (where it would read otherwise, or even seem allowed in another round). Its
+author is told once on a machine: by the import that merged it, by ``status --mine``, or by the first mail
+for him that says it; later ones do not repeat it. These notes are local (``secrets``, never exported).
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ class Owed(msgspec.Struct, frozen=True):
     # Why the rules would refuse the decision now, re-decided on the log as it stands ('' when they would accept
     # it, or when it records no command to re-decide): then it cannot be made again, and nobody owes it.
     refused: str = ""
+    told: bool = False  # the author was already told on this machine (a dropped decision is said once)
 
     @property
     def owed(self) -> bool:
@@ -181,8 +188,45 @@ class AfterMerge:
             if self._signed.get(first.actor, 0) > merge_at:
                 continue  # he signed on the kept branch: his machine has seen the merge and settled it
             out.append(Owed(player=first.actor, what=_what(ruleset, batch), was=first.seq, merge_at=merge_at,
-                            command_id=first.command_id, refused=_refusal(folded, first) if folded is not None else ""))
+                            command_id=first.command_id, refused=self._reason(first, folded),
+                            told=told(self.store, self.meta.id, first.actor, first.command_id)))
         return out
+
+    def _reason(self, first: Envelope, folded: Any) -> str:
+        """Why ``first``'s decision cannot be made again: the reason the merge gave (kept here), else the one the
+        rules give now, kept from then on ('' while they would accept it: it is owed)."""
+        kept = self.store.get_secret(_reason_note(self.meta.id, first.command_id))
+        if kept is not None:
+            return kept.decode("utf-8", "replace")
+        reason = _refusal(folded, first) if folded is not None else ""
+        if reason:
+            keep_reason(self.store, self.meta.id, first.command_id, reason)
+        return reason
+
+
+# -- this machine's notes: the reason a merge gave, and to whom it was told ------------------------------------
+
+def _reason_note(stream_id: str, command_id: str) -> str:
+    return f"not-kept:{stream_id}:{command_id}"
+
+
+def _told_note(stream_id: str, player: str, command_id: str) -> str:
+    return f"told:{stream_id}:{player}:{command_id}"
+
+
+def keep_reason(store: EventStore, stream_id: str, command_id: str, reason: str) -> None:
+    """The reason a decision was not kept, as the merge (or the first reading here) gave it: kept, never replaced."""
+    if store.get_secret(_reason_note(stream_id, command_id)) is None:
+        store.put_secret(_reason_note(stream_id, command_id), reason.encode("utf-8"))
+
+
+def told(store: EventStore, stream_id: str, player: str, command_id: str) -> bool:
+    return store.get_secret(_told_note(stream_id, player, command_id)) is not None
+
+
+def mark_told(store: EventStore, stream_id: str, player: str, command_id: str) -> None:
+    """``player`` has been told on this machine that his decision ``command_id`` was not kept."""
+    store.put_secret(_told_note(stream_id, player, command_id), b"1")
 
 
 def held_by(store: EventStore, meta: StreamMeta) -> dict[str, int]:

@@ -34,6 +34,11 @@ def _checker(verifier: ChainVerifier) -> TrustChecker:
     return checker  # type: ignore[no-any-return]
 
 
+def checker_of(verifier: ChainVerifier) -> TrustChecker:
+    """The trust checker of ``verifier`` (built over the history before its base when it has none yet)."""
+    return _checker(verifier)
+
+
 def verify_event(verifier: ChainVerifier, rec: Recorded, where: str) -> None:
     checker = _checker(verifier)
     before = checker.signatures
@@ -54,5 +59,9 @@ def verify_finish(verifier: ChainVerifier) -> None:
     checker = verifier.extra.get("trust")
     if checker is None:
         return
+    try:
+        checker.finish()  # the last run of placed decisions is in the placement rule's order too
+    except TrustViolation as exc:
+        verifier.fail("end", exc.message)
     verifier.notes.extend(checker.notes())
     verifier.acknowledged = checker.acknowledged()

@@ -93,3 +93,17 @@ def rewinder(genesis: CombatStarted | None, winner: Sequence[Envelope],
         return None
     return mine[-1]
 
+
+
+def placement_key(genesis: CombatStarted | None, fork_seq: int,
+                  originals: Sequence[Envelope]) -> tuple[int, int, int, int, str]:
+    """Where a decision lands among those placed after one crossed branch (docs/trust.md, "Crossings"): lower
+    goes first. ``originals``: the decision (and any made on top of it, its chunk) as its author signed it;
+    ``fork_seq``: the last event of this log its branch holds.
+
+    Those made further along the crossed branch go first: a decision made on an event of the branch another
+    one crossed belongs to that branch, which the other lands after, whole. Between decisions made at one
+    place, the merge order at that place (``rank``: what decides before plumbing, the sequencer's, the
+    players' order rotated by the place, the hash). A pure function of the signed events, so every machine
+    places alike whatever order the mail came in, and ``verify`` refuses any other order."""
+    return (-fork_seq, *rank(genesis, fork_seq, originals))

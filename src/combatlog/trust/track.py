@@ -98,6 +98,16 @@ class Decision(msgspec.Struct, frozen=True):
     what: str
 
 
+class _Chunk(msgspec.Struct, kw_only=True):
+    """Placed decisions read in a row, each made on the one before as its author signed it."""
+
+    fork: int  # the last event of this log their branch held
+    first_seq: int  # where the chunk begins in this log
+    originals: list[Envelope]
+    last: str  # the hash of the last original
+    key: tuple[int, int, int, int, str] | None = None
+
+
 class TrustChecker:
     def __init__(self) -> None:
         self.genesis: CombatStarted | None = None
@@ -114,6 +124,12 @@ class TrustChecker:
         self.originals: dict[str, int] = {}  # hash of a placed event's original -> its original seq
         self.places: dict[tuple[str, int, str], str] = {}  # (author, seq, prev) of a placed original -> its hash
         self.command_ids: set[str] = set()  # every command id of the chain (a placed batch's must be new)
+        self.forks: dict[str, int] = {}  # hash of a placed event's original -> the last event here its branch held
+        # the run of placed events being read (docs/trust.md, "Crossings": where a placed decision lands): its
+        # open chunk (a decision and those made on top of it, as their authors signed them) and the key of the
+        # chunk before it in the run (None at a run's start)
+        self._chunk: _Chunk | None = None
+        self._run_before: _Chunk | None = None
         self._batch = ("", "", "")  # (actor, command id, original hash) of the previous event
         self.acked: dict[str, int] = {}
         self.flagged: list[str] = []
@@ -143,8 +159,12 @@ class TrustChecker:
             self.genesis_hash = env.hash
         if env.placed is not msgspec.UNSET:
             self._placed(env, check_sigs)
-        elif check_sigs:
-            self._signatures(env)
+        else:
+            if self._chunk is not None:  # a signed event ends a run of placed ones
+                self._close_chunk()
+                self._run_before = None
+            if check_sigs:
+                self._signatures(env)
         if self.players:  # (= self.pinned, without a property call on every event of a verify)
             self.hashes[seq] = env.hash
             if env.placed is msgspec.UNSET:
@@ -292,7 +312,52 @@ class TrustChecker:
             raise TrustViolation(f"seq {seq}: {env.actor} signed two different decisions at #{placed.seq} (after "
                                  f"{placed.prev[:12]}...), both placed here: equivocation", RULE_PLACED)
         self.originals[original.hash] = placed.seq
+        fork = self.forks[placed.prev] if placed.prev in self.forks else placed.seq - 1
+        self.forks[original.hash] = fork
         self._batch = (env.actor, env.command_id, original.hash)
+        chunk = self._chunk
+        if chunk is not None and chunk.last == placed.prev:  # made on the decision placed just before: one chunk
+            chunk.originals.append(original)
+            chunk.last = original.hash
+            return
+        if chunk is not None:
+            self._close_chunk()
+        self._chunk = _Chunk(fork=fork, first_seq=seq, originals=[original], last=original.hash)
+
+    def _close_chunk(self) -> None:
+        """The open chunk of placed decisions is complete: it must land after the one before it in its run
+        (``trust/rewind.placement_key``: a pure function of the signed events, so no placer chooses)."""
+        chunk, self._chunk = self._chunk, None
+        assert chunk is not None
+        self._in_order(chunk)
+        self._run_before = chunk
+
+    def _in_order(self, chunk: _Chunk) -> None:
+        from combatlog.trust.rewind import placement_key
+
+        before = self._run_before
+        if before is None:
+            return
+        if chunk.key is None:
+            chunk.key = placement_key(self.genesis, chunk.fork, chunk.originals)
+        if before.key is None:
+            before.key = placement_key(self.genesis, before.fork, before.originals)
+        if chunk.key > before.key:
+            return
+        first, other = chunk.originals[0], before.originals[0]
+        raise TrustViolation(
+            f"seq {chunk.first_seq}: {first.actor}'s {first.type} (decided at #{first.seq}, on #{chunk.fork}) is "
+            f"placed after {other.actor}'s {other.type} (#{before.first_seq}, decided at #{other.seq}, on "
+            f"#{before.fork}), where the placement rule puts it before: decisions placed after a crossed branch go "
+            "in one order fixed by the events (those made further along the branch first, then the merge order at "
+            "their place), not by the placer or the mail", RULE_PLACED)
+
+    def finish(self) -> None:
+        """At the end of the events read so far: an open chunk of placed decisions must be in its run's order
+        too (checked without closing it: more of it may follow, in the next bundle)."""
+        if self._chunk is not None:
+            self._in_order(self._chunk)
+            self._chunk.key = None  # it may grow
 
     # -- sealed orders -------------------------------------------------------------------
     def step_open(self) -> StepInfo | None:
