@@ -102,6 +102,14 @@ def test_a_decision_whose_dice_cannot_be_drawn_again_alike_is_refused_with_its_f
             assert strike.outcome == "refused" and strike.rule == RULE_NO_REROLL, strike
             assert f"its first roll was r1/{target}/damage 1d8 = {list(first.faces)}" in strike.message, strike.message
             assert not again  # nothing of bob's rolled again: the decision went back to him
+            from combatlog.projections.streams import resolve_stream
+            from combatlog.rulesets import load_ruleset
+            from combatlog.trust.after_merge import AfterMerge
+
+            # his first roll is in the timeline where his branch parted (combatlog log), not only in superseded
+            (shown,) = AfterMerge(bob.store, resolve_stream(bob.store, S)).not_kept(load_ruleset("freeform"))
+            assert shown.after == fork and shown.rolls == [
+                f"r1/{target}/damage 1d8 = {', '.join(map(str, first.faces))}"], shown
             assert any("refused bob's" in line and "first roll" in line for line in report.merge.lines())
             refused += 1
             break

@@ -60,6 +60,12 @@ def test_a_decision_the_winner_made_illegal_is_not_offered_again(tmp_path: Path)
     his = bob("status", "duel", "--mine").out
     assert "waiting for alice" not in his and "could not place" not in his
 
+    # the timeline shows it where the branches parted, not only `combatlog superseded`
+    timeline = bob("log", "duel", "--no-pager").out.splitlines()
+    at = next(i for i, x in enumerate(timeline) if x.startswith("#6 "))
+    assert timeline[at + 1].split()[:3] == ["(not", "kept)", "alice's"], timeline
+    assert "\u201cAldo: asks for a parley\u201d (was #7), made on #6, was not kept by a merge" in timeline[at + 1]
+
     # the mail bob writes her says so once, and offers nothing for it; the next mail does not repeat it
     first = bob("mail", "duel", "--for", "alice", "--json").json()
     assert not any("parley" in t["what"] for t in first["yours"])  # type: ignore[index]

@@ -50,6 +50,8 @@ def log(
     from combatlog.projections.plumbing import hidden_note, is_plumbing
     from combatlog.projections.streams import resolve_stream
     from combatlog.projections.views import timeline
+    from combatlog.rulesets import load_ruleset
+    from combatlog.trust.after_merge import AfterMerge
 
     if limit is not None and tail is not None:
         raise InvalidCommand("give --limit or --tail, not both")
@@ -64,11 +66,21 @@ def log(
     if as_json:
         print_json(rows)
         return
-    text = "".join(view_text(log_line(r)) for r in rows)
+    not_kept: dict[int, list[str]] = {}  # decisions a merge did not keep, shown where their branch parted
+    seen = AfterMerge(store, meta)
+    for n in seen.not_kept(load_ruleset(meta.ruleset)) if seen.superseded else []:
+        not_kept.setdefault(n.after, []).append(n.line())
+    text = "".join(view_text(log_line(r)) + _not_kept_after(r["seq"], not_kept) for r in rows)
     if hidden:
         note = hidden_note([r["event"] for r in hidden], f"combatlog log {meta.name} --all")
         text += view_text(one_line(note))
     page_or_write(text, pager)
+
+
+def _not_kept_after(seq: int, not_kept: dict[int, list[str]]) -> str:
+    """The lines for the decisions a merge did not keep whose branch parted after ``seq`` (see ``combatlog
+    superseded`` for their events)."""
+    return "".join(view_text(one_line(f"{'':6} {'':<10} (not kept) {line}")) for line in not_kept.get(seq, []))
 
 
 def log_line(r: dict[str, Any]) -> str:

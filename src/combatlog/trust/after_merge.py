@@ -204,6 +204,48 @@ class AfterMerge:
         return reason
 
 
+    # -- what the timeline says of what a merge did not keep --------------------------------------------------
+    def not_kept(self, ruleset: Any) -> list[NotKept]:
+        """Every decision a merge superseded that is not in the log (dropped, or still owed), with the dice it
+        rolled: the timeline shows each where its branch parted, so a first roll is never only in ``superseded``."""
+        if not self.superseded:
+            return []
+        in_log = {(e.actor, e.command_id) for e in self.log}
+        out: list[NotKept] = []
+        seen: set[tuple[str, str]] = set()
+        for batch in _batches(self.superseded):
+            first = batch[0]
+            key = (first.actor, first.command_id)
+            if key in seen or key in in_log or any(e.hash in self._in_log for e in batch) \
+                    or all(is_plumbing(e.type) for e in batch):
+                continue
+            seen.add(key)
+            parted = self.held_through(first.prev, first.seq - 1)
+            rolls = [f"{d.label} {d.notation} = {', '.join(map(str, d.faces))}"
+                     for d in (e.payload() for e in batch if e.type == _DICE_TAG)]
+            out.append(NotKept(player=first.actor, what=_what(ruleset, batch), was=first.seq,
+                               after=parted if parted is not None else first.seq - 1, rolls=rolls))
+        return out
+
+
+class NotKept(msgspec.Struct, frozen=True):
+    """A decision a merge superseded and the log does not hold: where its branch parted, and its dice."""
+
+    player: str
+    what: str
+    was: int
+    after: int  # the last seq its branch shared with the log
+    rolls: list[str]
+
+    def line(self) -> str:
+        dice = f"; its roll{'s' if len(self.rolls) > 1 else ''}: {'; '.join(self.rolls)}" if self.rolls else ""
+        return (f"{self.player}'s \u201c{self.what}\u201d (was #{self.was}), made on #{self.after}, was not kept by a "
+                f"merge{dice}")
+
+
+_DICE_TAG = "core.dice_rolled"
+
+
 # -- this machine's notes: the reason a merge gave, and to whom it was told ------------------------------------
 
 def _reason_note(stream_id: str, command_id: str) -> str:
