@@ -313,3 +313,35 @@ def _records(store: Any, meta: Any) -> Any:
     from combatlog.events.envelope import decode_recorded
 
     return (decode_recorded(row.body) for row in store.read_stream(meta.id, 1, store.head(meta.id).seq))
+
+
+def test_a_player_cannot_act_for_his_sides_other_players_character(tmp_path: Path) -> None:
+    """Classic Fantasy with two players on one side (docs/classic_fantasy.md, a combatant's ``player``): alice
+    plays Brom and bob plays Mira, both of the party. It used to seat players per side, so each could act for
+    both characters. bob, at his own machine with his own key, acts for Brom on Brom's Turn: the CLI refuses,
+    and a modified client's signed act is refused by alice's import and verify, her log unchanged."""
+    setup = json.loads(Path("docs/examples/classic_fantasy/skirmish.json").read_text())
+    setup["players"] = {"party": ["alice", "bob"], "goblins": []}
+    setup["combatants"][0]["player"] = "alice"  # Brom
+    setup["combatants"][1]["player"] = "bob"  # Mira
+    (tmp_path / "two-players.json").write_text(json.dumps(setup))
+    alice, bob = pair(tmp_path, "sk", ruleset="classic_fantasy", dice="manual",
+                      setup=str(tmp_path / "two-players.json"))
+    # Initiative (CFI Ch.8): Mira 10+14 = 24 first, then Brom 10+11 = 21 (tests/rulesets/classic_fantasy/
+    # test_cfi_new_player.py, the same faces)
+    faces = {"Brom": 10, "Mira": 10, "Aldo": 1, "Gob1": 1, "Gob2": 2, "Gob3": 3}
+    alice("cfi", "round", "sk", *(x for n, f in faces.items() for x in ("--face", f"r1/init/{n}={f}")))
+    mail(alice, bob, "sk", tmp_path)
+    bob("cfi", "act", "sk", "Mira", "dither")
+    mail(bob, alice, "sk", tmp_path)
+    assert alice("cfi", "initiative", "sk", "--json").json()["turn"] == "Brom"  # type: ignore[index]
+    out = bob("cfi", "act", "sk", "Brom", "dither", ok=False)
+    assert out.code != 0 and "Brom belongs to alice; bob may not act for it" in out.err, out.err
+    since = alice.head("sk")
+    from combatlog.rulesets.classic_fantasy import commands as cfi
+
+    modified_client(bob, "sk", cfi.Act(who="Brom", action="dither"))
+    path = write_lines(tmp_path / "act.jsonl", export(open_store(str(bob.cli.db)), tmp_path / "x.jsonl", "sk",
+                                                      since=since))
+    refused_by(alice, path, "Brom belongs to alice")
+    alice("cfi", "act", "sk", "Brom", "dither")  # his Turn is still alice's to take
