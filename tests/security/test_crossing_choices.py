@@ -256,3 +256,30 @@ def test_honest_crossings_converge_in_one_exchange_whatever_the_mail_order(tmp_p
         assert copy.verify(S).ok
         acts = sorted(e.actor for e in copy.events(S) if e.seq > fork and e.type == "ff.action_taken")
         assert acts == sorted(names)
+
+
+def test_a_decision_made_in_one_round_is_not_re_run_in_the_next(tmp_path: Path) -> None:
+    """alice's act in round 1 crosses bob's end of round 1 and start of round 2 (his branch goes first). It
+    cannot be placed (verify's round rule), and her own machine, which holds her key and used to re-run it on
+    top, where round 2 accepts an act, now refuses it: an order given for round 1 is not spent in round 2. The
+    merge's reason is the one every later status and mail gives (tests/trust/test_dropped_decisions.py)."""
+    from combatlog.exchange.merge import RULE_ITS_ROUND
+
+    names = ("alice", "bob")
+    with key_home(tmp_path / "keys"):
+        ms = _table(tmp_path, names)
+        alice, bob = ms["alice"], ms["bob"]
+        alice.do("alice", ff.Join(name="Aldo", side="red", hp=12, player="alice"), S)
+        gossip(list(ms.values()), S)
+        bob.do("bob", ff.StartRound(), S)
+        fork = _to_fork(ms, names, "bob")
+        alice.do("alice", ff.Act(who="Aldo", action="thrusts"), S)
+        bob.do("bob", ff.EndRound(), S)
+        bob.do("bob", ff.StartRound(), S)
+        report = _receive(alice, _file(bob, tmp_path / "bob.jsonl"))
+        (act,) = report.merge.decisions
+        assert (act.outcome, act.rule) == ("refused", RULE_ITS_ROUND), act
+        assert "made in round 1, and the combat is in round 2 now" in act.message, act
+        assert alice.head(S)[0] == fork + 2  # nothing of hers after bob's two events
+        _receive(bob, _file(alice, tmp_path / "alice.jsonl"))
+        assert alice.head(S) == bob.head(S) and alice.verify(S).ok

@@ -2,10 +2,11 @@
 (issue #20, items 3 and 5; docs/trust.md, "Mail and forum messages", "Concurrent moves").
 
 The crossing: on the same head #6 alice has Aldo act with a die (local dice: the rules name it
-``r1/Aldo/act``) while bob starts round 2, and they mail crosswise. At #7 the players' order starts
-with the player at index 7 mod 2 = 1, bob (docs/trust.md, "Concurrent moves", point 1), so bob's
-machine keeps its own branch. alice's action cannot be placed after it unchanged (in round 2 the rules
-draw ``r2/Aldo/act``, not the die she rolled), so it goes to ``superseded``, and she owes it until her
+``r1/Aldo/act``) while bob has Aldo (who has no player of his own) act with a die too, and they mail
+crosswise. At #7 the players' order starts with the player at index 7 mod 2 = 1, bob (docs/trust.md,
+"Concurrent moves", point 1), so bob's machine keeps its own branch. alice's action cannot be placed after it
+unchanged (the label ``r1/Aldo/act`` is bob's now: the rules draw ``r1/Aldo/act#2``, not the die she
+rolled), so it goes to ``superseded``, and she owes it until her
 machine decides it again (a note, which stands anywhere, would have been placed: test_converge_cli). Before the crossing alice imported bob's
 #3-#6 but signed nothing after #2, so "the last event she signed" is #2, far behind what she has seen.
 """
@@ -33,7 +34,7 @@ def _crossed(tmp_path: Path) -> tuple[Seat, Seat]:
             bob("note", "duel", f"bob's aside number {n}")
         mail(bob, alice, "duel", folder)  # alice has #1-#6 and signs nothing
         alice("freeform", "act", "duel", "Aldo", "asks for a parley", "--roll", "1d20")  # her #7-#8
-        bob("freeform", "round", "duel")  # his #7-#8: round 2 (bob draws his sword)
+        bob("freeform", "act", "duel", "Aldo", "draws his sword", "--roll", "1d20")  # his #7-#8, in round 1 too
         crossing = folder / "alice-crossing.jsonl"
         alice("export", "duel", "--since", "6", "-o", str(crossing))
         merged = bob("import", str(crossing)).out
@@ -51,7 +52,7 @@ def test_a_mail_after_a_merge_tells_the_loser_only_what_he_had_not_seen(tmp_path
     flat = " ".join(text.split())  # lines wrap at 72 columns
     # she held #1-#6 (her superseded #7 was made on bob's #6): not #2, her last signature in the log
     assert "Events #7-#8 since #6, where your branch parted from the one the merge kept" in flat
-    assert "#8 [round 2] bob: round 2 begins" in flat  # bob's #7-#8: news to her
+    assert "#8 [round 1] bob: Aldo: draws his sword" in flat  # bob's #7-#8: news to her
     for seen in ("bob's aside number 5", "bob's aside number 6", "Bo joins", "round 1 begins"):
         assert seen not in flat, seen  # what she had imported is not told again
     # what she owes, in words: her note went back to her, and her import re-applies it

@@ -69,6 +69,7 @@ Signer = Callable[[Envelope], Envelope]
 # actor -> a signer when this machine may act for them (their key is here), else None
 SignerFor = Callable[[str], "Signer | None"]
 RULE_MERGE = "trust: concurrent decisions merge in the players' order"
+RULE_ITS_ROUND = "trust: a decision stands only in the round it was made in"
 
 
 class Decision(msgspec.Struct, kw_only=True):
@@ -232,10 +233,22 @@ def merge(store: EventStore, meta: StreamMeta, fork_seq: int, theirs: Sequence[N
     #    can make it again, and it is refused here as on its author's machine
     now: Folded | None = None  # the overlay's head state, folded when first needed and again after a re-apply
     reasons: list[tuple[Decision, str, bool]] = []  # refused here: why, and whether its author is told by this import
+    made_in = _rounds_made(store, meta, fork_seq, lost) if unplaced else {}
     for batch, d in unplaced:
         first = batch[0]
         signer = signer_for(first.actor) if signer_for is not None else None
         pinned = {p.name: p.fingerprint for p in genesis.players} if genesis is not None else {}
+        # an order given in one round is not re-run in another (as it is not placed there: verify's round rule)
+        if first.command is not msgspec.UNSET and (first.actor, first.command_id) in made_in:
+            if now is None:
+                now = state_at(overlay, meta)
+            was, is_now = made_in[(first.actor, first.command_id)], now.ruleset.current_round(now.state)
+            if was != is_now:
+                d.outcome, d.rule = "refused", RULE_ITS_ROUND
+                d.message = (f"it was made in round {was}, and the combat is in round {is_now} now: an order given "
+                             "for one round is not carried into another")
+                reasons.append((d, f"{d.message} ({d.rule})", signer is not None))
+                continue
         if signer is None or getattr(signer, "fingerprint", None) != pinned.get(first.actor):
             if d.message.startswith("not tried"):  # past the placement bound: back to its author untried
                 d.outcome = "awaited"
@@ -454,6 +467,25 @@ def _chunks(candidates: Sequence[tuple[list[Envelope], Decision]],
     genesis = placer.genesis
     return [(members, fork) for members, originals, fork in
             sorted(chunks, key=lambda c: (c[2] is None, placement_key(genesis, c[2] or 0, c[1])))]
+
+
+def _rounds_made(store: EventStore, meta: StreamMeta, fork_seq: int,
+                 lost: Sequence[Envelope]) -> dict[tuple[str, str], int]:
+    """The round each decision of the branch not kept was made in: its branch folded from where it parted."""
+    from combatlog.events.envelope import Recorded
+
+    folded = state_at(store, meta, fork_seq)
+    made: dict[tuple[str, str], int] = {}
+    for batch in _batches(lost):
+        if folded.state is None:
+            break
+        made[(batch[0].actor, batch[0].command_id)] = folded.ruleset.current_round(folded.state)
+        try:
+            for env in batch:
+                folded.apply(Recorded(env, env.payload()))
+        except Exception:  # verified before the merge; a branch these rules cannot fold decides no round after it
+            break
+    return made
 
 
 def _span(first: int, last: int) -> str:
