@@ -658,7 +658,7 @@ class ChainVerifier:
                 and self.ruleset.revision_of(self.folded.core.genesis) \
                 and not self.today_differs_at and self.today is not None:
             self.notes.append(f"under today's {self.ruleset.info.name} rules (version {self.ruleset.info.version}) "
-                              "every batch of this log folds to the state it reached as played")
+                              "every command of this log is decided alike and every batch folds to the state it reached as played")
         genesis = self.folded.core.genesis
         if genesis is not None and not self.redecider.required():
             self.notes.append(f"accepted with {ACCEPT_FLAG}: a log begun by engine {genesis.engine_version}, before "
