@@ -28,8 +28,7 @@ def r_interrupt(state: CFIState, c: Combatant, ev: ActionTaken, roller: Roller, 
     """CFI Ch.8 Interrupt: a delaying character halts another's Turn to take a delayed Action now."""
     if not c.delaying:
         raise illegal(f"{c.name} is not delaying", "Interrupt")
-    # the held Action Points may have gone on Reactions (CFI Ch.8 Delay); version 1 did not ask (CFIState.revision)
-    if (c.ap <= 0 or c.out) and state.revision != "1":
+    if c.ap <= 0 or c.out:  # the held Action Points may have gone on Reactions (CFI Ch.8 Delay)
         raise illegal(f"{c.name} {'has no Action Points left to act with' if c.ap <= 0 else 'cannot act'}",
                       "Interrupt")
     if not state.turn or state.turn == c.name or state.exchange is not None or state.interrupted:

@@ -186,8 +186,7 @@ def end_turn(state: CFIState, actor: str, steps: Steps) -> CFIState:
         back = state.interrupted
         state = replace(state, interrupted="")
         b = state.combatants[back]
-        # (version 1, CFIState.revision: the interrupted Turn continued whatever was left of it)
-        if (can_take_turn(b) and not b.out) or state.revision == "1":
+        if can_take_turn(b) and not b.out:
             steps.add(cite("Interrupt"), f"{back}'s interrupted Turn continues")
             return replace(state, turn=back)
         # CFI Ch.8 Turns: with no Action Point left (spent on a Reaction to the Interrupt), or unable to

@@ -63,10 +63,10 @@ class ClassicFantasy(Ruleset[CFIState]):
         "1ffe7879a7805f2b103a0c13f3a4a0c333a0b0148e39d59538dae789688210d7":
             "version 1, before choices were protected from foreseen joint dice",
     })
-    # Version 1's rules that a fix since changed, kept for its logs (``CFIState.revision``): an Interrupt with the
-    # held Action Points spent, an interrupted Turn resuming with none left, a Luck re-roll that wins Special
-    # Effects keeping the blow's labels (rounds.py, free_actions.py, luck.py), so that such a log replays as it was
-    # played (docs/rules.md, "Earlier revisions").
+    # Version 1's rules that a fix since changed, kept for its logs (``CFIState.revision``): a Luck re-roll that wins
+    # Special Effects keeps the blow's labels (luck.py), so that such a log replays as it was played (docs/rules.md,
+    # "Earlier revisions"). (Version 1's Interrupt with no Action Points left, and its interrupted Turn resuming
+    # with none, were never recorded: its write path refused the state they left, a Turn without Action Points.)
     kept_revisions = MappingProxyType({"1ffe7879a7805f2b103a0c13f3a4a0c333a0b0148e39d59538dae789688210d7": "1"})
     # A die's ``by`` is the combatant who makes the roll (CFI Ch.7 Cheat Fate re-rolls only one's own:
     # outcome.py ``Recording``); the player who rolled it is the event's actor (dice views: ``roll_row``).
