@@ -266,6 +266,39 @@ class Redecider:
         self.batches += 1
 
 
+def decide_again(ruleset: Any, state: Any, recs: Sequence[Recorded], *, core: Any, roles: Any) -> str:
+    """Whether ``ruleset`` decides the command recorded on ``recs``' first envelope, on ``state``, with the batch's
+    own dice, to exactly the events ``recs`` hold: '' when it does, else why not, in words. verify asks it of
+    today's rules for a log read under a kept earlier revision's (``Ruleset.kept_revisions``), where the
+    revision's rules decided it as it was played: where today's rules would refuse it, or decide otherwise."""
+    first = recs[0]
+    try:
+        command = decode_record(ruleset.info.name, ruleset.command_types, first.env.command)  # type: ignore[arg-type]
+    except CombatlogError as exc:
+        return f"today's rules cannot read the command: {exc.message}"
+    dice = {r.event.label: r.event for r in recs if type(r.event) is DiceRolled}
+    scheme = next(iter(dice.values())).scheme if dice else (core.genesis.dice if core.genesis else "local")
+    port = ReplayPort(dice, scheme=scheme, actor=first.env.actor, labels=core.labels, first_seq=first.seq,
+                      ruleset=ruleset)
+    try:
+        check_authority(ruleset, state, roles, command, first.env.actor)
+        events = ruleset.decide(state, command, port)
+    except ReplayMismatch as exc:
+        return f"{type(command).__name__} does not decide to the recorded events today: {exc}"
+    except CombatlogError as exc:
+        return f"today's rules refuse {type(command).__name__}: {exc.message}"
+    except Exception as exc:  # (today's rules cannot even read it)
+        return f"today's rules cannot decide {type(command).__name__}: {type(exc).__name__}: {exc}"
+    produced = with_drawn(port.drawn, events)
+    for i in range(max(len(produced), len(recs))):
+        mine = produced[i] if i < len(produced) else None
+        theirs = recs[i] if i < len(recs) else None
+        if mine is None or theirs is None or tag_of(type(mine)) != theirs.env.type \
+                or canonical(mine) != bytes(theirs.env.data):
+            return f"today's rules decide {type(command).__name__} otherwise: {_difference(mine, theirs)}"
+    return ""
+
+
 def _what(batch: _Batch, ruleset: Any) -> str:
     """The batch as a refusal names it (built only for one: verify re-decides every command)."""
     last = batch.recs[-1].seq

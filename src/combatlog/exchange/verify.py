@@ -182,6 +182,9 @@ class ChainVerifier:
             self._track_rounds = True
             self._rounds.append((self.first_seq - 1, self.ruleset.current_round(self.folded.state)))
             self._hash_at[self.first_seq - 1] = self.prev
+        self._today_before: Any = None  # today's state before the batch being read, and the batch's envelopes
+        self._today_recs: list[Recorded] = []
+        self._today_roles: Any = None
 
     @classmethod
     def continuing(cls, before: ChainVerifier, segments: list[Segment],
@@ -291,6 +294,10 @@ class ChainVerifier:
         if new_batch:  # (after the batch before is re-decided: a refusal there names what is wrong first)
             self._end_batch(where, cut_by_fork=type(rec.event) is Forked)
             self._batch_cid, self._batch_first, self._batch_state, self._state_inside = env.command_id, rec, False, 0
+            if self.today is not None:  # today's state before the batch, which today's rules re-decide at its end
+                self._today_before, self._today_recs = self.today.state, []
+        if self.today is not None:
+            self._today_recs.append(rec)
         try:
             self.folded.apply(rec)
         except Exception as exc:  # a crafted event the ruleset cannot fold
@@ -346,6 +353,9 @@ class ChainVerifier:
                 and first.env.command is not msgspec.UNSET and self._records_state():
             self.fail(where, f"{self._batch_span(head)} records no state digest: a log begun by engine "
                              f"{self.folded.core.genesis.engine_version} records one on each batch's last event")  # type: ignore[union-attr]
+        if self.today is not None and not cut_by_fork and first.env.command is not msgspec.UNSET \
+                and first.env.placed is msgspec.UNSET:
+            self._redecide_today(head)
         if self.today is not None:
             self._compare_today(head)
 
@@ -406,6 +416,25 @@ class ChainVerifier:
                                    f"{genesis.ruleset_version if genesis else '?'}'s rules, as it was played")
                 self.notes.append(self.today_dice)
                 return
+
+    def _redecide_today(self, last_seq: int) -> None:
+        """Today's rules decide the batch's command on today's state before it, with its dice: where they refuse it
+        or decide otherwise than the kept revision's rules did (a check a fix added, another outcome), the note
+        names the batch and why."""
+        from combatlog.commands.authority import roles_of
+        from combatlog.exchange.redecide import decide_again
+
+        core = self.folded.core
+        if self._today_before is None or not self._today_recs:
+            return
+        if self._today_roles is None:
+            self._today_roles = roles_of(self.ruleset, core.genesis, core.creator)
+        problem = decide_again(self.ruleset, self._today_before, self._today_recs, core=core, roles=self._today_roles)
+        if problem:
+            self.today_differs_at = last_seq
+            self.today_difference = [problem]
+            self._today_note(f"{self._batch_span(last_seq)}, round {self.ruleset.round_of(self.folded.state)}")
+            self.today = None
 
     def _compare_today(self, last_seq: int) -> None:
         from combatlog.projections.digest import differences, projection, state_bytes
@@ -538,7 +567,7 @@ class ChainVerifier:
             if ev.name != seg.name:
                 self.fail(where, f"the genesis names the combat {ev.name!r}, the header {seg.name!r}")
             earlier = self.ruleset.earlier_digests.get(ev.rules_digest)
-            if earlier is not None and ev.ruleset_version in self.ruleset.kept_revisions:  # read as played
+            if earlier is not None and self.ruleset.revision_of(ev):  # read as played, under that revision's rules
                 self.rules_revision = earlier
                 self.notes.append(f"the log was begun under an earlier revision of the {ev.ruleset} rules ({earlier}); "
                                   "this build keeps that revision's rules: it folds and re-decides the log under them, "
@@ -711,10 +740,10 @@ class ChainVerifier:
         self._end_batch(where)
         self._batch_cid, self._batch_first = None, None
         if self.rules_revision and self.folded.core.genesis is not None \
-                and self.folded.core.genesis.ruleset_version in self.ruleset.kept_revisions \
+                and self.ruleset.revision_of(self.folded.core.genesis) \
                 and not self.today_differs_at and self.today is not None:
             self.notes.append(f"under today's {self.ruleset.info.name} rules (version {self.ruleset.info.version}) "
-                              "every batch of this log folds to the state it reached as played")
+                              "every command of this log is decided alike and every batch folds to the state it reached as played")
         genesis = self.folded.core.genesis
         if genesis is not None and not self.redecider.required():
             self.notes.append(f"accepted with {ACCEPT_FLAG}: a log begun by engine {genesis.engine_version}, before "

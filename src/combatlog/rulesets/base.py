@@ -79,6 +79,14 @@ class DiceUse(msgspec.Struct, frozen=True, kw_only=True):
     reuse: bool = False
 
 
+def without_revision(state: Any) -> dict[str, Any]:
+    """A state as the state digest covers it when it keeps a ``revision`` field (the kept earlier version its rules
+    are read under, ``Ruleset.revision_of``): every other field, encoded as the state was before it had one (the
+    canonical JSON sorts a struct's fields as a dict's keys). The version names the rules read, not an outcome:
+    a log's state is compared as played and under today's rules."""
+    return {k: v for k, v in msgspec.structs.asdict(state).items() if k != "revision"}
+
+
 def derived_value(derive: str, total: int) -> int:
     """What an event copies from a die's total, by ``DiceUse.derive``."""
     if derive == "total":
@@ -137,15 +145,17 @@ class Ruleset(Generic[S]):
     # A game refereed by nature (OSRIC): with roles enforced and no --referee, the creator referees.
     referee_by_default: ClassVar[bool] = False
     # The rules digests of earlier revisions of this ruleset whose logs this build still reads -> the revision
-    # in words. Only a revision that added events or commands (every event such a log can hold is one this
-    # build decodes) belongs here; verify re-decides those logs' commands under this build's rules, so what a
-    # fix since refuses is refused there too (docs/rules.md, "The rules digest").
+    # in words. Only a revision every event of whose logs this build decodes belongs here; verify re-decides those
+    # logs' commands under the rules of the revision where this build keeps it (``kept_revisions``), else under
+    # its own, so that what a fix since refuses is refused there too (docs/rules.md, "The rules digest").
     earlier_digests: ClassVar[Mapping[str, str]] = MappingProxyType({})
-    # The earlier versions (``info.version`` then) whose rules this build keeps beside its own: a log begun under
-    # one of them (its digest in ``earlier_digests``) is folded and re-decided under that version's rules, as it
-    # was played (``initial_state`` reads ``genesis.ruleset_version``), and ``verify`` folds it under today's
-    # rules beside it to say where they read it differently (docs/rules.md, "The state digest").
-    kept_revisions: ClassVar[frozenset[str]] = frozenset()
+    # The earlier revisions whose rules this build keeps beside its own: the rules digest of each (one of
+    # ``earlier_digests``) -> its version (``info.version`` then). A log whose genesis holds such a digest and names
+    # that version is folded and re-decided under that revision's rules, as it was played (``revision_of``; the
+    # state keeps the version read, and each rule a fix changed since asks it), and ``verify`` reads it under
+    # today's rules beside it to say where they differ (docs/rules.md, "Earlier revisions"). The digest selects:
+    # the genesis is signed, and a version claimed with another digest (today's) reads as today's rules.
+    kept_revisions: ClassVar[Mapping[str, str]] = MappingProxyType({})
     # ``DiceRolled.by`` names the piece a die is rolled for, not who rolled it (Classic Fantasy: its rules
     # read it). The recorded events stay so; the dice views show the event's actor as who rolled it and
     # the piece as what it was rolled for (``projections.views.roll_row``).
@@ -171,6 +181,12 @@ class Ruleset(Generic[S]):
         for path in sorted(self.data_files):
             h.update(path.name.encode() + b"\n" + path.read_bytes())
         return h.hexdigest()
+
+    def revision_of(self, genesis: CombatStarted) -> str:
+        """The kept earlier version whose rules the combat begun by ``genesis`` is read under ('' for today's): its
+        rules digest must be that of a kept revision (``kept_revisions``) and its version that revision's."""
+        version = self.kept_revisions.get(genesis.rules_digest)
+        return version if version is not None and version == genesis.ruleset_version else ""
 
     # -- the fold -------------------------------------------------------------
     def canonical_state(self, state: S) -> Any:

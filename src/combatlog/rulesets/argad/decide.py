@@ -53,7 +53,7 @@ def decide(state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
                 raise IllegalCommand(f"game turn {state.turn.number} is still open; end it first", rule=R_TURN)
             if not any(f.active for f in state.figures.values()):
                 raise IllegalCommand("no figure is on the table; add figures first", rule=R_TURN)
-            if no_enemy_left(state):
+            if no_enemy_left(state) and not state.revision:  # (versions 1 and 2 started it: ArgadState.revision)
                 raise IllegalCommand(f"{no_enemy_left(state)} on the table: there is no enemy to fight; end the "
                                      "combat (argad end), or add figures first", rule=R_TURN)
             return [TurnStarted(turn=state.turns_done + 1)]
@@ -164,7 +164,7 @@ def _shoot(state: ArgadState, cmd: c.Shoot, dice: DicePort) -> list[Event]:
     if cmd.need < 0 or cmd.cover > 0 or cmd.range_cm < 0:
         raise InvalidCommand("--need is positive, --cover is a negative modifier, --range-cm is positive")
     low, high = sh.NEED_RANGE
-    if cmd.need and not low <= cmd.need <= high:
+    if cmd.need and not low <= cmd.need <= high and not state.revision:  # (versions 1 and 2 took any need)
         raise InvalidCommand(f"--need {cmd.need}: the referee's reading of the generic shooting table is a need "
                              f"from {low} to {high} (a natural result; 7 and 8 need re-rolled maxima)")
     shooters = [_figure(state, n) for n in cmd.shooters]
@@ -394,7 +394,14 @@ def _strike(state: ArgadState, cmd: c.Strike, dice: DicePort) -> list[Event]:
         e = _effect(turn, target.name)
         if not target.active or (e.killed_at != -9 and e.killed_at < tier):
             raise IllegalCommand(f"{target.name} is already dead", rule=R_MELEE)
-        _check_order(state, turn, target, tier, attackers)
+        try:
+            _check_order(state, turn, target, tier, attackers)
+        except IllegalCommand:
+            # Version 1 (ArgadState.revision) also read the strike order of the whole table until 2026-11-28: a
+            # blow was refused only once a shorter step's blows had been struck. A blow either reading allowed
+            # stands in its logs.
+            if state.revision != "1" or tier < turn.tier:
+                raise
         _check_cavalry(state, turn, target.name, cavalry, attackers)
         _check_contact(state, turn, target, cmd.attackers, ranks)
     out: list[Event] = []

@@ -30,7 +30,7 @@ from combatlog.rulesets.argad.melee import tier_of
 from combatlog.rulesets.argad.options import parse_options
 from combatlog.rulesets.argad.state import ArgadState, Turn
 from combatlog.rulesets import foresight
-from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step, without_revision
 
 R_TURN = views.R_TURN
 
@@ -101,6 +101,15 @@ class Argad(Ruleset[ArgadState]):
         "3525e53e23e2c5ec1db35e55611b516e93aaff82bb79dbef46cc3eec3107cf7a":
             "version 2, before choices were protected from foreseen joint dice",
     })
+    # The rules of versions 1 and 2 that a fix since changed, kept for their logs (``ArgadState.revision``): a shot's
+    # --need of any size and a game turn with one side left (both refused since 2026-12-06, version 3), and in
+    # version 1 the strike order of the whole table (a blow before the target's longer weapon, refused since
+    # 2026-11-28's order between opponents), so that such a log replays as it was played (docs/rules.md,
+    # "Earlier revisions").
+    kept_revisions = MappingProxyType({
+        "33a7f0e2f2d0002bcda56d856f6a40186a74c0524ea6eae66ee451c1fee42491": "1",
+        "3525e53e23e2c5ec1db35e55611b516e93aaff82bb79dbef46cc3eec3107cf7a": "2",
+    })
 
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
         """``{"figures": [...], "options": {...}}``; every figure checked, names unique."""
@@ -139,7 +148,12 @@ class Argad(Ruleset[ArgadState]):
         players = {side: tuple(names) for side, names in setup.get("players", {}).items()}
         # Argad names no referee by default, so the creator (unknown here) plays no part in the roles
         return ArgadState(options=options, figures=figures, players=players, roles=roles_of(self, genesis, ""),
-                          foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)))
+                          foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)),
+                          revision=self.revision_of(genesis))
+
+    def canonical_state(self, state: ArgadState) -> Any:
+        # ``revision`` names the rules read, not an outcome: a log's state is compared as played and today
+        return without_revision(state)
 
     def decide(self, state: ArgadState, command: Any, dice: DicePort) -> list[Event]:
         """The rules' decision, with every choice protected from foreseen joint dice (rulesets/foresight.py)."""

@@ -174,6 +174,9 @@ class ArgadState(msgspec.Struct, frozen=True, kw_only=True):
     outcome: str = ""
     history: tuple[str, ...] = ()  # one summary line per finished game turn
     foresight: Foresight = Foresight()  # choices protected from foreseen joint dice (rulesets/foresight.py)
+    # the kept earlier version whose rules a log of it is read under (``Argad.kept_revisions``: "1", "2"), so that it
+    # replays as it was played; "" for the current version. Not in the state digest (``Argad.canonical_state``).
+    revision: str = ""
 
     @property
     def number(self) -> int:

@@ -223,7 +223,11 @@ def after_blow(state: CFIState, c: Combatant, ev: LuckSpent, kind: str, roller: 
     ex = replace(ex, luck_by=ex.luck_by + (c.name,))
     luck = {n: x.luck for n, x in state.combatants.items()}
     base = replace(res.before, exchange=ex)
-    if ex.stage != "resolve":
+    if ex.stage != "resolve" and state.revision == "1":
+        # version 1 (CFIState.revision): the exchange waits for the Special Effects with the blow's labels kept
+        steps.add("CFI Ch.8 Special Effects", "the re-roll wins Special Effects: the exchange waits for them")
+        redone = base
+    elif ex.stage != "resolve":
         # The blow's dice were drawn when it first resolved, and a label is drawn once: once the Special
         # Effects are chosen, the blow rolls afresh under r<N>/a<K>/luck/... (Decision: the effects change
         # the blow, so its location and damage are rolled again).

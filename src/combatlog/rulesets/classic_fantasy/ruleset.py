@@ -21,7 +21,7 @@ from combatlog.errors import IllegalCommand, InvalidCommand
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted, DiceRolled
 from combatlog.rulesets import foresight
-from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step, without_revision
 from combatlog.rulesets.classic_fantasy import commands as c
 from combatlog.rulesets.classic_fantasy import dice_uses as uses_mod
 from combatlog.rulesets.classic_fantasy import setup as setup_mod
@@ -63,6 +63,11 @@ class ClassicFantasy(Ruleset[CFIState]):
         "1ffe7879a7805f2b103a0c13f3a4a0c333a0b0148e39d59538dae789688210d7":
             "version 1, before choices were protected from foreseen joint dice",
     })
+    # Version 1's rules that a fix since changed, kept for its logs (``CFIState.revision``): a Luck re-roll that wins
+    # Special Effects keeps the blow's labels (luck.py), so that such a log replays as it was played (docs/rules.md,
+    # "Earlier revisions"). (Version 1's Interrupt with no Action Points left, and its interrupted Turn resuming
+    # with none, were never recorded: its write path refused the state they left, a Turn without Action Points.)
+    kept_revisions = MappingProxyType({"1ffe7879a7805f2b103a0c13f3a4a0c333a0b0148e39d59538dae789688210d7": "1"})
     # A die's ``by`` is the combatant who makes the roll (CFI Ch.7 Cheat Fate re-rolls only one's own:
     # outcome.py ``Recording``); the player who rolled it is the event's actor (dice views: ``roll_row``).
     dice_by_piece = True
@@ -84,7 +89,16 @@ class ClassicFantasy(Ruleset[CFIState]):
         return CFIState(options=setup["options"], combatants=combatants,
                         players={side: tuple(names) for side, names in setup.get("players", {}).items()},
                         own_players={spec["name"]: spec["player"] for spec in setup["combatants"] if "player" in spec},
-                        foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)))
+                        foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)),
+                        revision=self.revision_of(genesis))
+
+    def canonical_state(self, state: CFIState) -> Any:
+        # ``revision`` names the rules read, not an outcome: a log's state is compared as played and today (also in
+        # the state before the blow open to Luck)
+        out = without_revision(state)
+        if state.undo is not None:
+            out["undo"] = {**msgspec.structs.asdict(state.undo), "before": self.canonical_state(state.undo.before)}
+        return out
 
     # -- decide ------------------------------------------------------------------------------
     def decide(self, state: CFIState, command: Any, dice: DicePort) -> list[Event]:

@@ -226,6 +226,9 @@ class CFIState(msgspec.Struct, frozen=True, kw_only=True):
     dice: dict[str, tuple[int, ...]] = {}  # dice drawn since the last cfi event (by label)
     last_exchange: dict[str, Any] = {}  # summary of the last resolved exchange (views)
     foresight: Foresight = Foresight()  # choices protected from foreseen joint dice (rulesets/foresight.py)
+    # the kept earlier version whose rules a log of it is read under (``ClassicFantasy.kept_revisions``: "1"), so
+    # that it replays as it was played; "" for the current version. Not in the state digest (``canonical_state``).
+    revision: str = ""
 
 
 def with_combatant(state: CFIState, c: Combatant) -> CFIState:

@@ -65,7 +65,7 @@ class MagicRealm(Ruleset[MRState]):
             "version 1, before simultaneous hits on one armor piece added up, the ARCHER advantage rolled one die "
             "on the Missile Table and part_side was checked (2026-12-06)",
     })
-    kept_revisions = frozenset({"1"})
+    kept_revisions = MappingProxyType({"3774db10b2cd7b9cfea655f150f80cdeb4ba8c20af2f13007abbeeab7e0dbe2b": "1"})
 
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
         from combatlog.rulesets.magic_realm.setup import validate
@@ -92,7 +92,7 @@ class MagicRealm(Ruleset[MRState]):
         # Pinned players seal their plays; joint dice come from seed steps (sealed.py).
         joint = genesis.options.get("joint_dice", "strict") if genesis.dice == "joint" else ""
         players = tuple(p.name for p in genesis.players)
-        revision = genesis.ruleset_version if genesis.ruleset_version in self.kept_revisions else ""
+        revision = self.revision_of(genesis)
         state = msgspec.structs.replace(state, assigned=assigned, players=players, joint=joint,
                                         chains=Chains(players=players), revision=revision)
         w = Work(state, 1)

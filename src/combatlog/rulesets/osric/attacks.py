@@ -136,7 +136,8 @@ def action_tick(s: OsricState, name: str, routine: int, segment: int = 0, *, lat
         if at < s.cursor:
             raise IllegalCommand(f"{name}'s action falls in segment {segment_of(at, s.round)}, but the timeline has "
                                  f"reached segment {segment_of(s.cursor, s.round)}", rule=r.INITIATIVE)
-        earlier_first(s, name, at)
+        if s.revision != "1":  # (version 1, OsricState.revision: an action did not wait for an earlier segment)
+            earlier_first(s, name, at)
     can_act_at(s, name, at)
     return at
 

@@ -179,6 +179,8 @@ def drawn_target(s: OsricState, d: e.Declaration) -> str:
     to ``foresee``; a charge, a close or an overbearing attack names its target, and keeps it."""
     if not d.target or d.action not in DRAWN or s.options.get("melee_target", "random") != "random":
         return ""
+    if s.revision == "1":  # version 1 (OsricState.revision) took the declared target as it was given
+        return ""
     if s.roster[d.target].side == s.roster[d.who].side or not s.standing(d.target):
         return ""
     opps = s.opponents_engaged(d.who)

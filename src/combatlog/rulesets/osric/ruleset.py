@@ -12,7 +12,7 @@ from combatlog.dice.port import DicePort
 from combatlog.events.base import Event
 from combatlog.events.core import CORE_EVENTS, CombatStarted
 from combatlog.rulesets import foresight
-from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step
+from combatlog.rulesets.base import Candidate, DiceUse, Pending, Ruleset, RulesetInfo, Step, without_revision
 from combatlog.rulesets.osric import decide as d
 from combatlog.rulesets.osric import declare as dc
 from combatlog.rulesets.osric import dice_uses as du
@@ -56,6 +56,11 @@ class Osric(Ruleset[OsricState]):
         "05c94fbd56716741443b4cf64ecf2ccfa21d17aa555d44bbb938883c04ff6280":
             "version 2, before choices were protected from foreseen joint dice",
     })
+    # Version 1's rules that a fix since changed, kept for its logs (``OsricState.revision``): an action taken before
+    # the other side's earlier segment (attacks.earlier_first) and a melee_target=random declaration naming a
+    # target the attack will not strike (declare.drawn_target), both refused since 2026-11-28, so that such a log
+    # replays as it was played (docs/rules.md, "Earlier revisions").
+    kept_revisions = MappingProxyType({ev.VERSION_1_DIGESTS[0]: "1"})
     referee_by_default = True  # OSRIC is refereed: the creator, where no --referee is named
     # With pinned players a side's declarations are sealed by ``osric declare --seal`` (rN/declare): the
     # candidates propose those commits, the nonce and the reveal themselves (trust/offers.py).
@@ -77,7 +82,16 @@ class Osric(Ruleset[OsricState]):
 
     def initial_state(self, genesis: CombatStarted) -> OsricState:
         return msgspec.structs.replace(ev.initial_state(genesis),
-                                       foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)))
+                                       foresight=foresight.Foresight(mode=foresight.mode_of(genesis, BEFORE_FORESIGHT)),
+                                       revision=self.revision_of(genesis))
+
+    def canonical_state(self, state: OsricState) -> Any:
+        # ``revision`` names the rules read, not an outcome: a log's state is compared as played and today; so does
+        # ``forgone_events`` in a log read under version 1's rules (today's reading records the actions forgone)
+        out = without_revision(state)
+        if state.revision:
+            out["forgone_events"] = True
+        return out
 
     def decide(self, state: OsricState, command: Any, dice: DicePort) -> list[Event]:
         """The rules' decision, with every choice protected from foreseen joint dice (rulesets/foresight.py)."""

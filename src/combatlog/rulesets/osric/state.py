@@ -112,6 +112,9 @@ class OsricState(msgspec.Struct, frozen=True, kw_only=True):
     dice_drawn: tuple[str, ...] = ()
     dice_from: int = -1
     foresight: Foresight = Foresight()  # choices protected from foreseen joint dice (rulesets/foresight.py)
+    # the kept earlier version whose rules a log of it is read under (``Osric.kept_revisions``: "1"), so that it
+    # replays as it was played; "" for the current version. Not in the state digest (``Osric.canonical_state``).
+    revision: str = ""
 
     # -- small queries used everywhere -------------------------------------------------
     def other_side(self, side: str) -> str:
