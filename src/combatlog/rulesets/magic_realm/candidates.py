@@ -28,6 +28,9 @@ Each step of the round proposes its deciders' choices with every argument filled
 - the Fatigue Step: every legal payment (``fatigue.options``, at most 12) with, for each, a few legal choices
   of the chits to wound;
 - the Elusive Cloak ruling (``mr concede``, both reasons), for a character who has the Cloak;
+- with joint dice, ``mr seed`` where a seed step waits for contributions (``sealed.seed_command``: a chain link or a
+  nonce; empty plays from a player with no character in the Melee Step); the referee's steps above contribute
+  their taker's link first where it is the last one missing (``sealed.contributed_first``);
 - ``mr pass``: a round in which every character passes (nobody uncontrolled left to fight), in one command.
 
 Not enumerated: ``--position`` at target selection and ``--place``/``--hireling-box`` in the plays (the
@@ -92,6 +95,8 @@ def candidates(state: MRState, stream: str) -> Iterator[Candidate]:
         # the sealed plays once every side has sealed, or a nonce committed to a seed step
         yield Candidate(command=RevealOrders(step=""), argv=(*mr, "reveal", stream),
                         text="reveal what you sealed (every side has sealed)")
+    if state.joint and state.players:
+        yield from _seed(state, stream)
     if step in ("deploy", "actions", "targets", "plays", "resolve"):
         yield Candidate(command=c.Pass(), argv=(*mr, "pass", stream),
                         text=f"every character passes the rest of round {state.round} (nobody is left to fight)")
@@ -103,6 +108,27 @@ def candidates(state: MRState, stream: str) -> Iterator[Candidate]:
                                 argv=(*mr, "concede", stream, cid, "--reason", reason),
                                 text=f"ruling (Elusive Cloak): {cid} is killed, {why}", piece=cid,
                                 group=f"{cid}:concede")
+
+
+def _seed(state: MRState, stream: str) -> Iterator[Candidate]:
+    """``mr seed`` (``sealed.seed_command``), where the joint dice wait for a seed step: before the referee's step
+    (the random assignment, the Attention chits) once nobody decides anything more before its dice (a part
+    given earlier would let the last decider foreknow them: the first mover reveals last); the empty plays at
+    target selection and the plays (the trust layer takes them only from a player with no character in the
+    Melee Step)."""
+    from combatlog.rulesets.magic_realm.sealed import seed_command, seed_hint
+
+    step = state.step
+    due = step in ("targets", "plays") or (
+        step in ("lure", "actions") and not deciders(state, step)
+        and bool(seed_hint(state, "lure" if step == "lure" else "run", "assign" if step == "lure" else "attention")))
+    if not due:
+        return
+    command = seed_command(state)
+    name = command.step
+    what = "commit empty plays (a nonce for the round's joint dice)" if name.endswith("/plays") else \
+        f"contribute to seed step {name} (joint dice)"
+    yield Candidate(command=command, argv=("mr", "seed", stream), text=what, group=f"seal:{name}")
 
 
 def _lure(state: MRState, stream: str, cid: str) -> Iterator[Candidate]:

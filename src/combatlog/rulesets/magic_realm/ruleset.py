@@ -51,6 +51,12 @@ class MagicRealm(Ruleset[MRState]):
 
         return candidates(state, stream)
 
+    def contributed_first(self, state: MRState, command: Any, actor: str) -> tuple[Any, ...]:
+        """What ``actor``'s referee's step contributes to its seed step first (``sealed.contributed_first``)."""
+        from combatlog.rulesets.magic_realm.sealed import contributed_first
+
+        return contributed_first(state, command, actor)
+
     def authority(self, state: MRState, command: Any) -> Authority:
         from combatlog.rulesets.magic_realm.authority import authority
 
