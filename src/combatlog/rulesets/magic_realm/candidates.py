@@ -116,7 +116,7 @@ def _seed(state: MRState, stream: str) -> Iterator[Candidate]:
     given earlier would let the last decider foreknow them: the first mover reveals last); the empty plays at
     target selection and the plays (the trust layer takes them only from a player with no character in the
     Melee Step)."""
-    from combatlog.rulesets.magic_realm.sealed import seed_command, seed_hint
+    from combatlog.rulesets.magic_realm.sealed import SEED_MOVES, parse_step, seed_command, seed_hint
 
     step = state.step
     due = step in ("targets", "plays") or (
@@ -124,11 +124,17 @@ def _seed(state: MRState, stream: str) -> Iterator[Candidate]:
         and bool(seed_hint(state, "lure" if step == "lure" else "run", "assign" if step == "lure" else "attention")))
     if not due:
         return
+    from combatlog.trust.commands import RevealLink
+
     command = seed_command(state)
     name = command.step
-    what = "commit empty plays (a nonce for the round's joint dice)" if name.endswith("/plays") else \
-        f"contribute to seed step {name} (joint dice)"
-    yield Candidate(command=command, argv=("mr", "seed", stream), text=what, group=f"seal:{name}")
+    dice = {"assign": "of the random assignment", "attention": "of the Attention chits"}.get(
+        (parse_step(name) or (0, ""))[1], "")
+    if name.endswith("/plays"):
+        what = "commit empty plays (a nonce for the round's joint dice)"
+    else:
+        what = f"joint dice{' ' + dice if dice else ''}: {SEED_MOVES['link' if isinstance(command, RevealLink) else 'commit']}"
+    yield Candidate(command=command, argv=("mr", "seed", stream), text=f"{what} [step {name}]", group=f"seal:{name}")
 
 
 def _lure(state: MRState, stream: str, cid: str) -> Iterator[Candidate]:

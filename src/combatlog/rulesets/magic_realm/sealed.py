@@ -547,11 +547,14 @@ def seed_command(state: MRState) -> Any:
 
 
 def seed_owers(state: MRState, step: str) -> tuple[str, ...]:
-    """The pinned players who may still contribute to seed step ``step`` (all of them before it opens)."""
+    """The pinned players who may still contribute to seed step ``step`` (all of them before it opens), but for a
+    player with no character in the fight whose link closes the open step (``seed_waiting``: it goes with the
+    referee's step that draws the dice, ``contributed_first``)."""
     info = state.sealed.get(step)
     if info is None:
         return tuple(state.players)
-    return tuple(p for p in info.required if not info.contributed(p) and p not in info.committed)
+    closes = {p for p, what in seed_waiting(state, step) if what == "closes"}
+    return tuple(p for p in info.required if not info.contributed(p) and p not in info.committed and p not in closes)
 
 
 def contributed_first(state: MRState, command: Any, actor: str) -> tuple[Any, ...]:
