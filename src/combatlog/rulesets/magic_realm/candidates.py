@@ -118,10 +118,15 @@ def _seed(state: MRState, stream: str) -> Iterator[Candidate]:
     Melee Step)."""
     from combatlog.rulesets.magic_realm.sealed import SEED_MOVES, parse_step, seed_command, seed_hint
 
+    from combatlog.rulesets.magic_realm.decide import _labels
+    from combatlog.rulesets.magic_realm.rounds import assign_randomly, start_melee
+
     step = state.step
+    # (a referee's step that draws no die, every denizen lured or one character left, needs no seed)
     due = step in ("targets", "plays") or (
         step in ("lure", "actions") and not deciders(state, step)
-        and bool(seed_hint(state, "lure" if step == "lure" else "run", "assign" if step == "lure" else "attention")))
+        and bool(seed_hint(state, "lure" if step == "lure" else "run", "assign" if step == "lure" else "attention"))
+        and bool(_labels(assign_randomly if step == "lure" else start_melee, state)))
     if not due:
         return
     from combatlog.trust.commands import RevealLink
