@@ -1,5 +1,6 @@
-"""Magic Realm playouts: the three example set-ups (docs/examples/magic_realm/*.json), and one with its players
-pinned, so that the plays are sealed (mr play --seal, then mr reveal)."""
+"""Magic Realm playouts: the three example set-ups (docs/examples/magic_realm/*.json), and two with their players
+pinned, so that the plays are sealed (mr play --seal, then mr reveal): with local dice, and with joint dice, whose
+seed steps (mr seed, the referee's step revealing his closing link first) are offered by the moves too."""
 
 from tests.playouts import Setup, new
 
@@ -9,5 +10,9 @@ SETUPS = [
     Setup("magic_realm", "peace", (new("magic_realm", "peace", "peace-and-goblins.json"),)),
     Setup("magic_realm", "sealed-bashkars",
           (new("magic_realm", "sealed-bashkars", "bashkar-ambush.json", "--player", "carol", "--player", "dave", "--as", "carol"),),
+          players=("carol", "dave")),
+    Setup("magic_realm", "joint-bashkars",
+          (new("magic_realm", "joint-bashkars", "bashkar-ambush.json", "--player", "carol", "--player", "dave",
+               "--as", "carol", "--dice", "joint"),),
           players=("carol", "dave")),
 ]

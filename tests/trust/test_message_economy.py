@@ -63,48 +63,30 @@ def _has(seat: Seat) -> bool:
 
 
 def _command(seat: Seat, move: dict[str, Any], round_no: int) -> list[str] | None:
-    """The command a player types for one of his moves (placeholders filled in as this fight goes)."""
+    """The command a player types for one of his moves (``status --mine`` gives his legal moves: a decision with
+    many is the ``combatlog moves`` line that lists them, whose list this picks from as the fight goes)."""
     words = shlex.split(move["command"])[1:]
     if not words:
         return None
-    if words[:2] == ["mr", "action"] and words[3] == "bk" and round_no == 1:
-        return [*words[:4], "run", "--chit", "M3", *words[5:]]  # the Black Knight runs away in round 1
-    if words[:2] == ["mr", "target"]:
-        return [w if w != "TARGET" else move["options"][0] for w in words]
-    if words[:2] == ["mr", "play"]:
-        cid = words[3]
-        return [*words[:4], *PLAYS[cid], "--seal", "--as", words[-1]]
-    if words[:2] == ["mr", "fatigue"] and "CHIT" in words:
-        return _fatigue(seat, words, move)
-    if any(w.isupper() and len(w) > 2 for w in words):
-        raise AssertionError(f"no policy for {move}")
-    return words
+    if words[0] == "moves":  # many legal moves: the list they are in
+        listed = [m["argv"] for m in seat(*words, "--json").json()["moves"]]  # type: ignore[index]
+        return _pick(listed, round_no)
+    return _pick([words, *(shlex.split(o)[1:] for o in move["options"])], round_no)
 
 
-def _fatigue(seat: Seat, words: list[str], move: dict[str, Any]) -> list[str]:
-    """MR tables, Fatigue Step: the first way to pay that ``status`` offers, and the wounds on the
-    character's last active chits not paid with."""
-    cid = words[3]
-    pay = [w.split(" ")[0] for w in move["options"][0].removeprefix("fatigue ").split(";")[0].split(" + ")] \
-        if move["options"] and "--chit" in words and words[words.index("--chit") + 1] == "CHIT" else []
-    pay = [p for p in pay if p != "nothing"]
-    chits = seat("mr", "chits", G, "--json").json()[cid]["active"]  # type: ignore[index]
-    spare = [c.split(" ")[0] for c in chits if c.split(" ")[0] not in pay][::-1]
-    out: list[str] = []
-    skip = False
-    for i, w in enumerate(words):
-        if skip:
-            skip = False
-            continue
-        if w == "--chit" and words[i + 1] == "CHIT":
-            out += [x for chit in pay for x in ("--chit", chit)]
-            skip = True
-        elif w == "--wound" and words[i + 1] == "CHIT":
-            out += ["--wound", spare.pop(0)]
-            skip = True
-        else:
-            out.append(w)
-    return out
+def _pick(listed: list[list[str]], round_no: int) -> list[str]:
+    """One of a decision's legal moves: the Black Knight runs away in round 1 (with M3 where that chit is
+    listed); a character targets a denizen and seals ``PLAYS`` where he has them; else the first move."""
+    first = listed[0]
+    if first[:2] == ["mr", "action"] and first[3] == "bk" and round_no == 1:
+        runs = [m for m in listed if m[4:5] == ["run"]]
+        return next((m for m in runs if "M3" in m), runs[0])  # the Black Knight runs away in round 1
+    if first[:2] == ["mr", "target"]:
+        return next((m for m in listed if len(m) > 4 and not m[4].startswith("-")), first)
+    if first[:2] == ["mr", "play"] and first[3] in PLAYS:
+        cid = first[3]
+        return [*first[:4], *PLAYS[cid], "--seal", "--as", first[-1]]  # legal plays of its own (mr play checks)
+    return first
 
 
 DECISIONS = {"lure", "deploy", "action", "target", "play", "fatigue"}  # a player's decision steps (MR 001, 8.4)

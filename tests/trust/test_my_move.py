@@ -115,7 +115,21 @@ def _whats(seat: Seat, stream: str) -> list[str]:
 
 
 def _commands(seat: Seat, stream: str) -> list[str]:
-    return [m["command"] for m in seat.mine(stream)["pending"]]
+    """The command lines ``status --mine`` gives (what it says is owed with none, such as a step waiting for a
+    seed, is left out)."""
+    return [m["command"] for m in seat.mine(stream)["pending"] if m["command"]]
+
+
+def _offered(seat: Seat, stream: str) -> list[str]:
+    """Every legal move of the seat's player (``combatlog moves --as``), as command lines."""
+    listed = json.loads(seat("moves", stream, "--json", "--limit", "100000", "--as", seat.name).out)["moves"]
+    return [shlex.join(("combatlog", *m["argv"])) for m in listed]
+
+
+def _play(seat: Seat, stream: str, line: str) -> None:
+    """Run ``line`` after checking that the player's legal moves offer it verbatim."""
+    assert line in _offered(seat, stream), f"{line} is not offered: {_offered(seat, stream)}"
+    seat(*shlex.split(line)[1:])
 
 
 @needs_mr
@@ -123,31 +137,25 @@ def test_a_magic_realm_round_played_by_pasting_the_commands_status_mine_gives(tm
                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     # The classic flow (a commit and a reveal per seed step): neither machine commits a nonce chain.
     # tests/trust/test_message_economy.py plays the chained flow by pasting what status --mine gives.
+    # status --mine stands on the legal moves (combatlog moves): the choices are made among them.
     monkeypatch.setenv("COMBATLOG_NONCE_CHAINS", "off")
     G = "cave"
     alice, bob = _pair(tmp_path, G, "magic_realm", MR_SETUP, "joint")
     sync = lambda a, b: mail(a, b, G, tmp_path)  # noqa: E731
-    # Each player's list holds his own character's lure only, with the combat, the character and his name.
+    # Each player's list holds his own character's lures only, with the combat, the character and his name.
     a, b = alice.mine(G), bob.mine(G)
     assert (a["player"], a["referee"], b["player"], b["referee"]) == ("alice", True, "bob", False)
-    assert _commands(alice, G) == ["combatlog mr lure cave bk --as alice"]
-    assert _commands(bob, G) == ["combatlog mr lure cave amazon --as bob"]
-    assert {"giant", "goblin-1", "goblin-2"} <= set(b["pending"][0]["options"])
-    # bob lures goblin-1 himself and goblin-2 with his Lancer (the move says: add the denizens' ids)
-    bob("mr", "lure", G, "amazon", "goblin-1", "--by", "goblin-2=lancer-hq")
+    assert all(c.split()[4] == "bk" for c in _offered(alice, G)), _offered(alice, G)
+    assert all(c.split()[4] == "amazon" for c in _offered(bob, G)), _offered(bob, G)
+    # bob lures goblin-1 himself; alice lures the giant; goblin-2 is left to the random assignment
+    _play(bob, G, "combatlog mr lure cave amazon goblin-1 --as bob")
     assert _commands(bob, G) == [] and bob.mine(G)["waiting_for"] == ["alice (bk)"]
     sync(bob, alice)
-    alice("mr", "lure", G, "bk", "giant")
-    # Deployment and actions: passing is the command as given.
-    alice.paste(G)
-    sync(alice, bob)
-    bob.paste(G)
-    bob.paste(G)  # mr action cave amazon none
-    sync(bob, alice)
-    alice.paste(G)
-    # The Attention chits need a joint seed: each player commits and reveals, as his list says.
+    _play(alice, G, "combatlog mr lure cave bk giant --as alice")
+    # The random assignment needs a joint seed: each player commits and reveals, as his list says.
     assert _commands(alice, G) == ["combatlog mr seed cave --as alice"]
-    assert _whats(alice, G) == ["joint dice of the Attention chits: commit a nonce: mr seed (then mr reveal once every player has committed) [step r1/attention]"]
+    assert _whats(alice, G)[0] == ("joint dice of the random assignment: commit a nonce: mr seed (then mr reveal once "
+                                "every player has committed) [step r1/assign]")
     alice.paste(G)
     sync(alice, bob)
     assert _commands(bob, G) == ["combatlog mr seed cave --as bob"]
@@ -156,13 +164,23 @@ def test_a_magic_realm_round_played_by_pasting_the_commands_status_mine_gives(tm
     bob.paste(G)
     sync(bob, alice)
     alice.paste(G)  # her reveal completes the seed
-    # The Attention chits are the referee's step (alice created the combat and pins no gm): never "anyone".
-    assert _commands(alice, G) == ["combatlog mr melee cave --as alice"] and _commands(bob, G) == []
+    # The random assignment is the referee's step (alice created the combat and pins no gm): never "anyone".
+    assert _commands(alice, G) == ["combatlog mr assign cave --as alice"] and _commands(bob, G) == []
     plain = alice("status", G).out
-    assert "anyone" not in plain and "gm (alice: the referee's step): start the Melee Step" in plain
+    assert "anyone" not in plain and "gm (alice: the referee's step): random assignment" in plain
+    alice.paste(G)
+    # Deployment and actions: passing is among the legal moves.
+    _play(alice, G, "combatlog mr deploy cave bk --as alice")
+    sync(alice, bob)
+    _play(bob, G, "combatlog mr deploy cave amazon --as bob")
+    _play(bob, G, "combatlog mr action cave amazon none --as bob")
+    sync(bob, alice)
+    _play(alice, G, "combatlog mr action cave bk none --as alice")
+    # The Attention chits draw from r1/assign's seed (nobody ran away while it was known): the referee's step.
+    assert _commands(alice, G) == ["combatlog mr melee cave --as alice"] and _commands(bob, G) == []
     alice.paste(G)
     sync(alice, bob)
-    # Target selection, in Attention order; bob's command names his Lancer's target too (--hireling).
+    # Target selection, in Attention order.
     order = json.loads(alice("show", G, "--json").out)["state"]["attention"]
     seats = {"bk": alice, "amazon": bob}
     holder = bob
@@ -171,17 +189,16 @@ def test_a_magic_realm_round_played_by_pasting_the_commands_status_mine_gives(tm
         if seat is not holder:
             sync(holder, seat)
             holder = seat
-        line = seat.paste(G, {"TARGET": [{"bk": "giant", "amazon": "goblin-1"}[cid]]})
-        if cid == "amazon":
-            assert line == "combatlog mr target cave amazon TARGET --hireling lancer-hq=goblin-2 --as bob"
+        victim = {"bk": "giant", "amazon": "goblin-1"}[cid]
+        line = next(c for c in _offered(seat, G) if c.startswith(f"combatlog mr target cave {cid} {victim}"))
+        _play(seat, G, line)
     other = alice if holder is bob else bob
     sync(holder, other)
-    # The sealed plays: each command carries the character, his shield, the Lancer's box and --seal.
-    assert _commands(alice, G) == ["combatlog mr play cave bk --attack CIRCLE --fight CHIT --maneuver SQUARE "
-                                   "--move CHIT --shield BOX --seal --as alice"]
-    assert _commands(bob, G) == ["combatlog mr play cave amazon --attack CIRCLE --fight CHIT --maneuver SQUARE "
-                                 "--move CHIT --shield BOX --hireling-box lancer-hq=BOX --seal --as bob"]
-    alice.paste(G, {"CIRCLE": ["smash"], "CHIT": ["F3", "M3"], "SQUARE": ["charge"], "BOX": ["thrust"]})
+    # The sealed plays: a legal move seals them (--seal); its player only may seal them.
+    sealed = [c for c in _offered(alice, G) if c.startswith("combatlog mr play cave bk ")]
+    assert sealed and all(c.endswith(" --seal --as alice") for c in sealed)
+    alice("mr", "play", G, "bk", "--attack", "smash", "--fight", "F3", "--maneuver", "charge", "--move", "M3",
+          "--shield", "thrust", "--seal")
     # alice sees her own sealed plays; before bob's commit arrives she has nothing to do
     shown = json.loads(alice("seal", "show", G, "--step", "r1/plays", "--json").out)["sealed"]
     assert [(r["step"], r["orders"]["plays"]["bk"]["fight"], r["revealed_at"]) for r in shown] == \
@@ -189,7 +206,8 @@ def test_a_magic_realm_round_played_by_pasting_the_commands_status_mine_gives(tm
     assert _commands(alice, G) == [] and alice.mine(G)["waiting_for"] == ["bob"]
     sync(alice, bob)
     assert json.loads(bob("seal", "show", G, "--step", "r1/plays", "--json").out)["sealed"] == []  # not alice's
-    bob.paste(G, {"CIRCLE": ["thrust"], "CHIT": ["F6", "M1"], "SQUARE": ["dodge"], "BOX": ["smash", "2"]})
+    bob("mr", "play", G, "amazon", "--attack", "thrust", "--fight", "F6", "--maneuver", "dodge", "--move", "M1",
+        "--shield", "smash", "--seal")
     assert _commands(bob, G) == ["combatlog mr reveal cave --as bob"]
     bob.paste(G)
     sync(bob, alice)

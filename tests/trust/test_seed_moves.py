@@ -295,3 +295,48 @@ def test_with_nonce_chains_the_refusal_names_the_links_of_the_step(tmp_path: Pat
     mail(bob, alice, "duel", tmp_path)
     alice("freeform", "act", "duel", "Aldo", "lunges", "--roll", "1d20")
     assert alice.verify("duel")["ok"]
+
+
+# -- Magic Realm with joint dice: status --json's commands at a seed step run as given --------------------------
+
+
+@pytest.mark.skipif("magic_realm" not in available(), reason="the Magic Realm ruleset is not installed")
+@pytest.mark.parametrize("first", ["carol", "dave"])
+def test_status_json_commands_at_a_magic_realm_seed_step_run_verbatim(tmp_path: Path, first: str) -> None:
+    """docs/examples/magic_realm/bashkar-ambush.json with carol (White Knight, the creator: the referee's steps)
+    and dave (Woods Girl) pinned, joint dice, one table holding both keys (tests/playouts.py ``InProcess``). The
+    first to lure keeps his link (the first mover reveals last), the second's link rides along with his lure; so
+    r1/assign waits for the first one's link: carol's goes with her ``mr assign`` (the last part missing), dave's
+    with ``mr seed`` (no command of his reveals it for him). Every command ``status --json`` gives then runs as
+    given, each on a copy of the log, and the step the random assignment waits for is among them."""
+    import shutil
+
+    from tests.playouts import EXAMPLES, InProcess
+
+    db, home = tmp_path / "log.db", tmp_path / "keys"
+    run = InProcess(db, home)
+
+    def ok(*args: str) -> str:
+        code, out, err = run(*args)
+        assert code == 0, f"combatlog {shlex.join(args)} -> {code}\n{err}"
+        return out
+
+    for name in ("carol", "dave"):
+        ok("keys", "new", name)
+    ok("new", "j", "--ruleset", "magic_realm", "--dice", "joint", "--setup",
+       str(EXAMPLES / "magic_realm" / "bashkar-ambush.json"), "--player", "carol", "--player", "dave", "--as", "carol")
+    lures = {"carol": ("mr", "lure", "j", "wk", "--as", "carol"), "dave": ("mr", "lure", "j", "wg", "--as", "dave")}
+    second = "dave" if first == "carol" else "carol"
+    ok(*lures[first])
+    ok(*lures[second])
+    status = json.loads(ok("status", "j", "--json"))
+    commands = [c for entry in status["pending"] for c in entry["commands"]]
+    expected = "combatlog mr assign j --as carol" if first == "carol" else "combatlog mr seed j --as dave"
+    assert expected in commands, status["pending"]
+    # nothing else of the random assignment is offered before its seed step completes
+    assert not any(c.startswith("combatlog mr assign") for c in commands if c != expected)
+    for n, line in enumerate(commands):
+        copy = tmp_path / f"copy-{n}.db"
+        shutil.copy(db, copy)
+        code, _out, err = InProcess(copy, home)(*shlex.split(line)[1:])
+        assert code == 0, f"{line} -> {code}\n{err}"

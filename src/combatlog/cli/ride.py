@@ -86,15 +86,15 @@ def after_decision(ctx: typer.Context, stream: str, as_json: bool = False) -> No
         extra(ctx, stream, ReleaseChain(), "release", as_json)
 
 
-def before_referee(ctx: typer.Context, stream: str, command: Any, as_json: bool = False, *,
-                   plays: bool = False) -> None:
+def before_referee(ctx: typer.Context, stream: str, command: Any, as_json: bool = False) -> None:
     """Before a step that draws joint dice: the actor's own contribution when it is the last one missing
-    (his link, or the reveal of his empty plays), so the step completes in the same bundle. Nothing is
-    revealed for a ``command`` the rules refuse whatever he contributes (not its step, or a player still to
-    decide): the refusal comes first, as for any command, and records nothing."""
+    (his link, or the reveal of his empty plays: ``sealed.contributed_first``, which the legal moves probe
+    too), so the step completes in the same bundle. Nothing is revealed for a ``command`` the rules refuse
+    whatever he contributes (not its step, or a player still to decide): the refusal comes first, as for any
+    command, and records nothing."""
     from combatlog.rulesets.magic_realm.decide import referee_step_due
-    from combatlog.rulesets.magic_realm.sealed import closing_link, step_name
-    from combatlog.trust.commands import RevealLink, RevealOrders
+    from combatlog.rulesets.magic_realm.sealed import contributed_first
+    from combatlog.trust.commands import RevealLink
     from combatlog.trust.sealed import link_problem
 
     _meta, folded, checker = _now(ctx, stream)
@@ -102,15 +102,10 @@ def before_referee(ctx: typer.Context, stream: str, command: Any, as_json: bool 
     if ensure_chain(ctx, stream, as_json):  # his chain's commit went first: the state moved on
         _meta, folded, checker = _now(ctx, stream)
     actor = app_state(ctx).actor
-    if plays:
-        info = checker.steps.get(step_name(folded.state))
-        if info is not None and actor in info.commits and actor not in info.reveals and not info.missing_commits() \
-                and all(p in info.reveals for p in info.required if p != actor):
-            extra(ctx, stream, RevealOrders(step=info.name), "reveal", as_json)
-        return
-    step = closing_link(folded.state, actor)
-    if step and not link_problem(checker, actor, step):
-        extra(ctx, stream, RevealLink(step=step), "link", as_json)
+    for first in contributed_first(folded.state, command, actor):
+        if isinstance(first, RevealLink) and link_problem(checker, actor, first.step):
+            continue
+        extra(ctx, stream, first, "link" if isinstance(first, RevealLink) else "reveal", as_json)
 
 
 def after_referee(ctx: typer.Context, stream: str, as_json: bool = False) -> None:

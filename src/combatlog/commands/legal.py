@@ -99,12 +99,26 @@ class ProbePort(DicePort):
 
 
 class _NoSecrets:
-    """The store as ``decide`` reads it, with secret writes dropped (a probe of a sealed commit keeps nothing)."""
+    """The store as ``decide`` reads it, with secret writes dropped (a probe of a sealed commit keeps nothing).
+
+    A player's secret that is not in this log (his nonce chain, his sealed orders: they stay on his machine) reads
+    as a placeholder, so that his moves are listed as his own machine would take them (``status`` and the mail
+    list every player's moves). Nothing a placeholder gives leaves the probe: no face is derived from it."""
 
     def __init__(self, store: EventStore) -> None:
         self._store = store
 
     def put_secret(self, *_args: Any, **_kwargs: Any) -> None:
+        return None
+
+    def get_secret(self, name: str) -> bytes | None:
+        found = self._store.get_secret(name)
+        if found is not None:
+            return found
+        if name.startswith("chain:"):
+            return b"0" * 64
+        if name.startswith("orders:"):
+            return msgspec.json.encode({"nonce": "0" * 64, "orders": {}})
         return None
 
     def __getattr__(self, name: str) -> Any:
@@ -118,17 +132,30 @@ class Probed(msgspec.Struct, frozen=True, kw_only=True):
 
 def probe(store: EventStore, folded: Folded, command: Any, actor: str, wiring: Wiring) -> Probed:
     """Run the write path's decision on ``command`` without drawing a die or appending: raises as
-    ``execute`` would (``CombatlogError``), else returns the dice it would draw."""
+    ``execute`` would (``CombatlogError``), else returns the dice it would draw.
+
+    A command whose CLI contributes its taker's part of a seed step first (the ruleset's ``contributed_first``:
+    a Magic Realm referee's step reveals his closing link) is probed as it runs: the contribution through its
+    core decider, then the command on the state the contribution's events leave (its dice drawn from the seed
+    step it completes, so none waits)."""
     genesis = folded.core.genesis
     scheme = genesis.dice if genesis is not None else "local"
     source = wiring.key_sources.get(scheme)
+    first = getattr(folded.ruleset, "contributed_first", None)
+    before = tuple(first(folded.state, command, actor)) if first is not None and folded.state is not None else ()
+    state = folded.state
+    for n, contribution in enumerate(before):
+        events = wiring.deciders[type(contribution)](_NoSecrets(store), folded, contribution,  # type: ignore[arg-type]
+                                                     ProbePort(scheme=scheme, actor=actor, labels_taken=()), actor)
+        for event in events:
+            state = folded.ruleset.evolve(state, event, folded.core.head_seq + 1 + n)
     port = ProbePort(scheme=scheme, actor=actor, labels_taken=folded.core.labels,
-                     key_source=(lambda label: source(store, folded.core, label)) if source else None)
+                     key_source=(lambda label: source(store, folded.core, label)) if source and not before else None)
     decider = wiring.deciders.get(type(command))  # a core command a ruleset proposes: sealed orders
     if decider is not None:
         decider(_NoSecrets(store), folded, command, port, actor)  # type: ignore[arg-type]
     else:
-        folded.ruleset.decide(folded.state, command, port)
+        folded.ruleset.decide(state, command, port)
     return Probed(dice=tuple(port.asked), unavailable=port.unavailable)
 
 
@@ -181,11 +208,23 @@ def _moves(store: EventStore, folded: Folded, stream: str, *, wiring: Wiring, pl
             allowed = [p for p in allowed if p == referee] or allowed[:1]  # a step of the procedure: its taker's
         if not allowed:
             continue
-        try:
-            probed = probe(store, folded, cand.command, allowed[0] or "gm", wiring)
-        except CombatlogError:
+        # a core command (a sealed step's move) or one that contributes its taker's seed part first is decided
+        # for each taker (the trust layer takes it from one player and not from another); the others once
+        first = getattr(ruleset, "contributed_first", None)
+        personal = type(cand.command) in wiring.deciders or (
+            first is not None and any(first(state, cand.command, who) for who in allowed))
+        probed_by: dict[str, Probed] = {}
+        for who in (allowed if personal else allowed[:1]):
+            try:
+                probed_by[who] = probe(store, folded, cand.command, who or "gm", wiring)
+            except CombatlogError:
+                continue
+        if not probed_by:
             continue
+        if personal:
+            allowed = [who for who in allowed if who in probed_by]
         for who in allowed:
+            probed = probed_by.get(who) or next(iter(probed_by.values()))
             argv = (*cand.argv, "--as", who) if who else cand.argv
             kind = "step" if real.kind == "anyone" else "ruling" if real.kind == "referee" else "move"
             move = Move(player=who, argv=argv, text=cand.text, piece=cand.piece, step=kind == "step", kind=kind,

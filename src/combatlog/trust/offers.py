@@ -69,17 +69,10 @@ def offered_moves(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring
 
 
 def proposes_moves(folded: Folded) -> bool:
-    """Whether the combat's ruleset lists its legal moves (``Ruleset.candidates``) for ``status`` and the mail.
-    A ruleset whose ``status_keeps_my_moves`` is set keeps its own ``my_moves`` there in a combat with joint dice
-    (Magic Realm: its candidates do not yet propose the joint dice's seed steps and the referee's links that
-    its steps reveal first); ``combatlog moves`` lists its candidates all the same."""
+    """Whether the combat's ruleset lists its legal moves (``Ruleset.candidates``) for ``status`` and the mail."""
     from combatlog.rulesets.base import Ruleset
 
-    ruleset, genesis = folded.ruleset, folded.core.genesis
-    if type(ruleset).candidates is Ruleset.candidates:
-        return False
-    joint = genesis is not None and genesis.dice == "joint"
-    return not (joint and getattr(ruleset, "status_keeps_my_moves", False))
+    return type(folded.ruleset).candidates is not Ruleset.candidates
 
 
 def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *,

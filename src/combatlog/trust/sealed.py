@@ -192,6 +192,13 @@ def decide_commit(store: EventStore, folded: Folded, cmd: CommitOrders, dice: Di
                                  "(a commitment cannot be changed)", rule=RULE_SEAL)
     else:
         required = _required(store, folded, checker, cmd)
+        other = checker.step_open()
+        if other is not None and (not checker.players or set(checker.players) <= set(required)):
+            # (the log refuses it on append, track.py: refused here, before anything is sealed, and the legal
+            # moves do not offer it)
+            raise IllegalCommand(f"step {cmd.step} opens while step {other.name} (opened at seq {other.opened_at}) "
+                                 "is not complete; one seed step at a time, so nobody can choose between seeds",
+                                 rule=RULE_SEAL)
     if actor not in required:
         raise IllegalCommand(f"{actor} is not among the players of step {cmd.step} ({', '.join(required)})",
                              rule=RULE_SEAL)

@@ -282,29 +282,11 @@ def seed(ctx: typer.Context, stream: str = stream_argument(), as_json: bool = js
     Example: combatlog mr seed cave --as bob
     """
     from combatlog.cli.ride import ensure_chain
-    from combatlog.rulesets.magic_realm.sealed import open_seed_step, parse_step, seed_step_name, step_name
-    from combatlog.trust.commands import CommitOrders, RevealLink
+    from combatlog.rulesets.magic_realm.sealed import seed_command
 
     ensure_chain(ctx, stream, as_json)
     _meta, folded = read_state(ctx, stream)
-    st = folded.state
-    phase = {"lure": "assign", "deploy": "attention", "actions": "attention", "targets": "plays",
-             "plays": "plays"}.get(st.step)
-    if phase is None:
-        raise InvalidCommand(f"no Magic Realm dice seed is due at this step ({st.step}); a seed is sealed before "
-                             "mr assign, mr melee, or as empty plays")
-    if phase == "plays":
-        run_command(ctx, stream, CommitOrders(step=step_name(st), orders={"plays": {}}), as_json=as_json)
-        return
-    chained = open_seed_step(st)
-    if chained is not None and (parse_step(chained.step) or (0, ""))[1] != "plays":
-        step = chained.step
-    else:
-        step = seed_step_name(st, phase)
-    if st.chains.all_chained and (chained is not None or not any(not s.complete for s in st.sealed.values())):
-        run_command(ctx, stream, RevealLink(step=step), as_json=as_json)
-        return
-    run_command(ctx, stream, CommitOrders(step=step, orders={}), as_json=as_json)
+    run_command(ctx, stream, seed_command(folded.state), as_json=as_json)
 
 
 @app.command()
@@ -318,7 +300,7 @@ def resolve(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[
     from combatlog.rulesets.magic_realm.commands import Resolve
 
     if not dice and not face:
-        before_referee(ctx, stream, Resolve(), as_json, plays=True)
+        before_referee(ctx, stream, Resolve(), as_json)
     run_command(ctx, stream, Resolve(), dice=dice, faces=face, as_json=as_json)
 
 

@@ -44,8 +44,15 @@ def _sealed(state: MRState, command: Any) -> Authority:
     """Who may make a sealed step's move (the write path does not ask: the trust layer checks it against the
     step itself; ``commands/legal.py`` asks, to offer each to the player who owes it): sealed plays, the
     players of the characters they name; a reveal, the players who owe one."""
-    from combatlog.trust.commands import CommitOrders, RevealOrders
+    from combatlog.trust.commands import CommitOrders, RevealLink, RevealOrders
 
+    if isinstance(command, RevealLink) or (isinstance(command, CommitOrders) and command.orders in ({}, {"plays": {}})):
+        # a contribution to a seed step (mr seed): each pinned player who has not contributed yet (the trust
+        # layer takes it or not from each)
+        from combatlog.rulesets.magic_realm.sealed import seed_owers
+
+        return pieces({f"seed step {command.step}": seed_owers(state, command.step) or ("",)},
+                      what="contribute to", rule=RULE)
     if isinstance(command, CommitOrders) and isinstance(command.orders.get("plays"), dict) and command.orders["plays"]:
         return pieces({cid: (player_of(state, cid),) if player_of(state, cid) else ()
                        for cid in command.orders["plays"]}, what="seal the plays of", rule=RULE)

@@ -28,6 +28,9 @@ Each step of the round proposes its deciders' choices with every argument filled
 - the Fatigue Step: every legal payment (``fatigue.options``, at most 12) with, for each, a few legal choices
   of the chits to wound;
 - the Elusive Cloak ruling (``mr concede``, both reasons), for a character who has the Cloak;
+- with joint dice, ``mr seed`` where a seed step waits for contributions (``sealed.seed_command``: a chain link or a
+  nonce; empty plays from a player with no character in the Melee Step); the referee's steps above contribute
+  their taker's link first where it is the last one missing (``sealed.contributed_first``);
 - ``mr pass``: a round in which every character passes (nobody uncontrolled left to fight), in one command.
 
 Not enumerated: ``--position`` at target selection and ``--place``/``--hireling-box`` in the plays (the
@@ -92,6 +95,8 @@ def candidates(state: MRState, stream: str) -> Iterator[Candidate]:
         # the sealed plays once every side has sealed, or a nonce committed to a seed step
         yield Candidate(command=RevealOrders(step=""), argv=(*mr, "reveal", stream),
                         text="reveal what you sealed (every side has sealed)")
+    if state.joint and state.players:
+        yield from _seed(state, stream)
     if step in ("deploy", "actions", "targets", "plays", "resolve"):
         yield Candidate(command=c.Pass(), argv=(*mr, "pass", stream),
                         text=f"every character passes the rest of round {state.round} (nobody is left to fight)")
@@ -103,6 +108,38 @@ def candidates(state: MRState, stream: str) -> Iterator[Candidate]:
                                 argv=(*mr, "concede", stream, cid, "--reason", reason),
                                 text=f"ruling (Elusive Cloak): {cid} is killed, {why}", piece=cid,
                                 group=f"{cid}:concede")
+
+
+def _seed(state: MRState, stream: str) -> Iterator[Candidate]:
+    """``mr seed`` (``sealed.seed_command``), where the joint dice wait for a seed step: before the referee's step
+    (the random assignment, the Attention chits) once nobody decides anything more before its dice (a part
+    given earlier would let the last decider foreknow them: the first mover reveals last); the empty plays at
+    target selection and the plays (the trust layer takes them only from a player with no character in the
+    Melee Step)."""
+    from combatlog.rulesets.magic_realm.sealed import SEED_MOVES, parse_step, seed_command, seed_hint
+
+    from combatlog.rulesets.magic_realm.decide import _labels
+    from combatlog.rulesets.magic_realm.rounds import assign_randomly, start_melee
+
+    step = state.step
+    # (a referee's step that draws no die, every denizen lured or one character left, needs no seed)
+    due = step in ("targets", "plays") or (
+        step in ("lure", "actions") and not deciders(state, step)
+        and bool(seed_hint(state, "lure" if step == "lure" else "run", "assign" if step == "lure" else "attention"))
+        and bool(_labels(assign_randomly if step == "lure" else start_melee, state)))
+    if not due:
+        return
+    from combatlog.trust.commands import RevealLink
+
+    command = seed_command(state)
+    name = command.step
+    dice = {"assign": "of the random assignment", "attention": "of the Attention chits"}.get(
+        (parse_step(name) or (0, ""))[1], "")
+    if name.endswith("/plays"):
+        what = "commit empty plays (a nonce for the round's joint dice)"
+    else:
+        what = f"joint dice{' ' + dice if dice else ''}: {SEED_MOVES['link' if isinstance(command, RevealLink) else 'commit']}"
+    yield Candidate(command=command, argv=("mr", "seed", stream), text=f"{what} [step {name}]", group=f"seal:{name}")
 
 
 def _lure(state: MRState, stream: str, cid: str) -> Iterator[Candidate]:

@@ -42,14 +42,17 @@ class MagicRealm(Ruleset[MRState]):
     # with pinned players the plays are sealed by ``mr play --seal`` and revealed by ``mr reveal``: the
     # candidates propose those (trust/offers.py then adds no sealed step of its own)
     seals_orders = True
-    # in a combat with joint dice, status --mine and the mail keep my_moves (moves.py): the candidates do not propose the joint dice's
-    # seed steps (mr seed, the referee's closing link that mr assign / mr melee / mr resolve reveal first)
-    status_keeps_my_moves = True
 
     def candidates(self, state: MRState, stream: str) -> Iterable[Candidate]:
         from combatlog.rulesets.magic_realm.candidates import candidates
 
         return candidates(state, stream)
+
+    def contributed_first(self, state: MRState, command: Any, actor: str) -> tuple[Any, ...]:
+        """What ``actor``'s referee's step contributes to its seed step first (``sealed.contributed_first``)."""
+        from combatlog.rulesets.magic_realm.sealed import contributed_first
+
+        return contributed_first(state, command, actor)
 
     def authority(self, state: MRState, command: Any) -> Authority:
         from combatlog.rulesets.magic_realm.authority import authority
@@ -188,15 +191,16 @@ class MagicRealm(Ruleset[MRState]):
             text, r = referee_steps[state.step]
             from combatlog.rulesets.magic_realm.sealed import SEED_RULE
 
-            # A seed step still open: who owes his part of it (with chains, the last link is the referee's,
-            # revealed by his command; docs/trust.md, "Nonce chains").
+            # A seed step still open: who owes his part of it (with chains, the last link of a player with no
+            # character in the fight, the referee's, is revealed by his command: ``seed_waiting`` says "closes";
+            # docs/trust.md, "Nonce chains").
             info = next((i for i in state.sealed.values() if not i.complete and state.players
                          and set(state.players) <= set(i.required)), None)
-            waiting = info.waiting() if info is not None else []
-            from combatlog.rulesets.magic_realm.sealed import SEED_MOVES
+            from combatlog.rulesets.magic_realm.sealed import SEED_MOVES, seed_waiting
 
+            waiting = seed_waiting(state, info.step) if info is not None else []
             seeds = [Pending(who=p, what=f"joint dice seed {info.step}: {SEED_MOVES[what]}", rule=SEED_RULE)
-                     for p, what in waiting if not (info.chained and len(waiting) == 1)] if info is not None else []
+                     for p, what in waiting if what in SEED_MOVES] if info is not None else []
             return [Pending(who="gm", what=text, rule=r), *seeds]
         return []
 

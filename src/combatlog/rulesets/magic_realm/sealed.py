@@ -514,3 +514,65 @@ def release_due(state: MRState, player: str) -> bool:
     secret = [p for p in state.players if p != player and p in chains.committed and p not in chains.released]
     return bool(secret) and not any(player in s.committed and player not in s.orders and not s.complete
                                     for s in state.sealed.values())
+
+
+# -- the commands of the seed steps: ``mr seed`` and what a referee's step contributes first ---------------------
+
+_SEED_PHASE = {"lure": "assign", "deploy": "attention", "actions": "attention", "targets": "plays", "plays": "plays"}
+
+
+def seed_command(state: MRState) -> Any:
+    """The command ``mr seed`` runs now (the CLI and the legal moves build it here, alike): a contribution to the
+    seed step left open (a link where it is chained, else a nonce; one seed step at a time, so it comes first);
+    else empty plays for the round's plays step (a player with no character in the Melee Step); else a
+    contribution to a fresh ``r<N>/assign``/``r<N>/attention`` for the next dice: the player's next chain link
+    where every player has a chain, else a nonce to commit. Raises ``InvalidCommand`` at a step that seeds no
+    dice."""
+    from combatlog.trust.commands import CommitOrders, RevealLink
+
+    phase = _SEED_PHASE.get(state.step)
+    if phase is None:
+        raise InvalidCommand(f"no Magic Realm dice seed is due at this step ({state.step}); a seed is sealed before "
+                             "mr assign, mr melee, or as empty plays")
+    left = next((s for s in state.sealed.values() if not s.complete and set(state.players) <= set(s.required)
+                 and (parse_step(s.step) or (0, "plays"))[1] != "plays"), None)
+    if left is not None:
+        return RevealLink(step=left.step) if left.chained else CommitOrders(step=left.step, orders={})
+    if phase == "plays":
+        return CommitOrders(step=step_name(state), orders={"plays": {}})
+    step = seed_step_name(state, phase)
+    if state.chains.all_chained and not any(not s.complete for s in state.sealed.values()):
+        return RevealLink(step=step)
+    return CommitOrders(step=step, orders={})
+
+
+def seed_owers(state: MRState, step: str) -> tuple[str, ...]:
+    """The pinned players who may still contribute to seed step ``step`` (all of them before it opens), but for a
+    player with no character in the fight whose link closes the open step (``seed_waiting``: it goes with the
+    referee's step that draws the dice, ``contributed_first``)."""
+    info = state.sealed.get(step)
+    if info is None:
+        return tuple(state.players)
+    closes = {p for p, what in seed_waiting(state, step) if what == "closes"}
+    return tuple(p for p in info.required if not info.contributed(p) and p not in info.committed and p not in closes)
+
+
+def contributed_first(state: MRState, command: Any, actor: str) -> tuple[Any, ...]:
+    """What ``actor``'s command for a referee's step (``mr assign``, ``mr melee``, ``mr resolve``) contributes to
+    its dice's seed step first, so that the step completes in the same bundle (cli/ride.py ``before_referee``;
+    commands/legal.py probes the step after it): his link where it is the last one missing (``closing_link``), or
+    for the resolution his sealed plays where his reveal is the last one missing. Nothing for other commands."""
+    from combatlog.trust.commands import RevealLink, RevealOrders
+
+    if state.ended or not state.joint or actor not in state.players:
+        return ()
+    if isinstance(command, c.Resolve):
+        info = state.sealed.get(step_name(state))
+        if info is not None and actor in info.committed and actor not in info.orders and info.all_committed \
+                and all(p in info.orders or info.contributed(p) for p in info.required if p != actor):
+            return (RevealOrders(step=info.step),)
+        return ()
+    if isinstance(command, (c.Assign, c.StartMelee)):
+        step = closing_link(state, actor)
+        return (RevealLink(step=step),) if step else ()
+    return ()
