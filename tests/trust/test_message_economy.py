@@ -85,7 +85,13 @@ def _pick(listed: list[list[str]], round_no: int) -> list[str]:
         return next((m for m in listed if len(m) > 4 and not m[4].startswith("-")), first)
     if first[:2] == ["mr", "play"] and first[3] in PLAYS:
         cid = first[3]
-        return [*first[:4], *PLAYS[cid], "--seal", "--as", first[-1]]  # legal plays of its own (mr play checks)
+        wanted = [*first[:4], *PLAYS[cid], "--seal", "--as", first[-1]]
+        if wanted in listed:
+            return wanted
+        # as the list writes them (shield boxes by number), or void now (a chit wounded or fatigued since, by the
+        # dice): a listed sealed play that attacks and maneuvers, as PLAYS do
+        sealed = [m for m in listed if "--seal" in m]
+        return next((m for m in sealed if "--attack" in m and "--maneuver" in m), sealed[0] if sealed else first)
     return first
 
 
