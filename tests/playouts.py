@@ -4,7 +4,9 @@ Each move is picked at random (seeded) among ``combatlog moves``'s list and run 
 real CLI, in this process (``main``) or as a subprocess. A playout fails when an offered move is refused,
 when nothing is offered while the combat is not over (stuck), on an internal error, when ``verify`` fails,
 or when the export does not import into a second log. The failure message carries the seed and every
-command played, to replay it by hand (``PYTHONPATH=src python -m tests.playouts RULESET SEED``).
+command played with the faces its local dice showed (``--face LABEL=FACES``), as a shell script that replays
+the same combat die for die (joint dice come from fresh chain secrets: those are not repeated); the script is
+also written beside the log (``replay.sh``).
 
 The set-ups are the example combats' own (docs/examples/), played with local dice so that every die is drawn
 by the program.
@@ -42,10 +44,20 @@ class Played:
     commands: list[tuple[str, ...]] = field(default_factory=list)
     finished: bool = False
     moves_offered: int = 0
+    faces: list[tuple[str, ...]] = field(default_factory=list)  # per command: its dice as --face options
+
+    def replay_lines(self) -> list[tuple[str, ...]]:
+        """Every command of the playout, each move with the faces its dice showed: run in order on a fresh log,
+        they play the same combat."""
+        keys = [("keys", "new", p) for p in self.setup.players]
+        faces = self.faces + [()] * (len(self.commands) - len(self.faces))  # (a refused move drew none)
+        moves = [(*c, *f) for c, f in zip(self.commands, faces)]
+        return [*keys, *self.setup.lines, *moves]
 
     def replay_text(self) -> str:
-        lines = [" ".join(shlex.quote(a) for a in ("combatlog", *c)) for c in (*self.setup.lines, *self.commands)]
-        return f"playout {self.setup.ruleset}/{self.setup.name} seed {self.seed}:\n" + "\n".join(lines)
+        head = (f"# playout {self.setup.ruleset}/{self.setup.name} seed {self.seed}; replay it with\n"
+                "#   COMBATLOG_HOME=$(mktemp -d) COMBATLOG_DB=$(mktemp -d)/log.db sh THIS_FILE\n")
+        return head + "\n".join(shlex.join(("combatlog", *c)) for c in self.replay_lines())
 
 
 class PlayoutFailed(AssertionError):
@@ -114,14 +126,16 @@ def play(tmp: Path, setup: Setup, seed: int, *, max_moves: int = 300, subprocess
     def call(*args: str, what: str) -> str:
         code, out, err = run(*args)
         if code != 0:
+            (tmp / "replay.sh").write_text(played.replay_text() + "\n")
             raise PlayoutFailed(f"{what}: `combatlog {shlex.join(args)}` exited {code}\n{err.strip()}\n"
-                                f"{played.replay_text()}")
+                                f"{played.replay_text()}\n(written to {tmp / 'replay.sh'})")
         return out
 
     for player in setup.players:
         call("keys", "new", player, what="set-up")
     for line in setup.lines:
         call(*line, what="set-up")
+    rolled = _Rolled(tmp / "log.db")  # the set-up's own dice are in its lines
     for _ in range(max_moves):
         listing = json.loads(call("moves", setup.name, "--json", "--limit", "100000", what="moves"))
         if listing["finished"]:
@@ -137,8 +151,9 @@ def play(tmp: Path, setup: Setup, seed: int, *, max_moves: int = 300, subprocess
             _check_status(call, setup, moves, played)
         move = _pick(moves, rng)
         argv = tuple(move["argv"])
-        call(*argv, what=f"offered move refused ({move['text']})")
         played.commands.append(argv)
+        call(*argv, what=f"offered move refused ({move['text']})")
+        played.faces.append(rolled.since_last())
     call("verify", setup.name, what="verify")
     call("export", setup.name, "-o", str(tmp / "bundle.jsonl"), what="export")
     other = (Subprocess if subprocess else InProcess)(tmp / "other.db", tmp / "keys")
@@ -146,6 +161,30 @@ def play(tmp: Path, setup: Setup, seed: int, *, max_moves: int = 300, subprocess
     if code != 0:
         raise PlayoutFailed(f"the export does not import into a second log: {err.strip()}\n{played.replay_text()}")
     return played
+
+
+class _Rolled:
+    """The local and manual dice appended to a log since the last look, as ``--face LABEL=FACES`` options (read from
+    the SQLite file: a die's faces are in its event)."""
+
+    def __init__(self, db: Path) -> None:
+        self.db, self.position = db, 0
+        self.since_last()
+
+    def since_last(self) -> tuple[str, ...]:
+        import sqlite3
+
+        with contextlib.closing(sqlite3.connect(self.db)) as conn:
+            rows = conn.execute("SELECT position, type, body FROM events WHERE position > ? ORDER BY position",
+                                (self.position,)).fetchall()
+        out: list[str] = []
+        for position, kind, body in rows:
+            self.position = position
+            if kind == "core.dice_rolled":
+                data = json.loads(body)["data"]
+                if data["scheme"] in ("local", "manual"):
+                    out += ["--face", f"{data['label']}={','.join(map(str, data['faces']))}"]
+        return tuple(out)
 
 
 def _check_status(call, setup: Setup, moves: list[dict[str, object]], played: Played) -> None:  # type: ignore[no-untyped-def]
@@ -194,7 +233,7 @@ def _pick(moves: list[dict[str, object]], rng: random.Random) -> dict[str, objec
 SETUPS = _setups()
 
 
-if __name__ == "__main__":  # replay one playout: python -m tests.playouts RULESET SEED [--subprocess]
+if __name__ == "__main__":  # one playout per set-up: python -m tests.playouts RULESET SEED [--subprocess]
     import tempfile
 
     ruleset, seed_text = sys.argv[1], sys.argv[2]
@@ -202,4 +241,4 @@ if __name__ == "__main__":  # replay one playout: python -m tests.playouts RULES
         with tempfile.TemporaryDirectory() as d:
             result = play(Path(d), s, int(seed_text), subprocess="--subprocess" in sys.argv)
             print(result.replay_text())
-            print("finished" if result.finished else "bound reached")
+            print("# finished" if result.finished else "# bound reached")

@@ -41,3 +41,28 @@ def test_status_offers_only_legal_moves_and_hides_none(tmp_path: Path, setup, se
     piece with a legal move of a player's is in his status --mine (tests/playouts.py, _check_status)."""
     played = play(tmp_path, setup, 500 + seed, max_moves=40, check_status=True)
     assert played.commands
+
+
+REPLAYED = [next(s for s in sets if "--dice" in s.lines[0] and s.lines[0][s.lines[0].index("--dice") + 1] == "local")
+            for sets in SETUPS.values()]
+
+
+@pytest.mark.parametrize("setup", REPLAYED, ids=[f"{s.ruleset}-{s.name}" for s in REPLAYED])
+def test_a_playouts_replay_script_plays_the_same_combat(tmp_path: Path, setup) -> None:
+    """A failing playout prints (and writes) its commands with the faces each one's local dice showed: run in order
+    on a fresh log they reach the same state, die for die, so the failure can be looked at by hand."""
+    import json
+    import shlex
+
+    from tests.playouts import InProcess
+
+    played = play(tmp_path / "first", setup, 77, max_moves=60)
+    script = played.replay_text().splitlines()
+    assert script[0].startswith(f"# playout {setup.ruleset}/{setup.name} seed 77")
+    again = InProcess(tmp_path / "again.db", tmp_path / "again-keys")
+    for line in (x for x in script if not x.startswith("#")):
+        code, _out, err = again(*shlex.split(line)[1:])
+        assert code == 0, (line, err)
+    first = InProcess(tmp_path / "first" / "log.db", tmp_path / "first" / "keys")
+    shown = [json.loads(run("show", setup.name, "--json")[1])["state"] for run in (first, again)]
+    assert shown[0] == shown[1]  # (without the faces, every one of these set-ups ends otherwise)
