@@ -166,25 +166,30 @@ class AfterMerge:
         return out
 
     # -- what is owed -----------------------------------------------------------------------------
+    def _not_in_log(self) -> Iterator[tuple[list[Envelope], int]]:
+        """Each superseded decision the log does not hold (not placed, re-applied or kept again by a later merge;
+        not plumbing, which its step asks for again), once, with the last seq its branch shared with the log."""
+        in_log = {(e.actor, e.command_id) for e in self.log}
+        seen: set[tuple[str, str]] = set()
+        for batch in _batches(self.superseded):
+            first = batch[0]
+            key = (first.actor, first.command_id)
+            if key in seen or key in in_log or any(e.hash in self._in_log for e in batch) \
+                    or all(is_plumbing(e.type) for e in batch):
+                continue
+            seen.add(key)
+            parted = self.held_through(first.prev, first.seq - 1)
+            yield batch, parted if parted is not None else first.seq - 1
+
     def owed(self, ruleset: Any, folded: Any = None) -> list[Owed]:
         """Every decision still owed by its author, in the order it was made. With ``folded`` (the log's head),
         each is re-decided there: one the rules would refuse now carries why (``Owed.refused``), and is owed by
         nobody (the caller says so once)."""
         if not self.superseded:
             return []  # nothing was ever replaced by a merge: the log is not read (status asks on every call)
-        in_log = {(e.actor, e.command_id) for e in self.log}
         out: list[Owed] = []
-        seen: set[tuple[str, str]] = set()
-        for batch in _batches(self.superseded):
+        for batch, merge_at in self._not_in_log():
             first = batch[0]
-            key = (first.actor, first.command_id)
-            if key in seen or key in in_log or any(e.hash in self._in_log for e in batch):
-                continue  # placed, re-applied, or kept again by a later merge
-            if all(is_plumbing(e.type) for e in batch):
-                continue  # a link or an ack: the step it belongs to asks for it again
-            seen.add(key)
-            parted = self.held_through(first.prev, first.seq - 1)
-            merge_at = parted if parted is not None else first.seq - 1
             if self._signed.get(first.actor, 0) > merge_at:
                 continue  # he signed on the kept branch: his machine has seen the merge and settled it
             out.append(Owed(player=first.actor, what=_what(ruleset, batch), was=first.seq, merge_at=merge_at,
@@ -203,28 +208,19 @@ class AfterMerge:
             keep_reason(self.store, self.meta.id, first.command_id, reason)
         return reason
 
-
     # -- what the timeline says of what a merge did not keep --------------------------------------------------
     def not_kept(self, ruleset: Any) -> list[NotKept]:
         """Every decision a merge superseded that is not in the log (dropped, or still owed), with the dice it
         rolled: the timeline shows each where its branch parted, so a first roll is never only in ``superseded``."""
         if not self.superseded:
             return []
-        in_log = {(e.actor, e.command_id) for e in self.log}
         out: list[NotKept] = []
-        seen: set[tuple[str, str]] = set()
-        for batch in _batches(self.superseded):
+        for batch, after in self._not_in_log():
             first = batch[0]
-            key = (first.actor, first.command_id)
-            if key in seen or key in in_log or any(e.hash in self._in_log for e in batch) \
-                    or all(is_plumbing(e.type) for e in batch):
-                continue
-            seen.add(key)
-            parted = self.held_through(first.prev, first.seq - 1)
             rolls = [f"{d.label} {d.notation} = {', '.join(map(str, d.faces))}"
                      for d in (e.payload() for e in batch if e.type == _DICE_TAG)]
-            out.append(NotKept(player=first.actor, what=_what(ruleset, batch), was=first.seq,
-                               after=parted if parted is not None else first.seq - 1, rolls=rolls))
+            out.append(NotKept(player=first.actor, what=_what(ruleset, batch), was=first.seq, after=after,
+                               rolls=rolls))
         return out
 
 
