@@ -67,9 +67,6 @@ def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
     return Pending(who="gm", what=f"end game turn {turn.number}{wait}{rolls}", rule=R_TURN)
 
 
-# The subcommands that are a player's choice (``argad WORD``): with choices protected they draw no dice when made.
-CHOICE_WORDS = frozenset({"move", "shoot", "strike", "hold"})
-
 
 # The rules digests of the revisions from before choices were protected from foreseen joint dice
 # (rulesets/foresight.py): their logs keep their behaviour. Frozen: a later revision listed in
@@ -193,14 +190,6 @@ class Argad(Ruleset[ArgadState]):
     def players_of(self, state: ArgadState, piece: str) -> tuple[str, ...] | None:
         fig = state.figures.get(piece)
         return None if fig is None else tuple(state.players.get(fig.side, ()))
-
-    def my_moves(self, state: ArgadState, player: str, stream: str, referee: bool,
-                 unplayed: bool = False) -> list[Any]:
-        """What ``player`` must decide now, with the command lines (``status --mine``; argad/moves.py)."""
-        from combatlog.rulesets.argad.moves import my_moves
-
-        return foresight.my_moves(self, state, player, stream, my_moves(self, state, player, stream, referee, unplayed),
-                                  CHOICE_WORDS)
 
     def seed_step_name(self, state: ArgadState) -> str:
         """A fresh seed step is named after the game turn whose dice it seeds ("t2"), as the dice labels begin
