@@ -142,10 +142,8 @@ def _entry(p: Any, players: Any, meta: Any, offered: Any, pinned: set[str],
     entry = pending_json(p, meta.ruleset, meta.name)
     runs_as = list(players) if players else [entry["player"] or "PLAYER"]
     for player in runs_as:
-        mine, held = offered.split(player, commands_for(meta.ruleset, meta.name, p,
-                                                        "PLAYER" if pinned and player not in pinned else player))
+        mine = commands_for(meta.ruleset, meta.name, p, "PLAYER" if pinned and player not in pinned else player)
         commands += [c for c in mine if c not in commands]
-        withheld += [{"command": c, "waiting": why} for c, why in held]
     command = commands[0] if commands else None
     entry.update(players=list(players) if players is not None else None, command=command, commands=commands,
                  kind=_kind(command) if command else None, withheld=withheld)

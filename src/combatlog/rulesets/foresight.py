@@ -190,15 +190,6 @@ def pending(ruleset: Any, state: Any, original: list[Pending]) -> list[Pending]:
                                        f"{_prefix(ruleset.info.name)} resolve", rule=RULE)]
 
 
-def seed_needed(state: Any, original: bool) -> bool:
-    """With the protection in strict mode a seed is asked for only where dice wait (a deferred choice), or
-    where the procedure draws them (``original``, the ruleset's answer for a step that is no choice)."""
-    fs: Foresight = state.foresight
-    if fs.mode != "strict":
-        return original
-    return fs.deferred is not None or original
-
-
 def candidates(ruleset: Any, state: Any, stream: str, original: Any) -> Any:
     """The moves to propose (``Ruleset.candidates``): while a choice waits for its dice, its resolve alone."""
     from combatlog.rulesets.base import Candidate

@@ -196,15 +196,6 @@ class Argad(Ruleset[ArgadState]):
         (argad/labels.py) and as a die refused for want of a seed names it (trust/sealed.py ``joint_key``)."""
         return f"t{max(1, self.current_round(state))}"
 
-    def seed_needed(self, state: ArgadState) -> bool:
-        """With joint dice: a game turn's shooting, melee and survival roll dice; starting one does not
-        (trust/mine.py ``seed_first``). With choices protected (strict mode) a seed is asked of every player for a
-        deferred choice's dice only: a choice draws none when made, and a link sent before one's choice would let
-        one compute the seed (rulesets/foresight.py); the end of a turn asks its own (``MyMove.dice``)."""
-        if state.foresight.mode == "strict":
-            return foresight.seed_needed(state, False)
-        return state.turn is not None and not state.ended
-
     def pending(self, state: ArgadState) -> list[Pending]:
         return foresight.pending(self, state, self._pending(state))
 

@@ -233,15 +233,6 @@ class ClassicFantasy(Ruleset[CFIState]):
 
         return foresight.candidates(self, state, stream, candidates(state, stream))
 
-    def seed_needed(self, state: CFIState) -> bool:
-        """With joint dice: every step from round 1's Initiative on rolls dice (trust/mine.py ``seed_first``); with
-        choices protected (strict mode), a seed is asked for before a round (Initiative) and for a deferred
-        choice's dice only: a choice draws none when made, and a player's link sent before his choice would let
-        him compute the seed (rulesets/foresight.py)."""
-        if state.foresight.mode == "strict":
-            return foresight.seed_needed(state, not state.ended and not state.in_round)
-        return not state.ended
-
     def check(self, state: CFIState) -> list[str]:
         return views.check(state)
 
