@@ -8,6 +8,7 @@ A move whose joint dice cannot be drawn yet is not offered: the seed step it nee
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 from combatlog.commands.legal import Move, _moves
 from combatlog.ports import Wiring
@@ -72,6 +73,38 @@ def proposes_moves(folded: Folded) -> bool:
     from combatlog.rulesets.base import Ruleset
 
     return type(folded.ruleset).candidates is not Ruleset.candidates
+
+
+def legal_by_piece(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring: Wiring) -> dict[str, list[Move]]:
+    """Every decider's moves now (``offered_moves``), by the piece they move ("" for a step of the procedure or a
+    ruling); under ``waiting:PIECE`` the legal ones whose joint dice wait for a seed step."""
+    by: dict[str, list[Move]] = {}
+    ready, waiting = offered_moves(store, meta, folded, wiring=wiring)
+    for m in ready:
+        by.setdefault(m.piece, []).append(m)
+    for m in waiting:
+        by.setdefault(f"waiting:{m.piece}", []).append(m)
+    return by
+
+
+def answering(p: Any, players: tuple[str, ...] | None, legal: dict[str, list[Move]]) -> tuple[list[Move], list[Move]]:
+    """(the moves that answer the pending decision ``p``, the legal ones of them waiting for a seed step): the
+    moves of the piece it is for, made by ``players`` (who take it; None where nobody can tell), or the
+    procedure's steps and rulings for the referee's; for a decision a player owes by name (a side's
+    declarations), his pieces' moves; for one named after a player and his character ("bob (amazon)") in a
+    combat that does not say who plays what, the character's."""
+    piece = "" if p.who == REFEREE else p.who
+    found = legal.get(piece)
+    if found is None and not players and piece.endswith(")") and " (" in piece:
+        piece = piece[piece.index(" (") + 2:-1]
+        found = legal.get(piece)
+    if found is not None and players:  # the moves of those who take it (the referee's own seed step, not bob's)
+        found = [m for m in found if not m.player or m.player in players]
+    if found is None and players:  # a decision a player owes by name (a side's declarations): his pieces' moves
+        found = [m for ms in legal.values() for m in ms if m.player in players and m.kind == "move"]
+    held = [m for m in legal.get(f"waiting:{piece}", ()) if m.kind != "ruling"
+            and (not players or not m.player or m.player in players)]
+    return list(found or ()), held
 
 
 def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *,
