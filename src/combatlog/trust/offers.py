@@ -16,7 +16,8 @@ from combatlog.projections.fold import Folded
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.trust.api import MyMove
 from combatlog.trust.mine import (
-    REFEREE, _plays, _sealed_steps, fresh_seed_move, moves_unplayed, pending_moves, referee_of, seed_now, seed_step_base,
+    NO_PLAYER, REFEREE, _plays, _sealed_steps, fresh_seed_move, moves_unplayed, pending_moves, referee_of, seed_now,
+    seed_step_base,
 )
 
 # More moves than this for one piece are not listed in status and the mail: a count and ``combatlog moves``
@@ -91,12 +92,12 @@ def answering(p: Any, players: tuple[str, ...] | None, legal: dict[str, list[Mov
     """(the moves that answer the pending decision ``p``, the legal ones of them waiting for a seed step): the
     moves of the piece it is for, made by ``players`` (who take it; None where nobody can tell), or the
     procedure's steps and rulings for the referee's; for a decision a player owes by name (a side's
-    declarations), his pieces' moves; for one named after a player and his character ("bob (amazon)") in a
-    combat that does not say who plays what, the character's."""
+    declarations), his pieces' moves; for one named after a player and his character ("bob (amazon)") or after
+    a piece no player plays ("carl (no player)") in a combat that does not say who plays what, the piece's."""
     piece = "" if p.who == REFEREE else p.who
     found = legal.get(piece)
     if found is None and not players and piece.endswith(")") and " (" in piece:
-        piece = piece[piece.index(" (") + 2:-1]
+        piece = piece[:-len(NO_PLAYER)] if piece.endswith(NO_PLAYER) else piece[piece.index(" (") + 2:-1]
         found = legal.get(piece)
     if found is not None and players:  # the moves of those who take it (the referee's own seed step, not bob's)
         found = [m for m in found if not m.player or m.player in players]
