@@ -163,8 +163,7 @@ def test_a_piece_no_player_plays_is_no_players_character_in_status_json() -> Non
     from combatlog.cli.output import pending_json
     from combatlog.rulesets.base import Pending
 
-    entry = pending_json(Pending(who="carl (no player)", what="lure: mr lure STREAM CHARACTER"), "magic_realm",
-                         "cave", commands=[])
+    entry = pending_json(Pending(who="carl (no player)", what="lure: mr lure STREAM CHARACTER"), commands=[])
     assert entry["player"] is None and entry["character"] == "carl"
-    entry = pending_json(Pending(who="bob (amazon)", what="play"), "magic_realm", "cave", commands=[])
+    entry = pending_json(Pending(who="bob (amazon)", what="play"), commands=[])
     assert entry["player"] == "bob" and entry["character"] == "amazon"

@@ -1,4 +1,4 @@
-"""The mail body: commands named from each ruleset's pending decisions, and text escaped for each format."""
+"""The mail body: each pending decision with the legal moves that answer it, and text escaped for each format."""
 
 from __future__ import annotations
 
@@ -7,44 +7,49 @@ from pathlib import Path
 import pytest
 
 from combatlog.exchange.armour import find_blocks
-from combatlog.exchange.mail import _bb_code, _fence, _md, commands_for, mail_body
+from combatlog.exchange.mail import _bb_code, _fence, _md, mail_body, mail_json
 from combatlog.exchange.sources import read_input
 from combatlog.commands.handler import resolve_stream
 from combatlog.wiring import execute
 from combatlog.commands.core import AddNote
-from combatlog.rulesets.base import Pending
+from combatlog.rulesets.freeform import commands as ff
 from combatlog.store.sqlite import SQLiteStore
 from tests.core.helpers import duel
 
 
-@pytest.mark.parametrize("ruleset,pending,expected", [
-    ("osric", Pending(who="bob", what="seal the declarations of orcs for round 2 (osric declare STREAM orcs "
-                                      "WHO=ACTION ... --seal)"),
-     ["combatlog osric declare duel orcs WHO=ACTION ... --seal --as bob"]),
-    ("osric", Pending(who="gm", what="check surprise (osric surprise) or start round 1 (osric round)"),
-     ["combatlog osric surprise duel --as bob", "combatlog osric round duel --as bob"]),
-    ("magic_realm", Pending(who="bob", what="seal the plays of Amazon (secret): mr play STREAM CHARACTER ... --seal "
-                                            "[step r1/plays]"),
-     ["combatlog mr play duel CHARACTER ... --seal --as bob"]),
-    ("magic_realm", Pending(who="bob (Amazon)", what="pay 1 asterisk(s) of fatigue ...: mr fatigue"),
-     ["combatlog mr fatigue duel --as bob"]),
-    ("magic_realm", Pending(who="anyone", what="random assignment: mr assign; joint dice need a fresh seed first: "
-                                               "every player runs mr seed, then mr reveal (r1/assign)"),
-     ["combatlog mr assign duel --as bob", "combatlog mr seed duel --as bob", "combatlog mr reveal duel --as bob"]),
-    ("freeform", Pending(who="Bo", what="act in round 2"), ['combatlog freeform act duel Bo "ACTION" --as bob']),
-    ("classic_fantasy", Pending(who="Bo", what="react to Aldo's attack (rolled 07)", options=("parry", "none")),
-     ["combatlog cfi parry duel Bo --as bob", "combatlog cfi no-defence duel Bo --as bob"]),
-    ("argad", Pending(who="Grok", what="may strike in melee (short step), or hold its blow"),
-     ["combatlog argad strike duel Grok --at ENEMY --as bob", "combatlog argad hold duel Grok --as bob"]),
-    ("osric", Pending(who="Bo", what="melee in segment 3"), []),  # nothing named: no command made up
-])
-def test_pending_decisions_name_their_commands(ruleset: str, pending: Pending, expected: list[str]) -> None:
-    assert commands_for(ruleset, "duel", pending, "bob") == expected
+def test_each_decision_carries_the_legal_moves_that_answer_it(tmp_path: Path) -> None:
+    """In a combat that pins no players the mail lists every pending decision with the legal moves that answer
+    it (trust/offers.py ``answering``, as ``status`` gives them), each a command line that runs as written and
+    is quoted for the shell, never a guess with words to fill in ("ACTION", "TARGET"): Bo's action is each of
+    Bo's legal moves, the referee's end of the round his steps and rulings (shown to him, not to bob)."""
+    store = SQLiteStore(tmp_path / "a.db")
+    duel(store)
+    execute(store, "duel", ff.Join(name="Bo Jr", side="blue", hp=4), actor="gm")
+    meta = resolve_stream(store, "duel")
+    gm = mail_json(store, meta, "gm", since=0, acknowledged=False)
+    by = {t["who"]: t["commands"] for t in gm["yours"] + gm["others"]}
+    assert by["Bo"] == ["combatlog freeform act duel Bo 'attacks Aldo'",
+                        "combatlog freeform act duel Bo 'attacks Aldo' --roll 1d20", "combatlog freeform leave duel Bo"]
+    assert by["Bo Jr"][0] == "combatlog freeform act duel 'Bo Jr' 'attacks Aldo'"
+    assert by["gm"][0] == "combatlog freeform end-round duel" and "combatlog freeform damage duel Aldo 1d6" in by["gm"]
+    assert not any(word in line for lines in by.values() for line in lines for word in ("ACTION", "TARGET", "--as"))
+    bob = {t["who"]: t["commands"] for t in mail_json(store, meta, "bob", since=0, acknowledged=False)["others"]}
+    assert bob["Bo"] == by["Bo"] and bob["gm"] == []
 
 
-def test_a_combat_or_player_name_is_quoted_for_the_shell() -> None:
-    p = Pending(who="Bo", what="act in round 1")
-    assert commands_for("freeform", "duel;rm", p, "b'o") == ["combatlog freeform act 'duel;rm' Bo \"ACTION\" --as 'b'\"'\"'o'"]
+def test_a_decision_with_more_legal_moves_than_a_mail_shows_names_the_command_listing_them(tmp_path: Path) -> None:
+    """More than ``SHOWN_PER_PIECE`` legal moves for one decision are given as ``combatlog moves``, which lists
+    them: here Aldo, with four opponents, has nine (an action against each, with and without a d20, and leaving)."""
+    store = SQLiteStore(tmp_path / "a.db")
+    duel(store)
+    for name in ("Cy", "Di", "Ed"):
+        execute(store, "duel", ff.Join(name=name, side="blue", hp=4), actor="gm")
+    meta = resolve_stream(store, "duel")
+    message = mail_json(store, meta, "gm", since=0, acknowledged=False)
+    by = {t["who"]: t["commands"] for t in message["yours"] + message["others"]}
+    assert by["Aldo"] == ["combatlog moves duel"]
+    assert by["Bo"] == ["combatlog freeform act duel Bo 'attacks Aldo'",
+                        "combatlog freeform act duel Bo 'attacks Aldo' --roll 1d20", "combatlog freeform leave duel Bo"]
 
 
 def test_markdown_and_bbcode_escapes() -> None:

@@ -245,8 +245,8 @@ def test_classic_fantasy_lists_the_first_seed_for_every_player(tmp_path: Path) -
 
 
 def test_a_die_refused_for_want_of_a_seed_names_the_step_of_its_round(tmp_path: Path) -> None:
-    """docs/trust.md "Whose move": a fresh seed step is named after the round (``seed_first``: r2 in round 2).
-    The refusal of the die itself said `--step r1` whatever the round; here a freeform duel reaches round 2 with
+    """docs/trust.md "Whose move": a fresh seed step is named after the round (trust/offers.py ``offered_moves``:
+    r2 in round 2). The refusal of the die itself said `--step r1` whatever the round; here a freeform duel reaches round 2 with
     no seed (opening and ending rounds draw no dice), its first die is refused, and the commands the refusal
     names, run by each player, make the seed that die then draws from."""
     alice, bob = pair(tmp_path)

@@ -70,8 +70,9 @@ def command(
 
 def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, list[Any], str]:
     """What the player must decide now, as ``status --mine`` gives it (complete command lines), and the
-    acknowledgement they owe, where the ruleset knows who plays what (its own ``my_moves``: Magic Realm,
-    OSRIC, Classic Fantasy, Argad; or ``players_of``) and players are pinned. Otherwise: the ruleset's own pending entries (None) and the trust layer's sealed steps.
+    acknowledgement they owe, where the ruleset knows who plays what (it lists its legal moves, or gives
+    ``players_of``) and players are pinned. Otherwise: the ruleset's own pending entries (None) and the trust
+    layer's sealed steps.
     Last, why he has nothing more to decide in this fight, as ``status --mine`` says it ("" unless so)."""
     from combatlog.exchange.mail import Todo
     from combatlog.projections.fold import state_at
@@ -82,8 +83,7 @@ def _moves_of(store: Any, meta: Any, player: str) -> tuple[list[Any] | None, lis
     todos = _trust_todos(store, meta, player)
     folded = state_at(store, meta)
     ruleset = type(folded.ruleset)
-    knows = getattr(ruleset, "my_moves", None) is not None or ruleset.players_of is not Ruleset.players_of \
-        or ruleset.candidates is not Ruleset.candidates
+    knows = ruleset.players_of is not Ruleset.players_of or ruleset.candidates is not Ruleset.candidates
     if genesis is None or not genesis.players or not knows:
         return None, todos, ""  # the ruleset does not know who plays what: its own pending entries say it
     from combatlog.trust.mine import out_of_the_fight

@@ -53,20 +53,16 @@ def note(text: str) -> None:
     sys.stderr.write(printable(text) + "\n")
 
 
-def pending_json(p: Any, ruleset: str, stream: str, commands: list[str] | None = None) -> dict[str, Any]:
+def pending_json(p: Any, commands: list[str]) -> dict[str, Any]:
     """A pending decision as JSON: the prose (``what``) and beside it its parts: the ``player`` (and the
-    ``character`` of "bob (Amazon)"), the command lines that answer it where they can be named (words in
-    capitals are to fill in), and its ``kind``, the command (``mr play``) or null when none is named.
-    ``commands``: the legal moves that answer it, where the ruleset lists them (cli/status.py)."""
+    ``character`` of "bob (Amazon)"), the command lines that answer it (``commands``: the legal moves that
+    answer it, where the ruleset lists them: cli/status.py), and its ``kind``, the command (``mr play``) or null
+    when none is named."""
     who = p.who
     player, _, character = who.partition(" (")
     unplayed = character == "no player)"  # "carl (no player)": a piece no player plays, not carl's "no player"
     if unplayed:
         player, character = "", f"{player})"
-    if commands is None:
-        from combatlog.exchange.mail import commands_for
-
-        commands = commands_for(ruleset, stream, p, player or "PLAYER")
     kind = " ".join(commands[0].split()[1:3]) if commands else None
     return {"who": who, "what": p.what, "options": list(p.options), "rule": p.rule, "player": player or None,
             "character": character[:-1] if character.endswith(")") else None, "kind": kind,

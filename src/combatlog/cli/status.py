@@ -20,7 +20,7 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
     from combatlog.exchange.held import held_for
     from combatlog.trust.after_merge import AfterMerge
     from combatlog.trust.mine import out_of_the_fight_all, takers, waiting_for
-    from combatlog.trust.offers import Offered, proposes_moves
+    from combatlog.trust.offers import Offered, legal_by_piece, proposes_moves
     from combatlog.wiring import deciding
 
     meta, folded = read_state_of(st, stream)
@@ -38,12 +38,8 @@ def print_status(st: AppState, stream: str, *, mine: bool, as_json: bool) -> Non
     # the commands each can run now (with joint dice, none that needs a seed not there yet: its seed step first)
     named = takers(store, meta, folded, pending)
     offered = Offered(store, meta, folded, deciding())
-    pinned = set(offered.seed.players) if offered.seed is not None else set(roles(folded).players)
-    # (the text says only what is withheld: it builds no command lines where nothing can be)
-    legal = _legal_by_taker(store, meta, folded) if proposes_moves(folded) else None
-    entries = [_entry(p, players, meta, offered, pinned, legal)
-               if as_json or offered.withholds or legal is not None else {"withheld": [], "commands": []}
-               for p, (_name, players) in zip(pending, named)]
+    legal = legal_by_piece(store, meta, folded, wiring=deciding()) if proposes_moves(folded) else None
+    entries = [_entry(p, players, meta, offered, legal) for p, (_name, players) in zip(pending, named)]
     if as_json:
         print_json({"stream": meta.name, "id": meta.id, "seq": folded.core.head_seq,
                     "round": ruleset.current_round(state), "event_round": ruleset.round_of(state),
@@ -94,58 +90,23 @@ def _print_moves(commands: list[str], stream: str, players: list[str]) -> None:
     echo_view(one_line(f"    {len(commands)} legal moves: {listing}"))
 
 
-def _legal_by_taker(store: Any, meta: Any, folded: Any) -> dict[str, list[Any]]:
-    """Every decider's legal moves now, by the piece they move ("" for a step of the procedure or a ruling)."""
-    from combatlog.wiring import moves
-
-    by: dict[str, list[Any]] = {}
-    ready, waiting = moves(store, meta, folded)
-    for m in ready:
-        by.setdefault(m.piece, []).append(m)
-    for m in waiting:  # legal, but their joint dice wait for a seed step: withheld, with why
-        by.setdefault(f"waiting:{m.piece}", []).append(m)
-    return by
-
-
-def _entry(p: Any, players: Any, meta: Any, offered: Any, pinned: set[str],
-           legal: dict[str, list[Any]] | None = None) -> dict[str, Any]:
-    """A pending decision as ``status --json`` gives it (``pending_json``), its command lines run as the players
-    who take it (``players``, also given; else the name ``pending`` gives, or PLAYER to fill in where the
-    combat pins players and that name is none of them), without those that cannot run now (``withheld``, each
-    with why: ``Offered``). Where the ruleset lists its legal moves (``legal``), the command lines are exactly
-    the legal moves of the piece the decision is for (the procedure's steps and rulings for the referee's)."""
+def _entry(p: Any, players: Any, meta: Any, offered: Any, legal: dict[str, list[Any]] | None) -> dict[str, Any]:
+    """A pending decision as ``status --json`` gives it (``pending_json``), with the players who take it
+    (``players``, also given). Where the ruleset lists its legal moves (``legal``), the command lines are exactly
+    the legal moves that answer it (``trust.offers.answering``: the piece's, the procedure's steps and rulings
+    for the referee's), and those whose joint dice wait for a seed step are ``withheld``, each with why; a
+    ruleset that lists none names no command."""
     import shlex
 
-    commands: list[str] = []
-    withheld: list[dict[str, str]] = []
-    if legal is not None:
-        piece = "" if p.who == "gm" else p.who
-        found = legal.get(piece)
-        if found is not None and players:  # the moves of those who take it (the referee's own seed step, not bob's)
-            found = [m for m in found if not m.player or m.player in players]
-        if found is None and players:  # a decision a player owes by name (a side's declarations): his pieces' moves
-            found = [m for ms in legal.values() for m in ms if m.player in players and m.kind == "move"]
-        commands = [shlex.join(("combatlog", *m.argv)) for m in found or ()]
-        seed = offered.seed
-        why = "its joint dice need a seed first" + (f" ({seed.why})" if seed is not None and seed.why else "") \
-            if seed is None or not seed.open else f"seed step {seed.open} comes first, which waits for {seed.waits()}"
-        withheld = [{"command": shlex.join(("combatlog", *m.argv)), "waiting": why}
-                    for m in legal.get(f"waiting:{piece}", ()) if m.kind != "ruling"
-                    and (not players or not m.player or m.player in players)]
-        entry = pending_json(p, meta.ruleset, meta.name, commands)
-        command = commands[0] if commands else None
-        entry.update(players=list(players) if players is not None else None, command=command, commands=commands,
-                     kind=_kind(command) if command else None, withheld=withheld)
-        return entry
-    from combatlog.exchange.mail import commands_for
+    from combatlog.trust.offers import answering
 
-    entry = pending_json(p, meta.ruleset, meta.name)
-    runs_as = list(players) if players else [entry["player"] or "PLAYER"]
-    for player in runs_as:
-        mine, held = offered.split(player, commands_for(meta.ruleset, meta.name, p,
-                                                        "PLAYER" if pinned and player not in pinned else player))
-        commands += [c for c in mine if c not in commands]
-        withheld += [{"command": c, "waiting": why} for c, why in held]
+    found, held = answering(p, players, legal) if legal is not None else ([], [])
+    commands = [shlex.join(("combatlog", *m.argv)) for m in found]
+    seed = offered.seed
+    why = "its joint dice need a seed first" + (f" ({seed.why})" if seed is not None and seed.why else "") \
+        if seed is None or not seed.open else f"seed step {seed.open} comes first, which waits for {seed.waits()}"
+    withheld = [{"command": shlex.join(("combatlog", *m.argv)), "waiting": why} for m in held]
+    entry = pending_json(p, commands)
     command = commands[0] if commands else None
     entry.update(players=list(players) if players is not None else None, command=command, commands=commands,
                  kind=_kind(command) if command else None, withheld=withheld)

@@ -6,7 +6,7 @@
    each event in a sentence, each derived step with its rule and its dice);
 2. the state as their side sees it (the ruleset's ``render`` with them as viewer);
 3. what the combat waits for (the ruleset's ``pending``), theirs first, each
-   with the command to type where one can be named;
+   with the legal moves that answer it (trust/offers.py), as command lines;
 4. the bundle of exactly those events, ASCII-armoured (``armour.py``), which
    ``combatlog import`` finds in the message however it was saved or quoted.
 
@@ -31,21 +31,15 @@ from combatlog.exchange.bundle import export_lines
 from combatlog.projections.fold import state_at
 from combatlog.projections.plumbing import folded_line, is_plumbing
 from combatlog.projections.views import walk_folded
-from combatlog.rulesets.base import Pending
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.text import one_line, printable
 from combatlog.trust.after_merge import RULE_OWED, AfterMerge, Owed
-from combatlog.trust.mine import REFEREE, piece_taker, referee_of, step_taker, unplayed_mover
+from combatlog.trust.mine import REFEREE, piece_taker, referee_of, step_taker, takers, unplayed_mover
+from combatlog.trust.offers import SHOWN_PER_PIECE, answering, legal_by_piece, proposes_moves
 
 FORMATS = ("text", "markdown", "bbcode")
 WIDTH = 72
 MAX_NARRATED = 200  # events told in sentences; the bundle always holds them all
-GROUPS = {"freeform": "freeform", "magic_realm": "mr", "classic_fantasy": "cfi", "osric": "osric", "argad": "argad"}
-_GROUP_NAMES = "mr|osric|cfi|argad|freeform|seal"
-# "osric declare STREAM party WHO=ACTION ... --seal", "mr play STREAM CHARACTER ... --seal", "(osric round)";
-# "seal" is also an English word: only its own sub-commands count
-_MENTION = re.compile(rf"(?<![\w-])((?:mr|osric|cfi|argad|freeform)\s+[a-z][a-z-]*|seal\s+(?:commit|reveal|decision))"
-                      rf"((?:\s+(?!(?:{_GROUP_NAMES})\b)[^\s();\[\]/]+)*)")
 
 
 @dataclass
@@ -61,57 +55,12 @@ class Todo:
     referees: bool = False  # a step of the referee's (``pending``'s "gm")
 
 
-def commands_for(ruleset: str, stream: str, p: Pending, player: str) -> list[str]:
-    """The command lines that answer a pending decision, as far as they can be named.
-
-    Commands the pending text names (``(osric round)``, ``: mr play STREAM CHARACTER ... --seal``) are
-    completed with the combat; a few rulesets' plain requests get their command from a table. Words in
-    capitals are for the player to fill in.
-    """
-    combat = shlex.quote(stream)
-    who = p.who
-    owned = who[who.index("(") + 1:-1] if who.endswith(")") and "(" in who else ""  # "bob (Amazon)"
-    character = owned or who
-    out: list[str] = []
-    for command, rest in _MENTION.findall(p.what):
-        group, sub = command.split()
-        args = rest.split()
-        args = [combat if a == "STREAM" else shlex.quote(owned) if a == "CHARACTER" and owned else a for a in args]
-        if combat not in args:
-            args.insert(0, combat)
-        out.append(" ".join(["combatlog", group, sub, *args]))
-    if out:
-        return _as(out, player)
-    w = shlex.quote(character)
-    what = p.what
-    table: list[tuple[str, list[str]]] = {
-        "freeform": [
-            ("act in round", [f"freeform act {combat} {w} \"ACTION\""]),
-            ("start round", [f"freeform round {combat}", f"freeform end {combat} --outcome \"OUTCOME\""]),
-            ("end round", [f"freeform end-round {combat}"]),
-            ("add participants", [f"freeform join {combat} NAME --side SIDE --hp HP", f"freeform round {combat}"]),
-        ],
-        "classic_fantasy": [
-            ("react to", [f"cfi {'no-defence' if o == 'none' else o} {combat} {w}" for o in p.options]),
-            ("choose up to", [f"cfi effects {combat} {w} EFFECT ..."]),
-            ("take a Turn", [f"cfi attack {combat} {w} TARGET", f"cfi act {combat} {w} ACTION"]),
-            ("start round", [f"cfi round {combat}"]),
-        ],
-        "argad": [
-            ("start game turn", [f"argad turn {combat}"]),
-            ("may strike", [f"argad strike {combat} {w} --at ENEMY", f"argad hold {combat} {w}"]),
-            ("end game turn", [f"argad end-turn {combat}"]),
-            ("one side is left", [f"argad end {combat} --outcome \"OUTCOME\""]),
-        ],
-    }.get(ruleset, [])
-    for start, lines in table:
-        if what.startswith(start):
-            return _as([f"combatlog {line}" for line in lines], player)
-    return []
-
-
-def _as(commands: list[str], player: str) -> list[str]:
-    return [f"{c} --as {shlex.quote(player)}" for c in commands]
+def _legal_lines(stream: str, moves: list[Any]) -> list[str]:
+    """The command lines of ``moves`` (legal moves that answer one decision); more than ``SHOWN_PER_PIECE``
+    are given as the ``combatlog moves`` line that lists them."""
+    if len(moves) > SHOWN_PER_PIECE:
+        return [shlex.join(("combatlog", "moves", stream))]
+    return [shlex.join(("combatlog", *m.argv)) for m in moves]
 
 
 def is_yours(who: str, player: str) -> bool:
@@ -256,16 +205,24 @@ def _compose(store: EventStore, meta: StreamMeta, player: str, *, since: int, ex
     pending = ruleset.pending(state)
     referee = referee_of(store, meta) if any(p.who == REFEREE for p in pending) else REFEREE
     mover = unplayed_mover(head)
+    # the command lines of each decision: the legal moves that answer it, as status gives them (``mine``, when
+    # given, replaces the player's own; another's are shown without them); none where the rules list no moves
+    legal = None
+    if mine is None and proposes_moves(head):
+        from combatlog.wiring import deciding
+
+        legal = legal_by_piece(store, meta, head, wiring=deciding())
+    named = takers(store, meta, head, pending) if legal is not None else [("", None)] * len(pending)
     todos = []
-    for p in pending:
+    for p, (_name, players) in zip(pending, named):
         # a piece's decision under its players' names, as status --mine has it (``Ruleset.players_of``); a
         # piece no player plays under its referee's (``piece_taker``) and his to move, or anyone's without one
         owners = ruleset.players_of(state, p.who) if p.who != REFEREE else None
         who = piece_taker(owners, p.who, mover) if owners is not None else step_taker(p.who, referee)
         yours = (is_yours(referee if p.who == REFEREE else p.who, player) or bool(owners and player in owners)
                  or (owners == () and mover in (player, "")))
-        todos.append(Todo(who, p.what, p.rule, p.options, commands_for(ruleset.info.name, meta.name, p, player),
-                          yours, referees=p.who == REFEREE))
+        commands = _legal_lines(meta.name, answering(p, players, legal)[0]) if legal is not None else []
+        todos.append(Todo(who, p.what, p.rule, p.options, commands, yours, referees=p.who == REFEREE))
     if mine is not None:
         todos = list(mine) + [t for t in todos if not t.yours]
     todos += list(extra)

@@ -214,8 +214,7 @@ class Ruleset(Generic[S]):
     def players_of(self, state: S, piece: str) -> tuple[str, ...] | None:
         """The players ``piece`` (a name ``pending`` may give as who decides) belongs to: () when no player plays
         it (the referee's, or anyone's without one); None when ``piece`` names no piece. ``status --mine`` and the
-        mail offer a piece's pending decisions to its players with it (trust/mine.py); a ruleset with its own
-        ``my_moves`` need not give it."""
+        mail name a piece's players with it (trust/mine.py)."""
         return None
 
     def owns_label(self, label: str) -> bool:

@@ -40,7 +40,7 @@ from combatlog.errors import IllegalCommand
 from combatlog.events.base import Event, register
 from combatlog.events.core import CombatStarted
 from combatlog.rulesets.base import Pending
-from combatlog.trust.api import MyMove, command_line, decision_point
+from combatlog.trust.api import decision_point
 
 RULE = 'trust: joint dice, docs/trust.md "Decision points" (no foreseeable dice)'
 # the key of the probe port: a fixed value that is no seed (a seed is a SHA-256 output mixing the genesis hash)
@@ -188,37 +188,6 @@ def pending(ruleset: Any, state: Any, original: list[Pending]) -> list[Pending]:
     return [Pending(who="anyone", what=f"{waiting.player}'s choice ({waiting.what}) waits for its dice: a fresh "
                                        "seed step (every player's link or nonce), then "
                                        f"{_prefix(ruleset.info.name)} resolve", rule=RULE)]
-
-
-def my_moves(ruleset: Any, state: Any, player: str, stream: str, moves: list[MyMove],
-             choice_words: frozenset[str]) -> list[MyMove]:
-    """``status --mine`` under the protection: while a choice waits, the resolve (its dice need a fresh seed:
-    the trust layer offers every player his part of it first); otherwise a choice draws no dice when made
-    (strict mode), so it needs no seed first. ``choice_words``: the subcommands that are choices."""
-    fs: Foresight = state.foresight
-    if fs.mode != "strict":
-        return moves
-    if fs.deferred is not None:
-        prefix = _prefix(ruleset.info.name)
-        return [MyMove(what=f"{fs.deferred.player}'s choice ({fs.deferred.what}) waits for dice from a seed completed "
-                            "after it: run its dice", rule=RULE,
-                       command=command_line(prefix, "resolve", stream, actor=player), dice=True)]
-    out = []
-    for m in moves:
-        words = m.command.split()
-        if m.dice and len(words) > 2 and words[2] in choice_words:
-            m = msgspec.structs.replace(m, dice=False)
-        out.append(m)
-    return out
-
-
-def seed_needed(state: Any, original: bool) -> bool:
-    """With the protection in strict mode a seed is asked for only where dice wait (a deferred choice), or
-    where the procedure draws them (``original``, the ruleset's answer for a step that is no choice)."""
-    fs: Foresight = state.foresight
-    if fs.mode != "strict":
-        return original
-    return fs.deferred is not None or original
 
 
 def candidates(ruleset: Any, state: Any, stream: str, original: Any) -> Any:

@@ -23,19 +23,11 @@ Sealed orders
     (``--anyway`` on the CLI) seals those regardless, as a deliberate choice. It runs
     on the committing machine only (the log never sees the orders before the
     reveal), so ``evolve`` must still treat an illegal revealed order by the rules.
-    ``my_moves(state, player, stream, referee, unplayed=False) -> list[MyMove]``: what
-    ``player`` must decide now, each with a command line to paste (``status --mine``);
-    ``referee``: he takes the referee's steps; ``unplayed``: he may move the pieces no
-    player plays (the referee where there is one, anyone where there is none). A move
-    whose command draws dice says so (``MyMove.dice``): with joint dice and no seed to
-    draw from, the seed step is offered in its place.
-    ``seed_needed(state) -> bool``: with joint dice, whether what the combat waits for
-    now draws dice, for a ruleset with no sealed orders of its own, ``my_moves`` or not
-    (every pinned player is then asked for the seed step before it, by ``status --mine``
-    and the mail; a ruleset that has it leaves the seed steps, chain links included, to
-    the log).
     ``seed_step_name(state) -> str``: the name of a fresh seed step, where the
     ruleset's dice labels begin otherwise than with the round ("r3"): Argad's "t2".
+    A player's moves (``status --mine``, the mail) are the rules' legal moves
+    (``Ruleset.candidates``, kept by commands/legal.py) and the seed steps their
+    joint dice need (trust/offers.py).
 
 Joint dice
     With the ``joint`` scheme, ``dice.roll(label, "2d6")`` derives faces from the
@@ -85,22 +77,14 @@ class RefusedAtReveal(IllegalCommand):
 
 class MyMove(msgspec.Struct, frozen=True, kw_only=True):
     """One thing a player must decide now (``status --mine``): what, the rule, and a command line to
-    paste (words in capitals are the player's to choose; empty when the ruleset gives none)."""
+    paste (empty when none can be named)."""
 
     what: str
     rule: str = ""
     command: str = ""
     options: tuple[str, ...] = ()
     step: str = ""  # the sealed step this move commits or reveals to, if any
-    # Its command draws joint dice: with none to draw from now (no seed yet, or strict mode after a decision
-    # point), ``status --mine`` offers the seed step first instead (trust/mine.py); ``seed_step`` names the
-    # step to seal for them then ('': r<round>).
-    dice: bool = False
-    seed_step: str = ""
-    # Whether its options draw dice as its command does (withheld with it); False where they draw none (Argad's
-    # hold beside a strike), which stay offered while the command waits for a seed
-    options_dice: bool = True
-    waiting: str = ""  # why it has no command yet: it could not succeed now (set by trust/mine.seed_first)
+    waiting: str = ""  # why it has no command yet: it could not succeed now (its joint dice wait for a seed step)
 
 
 def command_line(*words: str, actor: str = "") -> str:

@@ -1,8 +1,8 @@
-"""Whose move: what one player must decide now, with the command lines to paste (``status --mine``).
+"""Whose move: who takes each decision, who the combat waits for, and the seed steps of joint dice.
 
-A ruleset that knows who plays what gives the moves itself (its ``my_moves`` hook, docs/trust.md "For
-ruleset authors"); otherwise the player's moves are the ``pending`` entries that name him. Sealed steps
-the ruleset does not describe (a freeform ``seal commit --step r1``) are added from the log.
+``status --mine`` and the mail give a player's moves from the rules' legal moves (trust/offers.py
+``moves_of``); ``pending_moves`` here serves a ruleset that lists none (no ``Ruleset.candidates``): what
+``pending`` says he owes, without commands, and the sealed steps the log has open for him.
 
 The referee's steps (``pending`` names them ``gm``: rounds, initiative, random assignment...) belong
 to the referee: ``gm`` when the combat pins nobody or pins a ``gm``; in a combat that pins players but no
@@ -61,30 +61,20 @@ def moves_unplayed(folded: Folded, player: str) -> bool:
     return roles.referee == player if roles.referee else True
 
 
-def my_moves(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -> tuple[bool, list[MyMove]]:
-    """(whether ``player`` takes the referee's steps, what ``player`` must decide now)."""
+def pending_moves(store: EventStore, meta: StreamMeta, folded: Folded, player: str) -> tuple[bool, list[MyMove]]:
+    """(whether ``player`` takes the referee's steps, what ``player`` must decide now) for a ruleset that lists no
+    legal moves (trust/offers.py ``moves_of`` stands on them for one that does): each decision ``pending`` says he
+    owes (his own, the referee's steps if he takes them, the pieces he plays), without a command, since nothing
+    tells which command lines the rules would accept; then the sealed steps the log has open for him (a commit,
+    a reveal, a chain link), with theirs."""
     referee = player == referee_of(store, meta)
     ruleset, state = folded.ruleset, folded.state
-    hook = getattr(ruleset, "my_moves", None)
-    if hook is not None:
-        moves = list(hook(state, player, meta.name, referee, unplayed=moves_unplayed(folded, player)))
-    else:
-        unplayed = moves_unplayed(folded, player)
-        moves = [MyMove(what=p.what if p.who in (player, REFEREE) else f"{p.who}: {p.what}", rule=p.rule,
-                        options=tuple(p.options))
-                 for p in ruleset.pending(state) if p.who == player or (referee and p.who == REFEREE)
-                 or _plays(ruleset, state, p.who, player, unplayed)]
-    named = {m.step for m in moves}
-    # A ruleset whose moves seal orders of their own (Magic Realm, OSRIC) knows which contribution each player
-    # owes to a step seeded by chain links (sealed orders, or a bare link): the log alone cannot tell, so it
-    # offers none of its own there. A ruleset with no sealed orders says when its next step draws dice
-    # (``seed_needed``: Classic Fantasy, Argad) and leaves the seed steps to the log, moves of its own or not.
-    # While a choice waits for its dice (rulesets/foresight.py: OSRIC too) the open step is a fresh seed step of the
-    # log's, not one of the ruleset's sealed steps: its links are offered as for any ruleset.
-    waiting = getattr(getattr(state, "foresight", None), "deferred", None) is not None
-    seeds = hook is None or getattr(ruleset, "seed_needed", None) is not None or waiting
-    extra = [m for m in _sealed_steps(store, folded, meta.name, player, links=seeds) if m.step not in named]
-    return referee, seed_first(store, folded, meta.name, player, moves, generic=seeds) + extra
+    unplayed = moves_unplayed(folded, player)
+    moves = [MyMove(what=p.what if p.who in (player, REFEREE) else f"{p.who}: {p.what}", rule=p.rule,
+                    options=tuple(p.options))
+             for p in ruleset.pending(state) if p.who == player or (referee and p.who == REFEREE)
+             or _plays(ruleset, state, p.who, player, unplayed)]
+    return referee, moves + _sealed_steps(store, folded, meta.name, player)
 
 
 # -- joint dice: a seed before the dice (docs/trust.md, "Whose move") ------------------------------------------
@@ -178,54 +168,6 @@ def seed_step_base(ruleset: Any, state: Any) -> str:
     return own(state) if own is not None else f"r{max(1, ruleset.current_round(state))}"
 
 
-def seed_first(store: EventStore, folded: Folded, stream: str, player: str, moves: list[MyMove], *,
-               generic: bool) -> list[MyMove]:
-    """``moves`` without the commands that cannot succeed for want of a seed, and with the seed step the
-    player owes for them (joint dice only).
-
-    - A move whose command draws joint dice (``MyMove.dice``) keeps no command while no joint die can be drawn:
-      with a seed step open, it waits for that step; with none, the seed step it needs is offered instead,
-      with the command (the first such move carries it).
-    - A move that would open another seed step while one is open (one at a time) waits for the open one.
-    - With no step open and the rules' next step drawing dice (``seed_needed``, for a ruleset that leaves the
-      seed steps to the log: ``generic``), the player owes his part of a fresh seed step, listed first (every
-      pinned player owes it, whether or not a move of his own draws the dice).
-    """
-    seed = seed_now(store, folded)
-    if seed is None or player not in seed.players:
-        return moves
-    ruleset, state = folded.ruleset, folded.state
-    hook = getattr(ruleset, "seed_needed", None) if generic else None
-    needed = bool(hook is not None and state is not None and not ruleset.finished(state) and hook(state))
-    base = seed_step_base(ruleset, state)
-    out: list[MyMove] = []
-    offered: set[str] = set()
-
-    def held(m: MyMove, why: str) -> MyMove:  # (options that draw no dice stay: they can succeed now)
-        return msgspec.structs.replace(m, command="", options=m.options if not m.options_dice else (), waiting=why)
-
-    for m in moves:
-        if seed.open and m.step and m.step != seed.open and m.step not in seed.taken:
-            out.append(held(m, f"once seed step {seed.open} is complete (one seed step at a time), which waits for "
-                               f"{seed.waits(player)}"))
-        elif seed.usable or not m.dice:
-            out.append(m)
-        elif seed.open:
-            out.append(held(m, f"its joint dice wait for seed step {seed.open}, which waits for {seed.waits(player)}"))
-        else:
-            name = seed.fresh(m.seed_step or base)
-            if seed.chained and player in seed.released:  # his link goes by itself: the others' open the step
-                out.append(held(m, f"its joint dice wait for a fresh seed step ({name}): the other players' links"))
-            elif name in offered:
-                out.append(held(m, f"its joint dice wait for seed step {name} (above)"))
-            else:
-                offered.add(name)
-                out.append(fresh_seed_move(seed, name, stream, player, what=m.what))
-    if needed and not seed.usable and not seed.open and not offered and not (seed.chained and player in seed.released):
-        out.insert(0, fresh_seed_move(seed, seed.fresh(base), stream, player))
-    return out
-
-
 def _plays(ruleset: Any, state: Any, piece: str, player: str, unplayed: bool) -> bool:
     """Whether ``player`` makes the decisions of ``piece`` (``Ruleset.players_of``: its players, or, for a piece no
     player plays, whoever may move such pieces)."""
@@ -233,7 +175,7 @@ def _plays(ruleset: Any, state: Any, piece: str, player: str, unplayed: bool) ->
     return players is not None and (player in players if players else unplayed)
 
 
-def _sealed_steps(store: EventStore, folded: Folded, stream: str, player: str, links: bool = True) -> list[MyMove]:
+def _sealed_steps(store: EventStore, folded: Folded, stream: str, player: str) -> list[MyMove]:
     """Sealed steps waiting for ``player``'s commit or reveal, from the log (any ruleset)."""
     from combatlog.trust.sealed import scanned
     from combatlog.trust.track import RULE_SEAL
@@ -243,8 +185,6 @@ def _sealed_steps(store: EventStore, folded: Folded, stream: str, player: str, l
         if info.completed_at:
             continue
         if info.chained and player not in info.reveals and player not in info.commits:
-            if not links:
-                continue
             out.append(MyMove(what=f"contribute your next chain link to seed step {info.name} (one message: no "
                                    "commit and reveal)", rule=RULE_SEAL,
                               command=command_line("seal", "link", stream, "--step", info.name, actor=player),
@@ -307,7 +247,7 @@ def waiting_for(store: EventStore, meta: StreamMeta, folded: Folded, player: str
     names = []
     for p in ruleset.pending(state):
         if p.who != REFEREE and _plays(ruleset, state, p.who, player, unplayed):
-            continue  # his own piece's decision: his move (my_moves), not someone to wait for
+            continue  # his own piece's decision: his move, not someone to wait for
         players = ruleset.players_of(state, p.who) if p.who != REFEREE else None
         names.append(referee if p.who == REFEREE else piece_taker(players, p.who, mover))
     if unplayed:  # pieces no player plays ("carl (no player)") are his to move too

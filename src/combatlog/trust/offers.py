@@ -8,6 +8,7 @@ A move whose joint dice cannot be drawn yet is not offered: the seed step it nee
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 from combatlog.commands.legal import Move, _moves
 from combatlog.ports import Wiring
@@ -15,7 +16,7 @@ from combatlog.projections.fold import Folded
 from combatlog.store.base import EventStore, StreamMeta
 from combatlog.trust.api import MyMove
 from combatlog.trust.mine import (
-    REFEREE, _kind, _plays, _sealed_steps, fresh_seed_move, moves_unplayed, my_moves, referee_of, seed_now,
+    NO_PLAYER, REFEREE, _plays, _sealed_steps, fresh_seed_move, moves_unplayed, pending_moves, referee_of, seed_now,
     seed_step_base,
 )
 
@@ -75,16 +76,48 @@ def proposes_moves(folded: Folded) -> bool:
     return type(folded.ruleset).candidates is not Ruleset.candidates
 
 
+def legal_by_piece(store: EventStore, meta: StreamMeta, folded: Folded, *, wiring: Wiring) -> dict[str, list[Move]]:
+    """Every decider's moves now (``offered_moves``), by the piece they move ("" for a step of the procedure or a
+    ruling); under ``waiting:PIECE`` the legal ones whose joint dice wait for a seed step."""
+    by: dict[str, list[Move]] = {}
+    ready, waiting = offered_moves(store, meta, folded, wiring=wiring)
+    for m in ready:
+        by.setdefault(m.piece, []).append(m)
+    for m in waiting:
+        by.setdefault(f"waiting:{m.piece}", []).append(m)
+    return by
+
+
+def answering(p: Any, players: tuple[str, ...] | None, legal: dict[str, list[Move]]) -> tuple[list[Move], list[Move]]:
+    """(the moves that answer the pending decision ``p``, the legal ones of them waiting for a seed step): the
+    moves of the piece it is for, made by ``players`` (who take it; None where nobody can tell), or the
+    procedure's steps and rulings for the referee's; for a decision a player owes by name (a side's
+    declarations), his pieces' moves; for one named after a player and his character ("bob (amazon)") or after
+    a piece no player plays ("carl (no player)") in a combat that does not say who plays what, the piece's."""
+    piece = "" if p.who == REFEREE else p.who
+    found = legal.get(piece)
+    if found is None and not players and piece.endswith(")") and " (" in piece:
+        piece = piece[:-len(NO_PLAYER)] if piece.endswith(NO_PLAYER) else piece[piece.index(" (") + 2:-1]
+        found = legal.get(piece)
+    if found is not None and players:  # the moves of those who take it (the referee's own seed step, not bob's)
+        found = [m for m in found if not m.player or m.player in players]
+    if found is None and players:  # a decision a player owes by name (a side's declarations): his pieces' moves
+        found = [m for ms in legal.values() for m in ms if m.player in players and m.kind == "move"]
+    held = [m for m in legal.get(f"waiting:{piece}", ()) if m.kind != "ruling"
+            and (not players or not m.player or m.player in players)]
+    return list(found or ()), held
+
+
 def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *,
              wiring: Wiring) -> tuple[bool, list[MyMove]]:
     """(whether ``player`` takes the referee's steps, what he may do now) for ``status --mine`` and the mail:
     his legal moves grouped by the piece they move (the procedure's steps and rulings together, a sealed step
     on its own), each group under what ``pending`` says is owed there; a group of more than ``SHOWN_PER_PIECE``
     moves is given as its count and the ``combatlog moves`` line that lists them. What ``pending`` says he owes
-    and no listed move answers (a move with free words, such as a freeform join) is said without a command. A
-    ruleset that lists no moves keeps its own words (``trust.mine.my_moves``)."""
+    and no listed move answers (a move with free words, such as a freeform join) is said without a command. For
+    a ruleset that lists no moves: what ``pending`` says he owes, without commands (``trust.mine.pending_moves``)."""
     if not proposes_moves(folded):
-        return my_moves(store, meta, folded, player)
+        return pending_moves(store, meta, folded, player)
     ruleset, state = folded.ruleset, folded.state
     referee = player == referee_of(store, meta)
     ready, waiting = offered_moves(store, meta, folded, wiring=wiring, player=player)
@@ -148,45 +181,14 @@ def moves_of(store: EventStore, meta: StreamMeta, folded: Folded, player: str, *
 
 
 class Offered:
-    """Which command lines ``status`` may offer a player now, with joint dice: those whose kind (``combatlog
-    GROUP SUB``) his ``status --mine`` offers, and in place of the others the seed step he owes for them, as
-    ``seed_first`` has it. Nothing is withheld while a seed can be drawn and no seed step is open, nor for a
-    player no seed step needs."""
+    """Where joint dice stand for what ``status`` offers (``seed_now``): whether any legal move is withheld now
+    for want of a seed (cli/status.py says why beside each)."""
 
     def __init__(self, store: EventStore, meta: StreamMeta, folded: Folded, wiring: Wiring) -> None:
         self.store, self.meta, self.folded, self.wiring = store, meta, folded, wiring
         self.seed = seed_now(store, folded)
-        self._moves: dict[str, list[MyMove]] = {}
 
     @property
     def withholds(self) -> bool:
         """Whether any command may be withheld now."""
         return self.seed is not None and (not self.seed.usable or bool(self.seed.open))
-
-    def split(self, player: str, commands: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
-        """(the commands to offer ``player``, the withheld ones with why)."""
-        seed = self.seed
-        if seed is None or not self.withholds or player not in seed.players or not commands:
-            return commands, []
-        from combatlog.trust.track import RULE_JOINT, RULE_SEAL
-
-        moves = self._moves.get(player)
-        if moves is None:
-            moves = self._moves[player] = moves_of(self.store, self.meta, self.folded, player, wiring=self.wiring)[1]
-        ruleset, state = self.folded.ruleset, self.folded.state
-        if getattr(ruleset, "my_moves", None) is not None or proposes_moves(self.folded):
-            kinds = {_kind(m.command) for m in moves if m.command}
-            kept = [c for c in commands if _kind(c) in kinds]
-        else:  # the generic moves carry no commands: the rules say whether the next step draws dice
-            hook = getattr(ruleset, "seed_needed", None)
-            needed = hook is not None and not ruleset.finished(state) and hook(state)
-            kept = commands if seed.usable or not needed else []
-        held = [c for c in commands if c not in kept]
-        if not held:
-            return commands, []
-        why = (f"seed step {seed.open} comes first, which waits for {seed.waits()}" if seed.open
-               else f"its joint dice need a seed first ({seed.why})")
-        first = [m.command for m in moves if m.command and m.rule in (RULE_JOINT, RULE_SEAL)]
-        return kept + [c for c in first if c not in kept], [(c, why) for c in held]
-
-

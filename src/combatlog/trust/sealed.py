@@ -146,7 +146,7 @@ def fresh_step(base: str, taken: Any) -> str:
 def _fresh_seed_hint(checker: TrustChecker, core: CoreTrack, label: str) -> str:
     """What every player runs for the first seed of a die labelled ``label``: the seed step is named after the
     dice it seeds (the label's first part: ``surprise``, ``r3``), else after the round, as ``status --mine``
-    names it (trust/mine.py ``seed_first``); a seed step takes chain links where every player has a chain."""
+    names it (trust/offers.py ``offered_moves``); a seed step takes chain links where every player has a chain."""
     stream = core.name or "STREAM"
     first, slash, _rest = label.partition("/")
     base = first if slash and first else f"r{max([1, *core.round_last])}"

@@ -59,9 +59,10 @@ def test_after_a_close_the_closed_upon_is_not_offered_an_attack_it_may_not_make(
     """OSRIC Combat: Closing into Combat: the opponent closed upon cannot attack the closer until the next
     round. gnoll2 closes with Mira (raiders first: raiders 5, party 2); Mira's declared melee at gnoll2 is no
     longer listed as an attack due ("melee at gnoll2 in segment 5"), which osric attack refuses, nor offered
-    as one to her player (status --mine)."""
+    as one to her player (status --mine: the legal moves, ``trust.offers.moves_of``)."""
     from combatlog.errors import IllegalCommand
-    from combatlog.rulesets.osric.moves import my_moves
+    from combatlog.trust.offers import moves_of
+    from combatlog.wiring import deciding
 
     t = Bridge()
     t.do(c.StartRound())
@@ -71,7 +72,11 @@ def test_after_a_close_the_closed_upon_is_not_offered_an_attack_it_may_not_make(
     t.do(c.Close(who="gnoll2", target="Mira"))
     s = t.state()
     assert "closed with Mira this round" in _what(s, "Mira")
-    lines = [m.command for m in my_moves(s, "party", "bridge", referee=False)]
+    meta = t.store.get_stream(t.store.list_streams()[0].id)
+    moves = moves_of(t.store, meta, state_at(t.store, meta), "gm", wiring=deciding())[1]
+    mira = [m for m in moves if m.what.startswith("Mira: ")]
+    assert len(mira) == 1 and "gnoll2 closed with Mira this round" in mira[0].what
+    lines = [x for m in moves for x in (m.command, *m.options)]
     assert not any("osric attack bridge Mira" in x for x in lines) and any("osric close bridge Mira" in x
                                                                           for x in lines)
     try:

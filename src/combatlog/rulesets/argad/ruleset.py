@@ -67,9 +67,6 @@ def end_turn_pending(state: ArgadState, turn: Turn) -> Pending:
     return Pending(who="gm", what=f"end game turn {turn.number}{wait}{rolls}", rule=R_TURN)
 
 
-# The subcommands that are a player's choice (``argad WORD``): with choices protected they draw no dice when made.
-CHOICE_WORDS = frozenset({"move", "shoot", "strike", "hold"})
-
 
 # The rules digests of the revisions from before choices were protected from foreseen joint dice
 # (rulesets/foresight.py): their logs keep their behaviour. Frozen: a later revision listed in
@@ -194,27 +191,10 @@ class Argad(Ruleset[ArgadState]):
         fig = state.figures.get(piece)
         return None if fig is None else tuple(state.players.get(fig.side, ()))
 
-    def my_moves(self, state: ArgadState, player: str, stream: str, referee: bool,
-                 unplayed: bool = False) -> list[Any]:
-        """What ``player`` must decide now, with the command lines (``status --mine``; argad/moves.py)."""
-        from combatlog.rulesets.argad.moves import my_moves
-
-        return foresight.my_moves(self, state, player, stream, my_moves(self, state, player, stream, referee, unplayed),
-                                  CHOICE_WORDS)
-
     def seed_step_name(self, state: ArgadState) -> str:
         """A fresh seed step is named after the game turn whose dice it seeds ("t2"), as the dice labels begin
         (argad/labels.py) and as a die refused for want of a seed names it (trust/sealed.py ``joint_key``)."""
         return f"t{max(1, self.current_round(state))}"
-
-    def seed_needed(self, state: ArgadState) -> bool:
-        """With joint dice: a game turn's shooting, melee and survival roll dice; starting one does not
-        (trust/mine.py ``seed_first``). With choices protected (strict mode) a seed is asked of every player for a
-        deferred choice's dice only: a choice draws none when made, and a link sent before one's choice would let
-        one compute the seed (rulesets/foresight.py); the end of a turn asks its own (``MyMove.dice``)."""
-        if state.foresight.mode == "strict":
-            return foresight.seed_needed(state, False)
-        return state.turn is not None and not state.ended
 
     def pending(self, state: ArgadState) -> list[Pending]:
         return foresight.pending(self, state, self._pending(state))

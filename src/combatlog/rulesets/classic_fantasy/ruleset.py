@@ -38,9 +38,6 @@ from combatlog.rulesets.classic_fantasy import views
 
 replace = msgspec.structs.replace
 DATA = Path(__file__).parent / "data"
-# The subcommands that are a player's choice (``cfi WORD``): with choices protected they draw no dice when made.
-CHOICE_WORDS = frozenset({"attack", "parry", "evade", "no-defence", "counter", "brawn", "effects", "luck", "act"})
-
 
 # The rules digests of the revisions from before choices were protected from foreseen joint dice
 # (rulesets/foresight.py): their logs keep their behaviour. Frozen: a later revision listed in
@@ -235,22 +232,6 @@ class ClassicFantasy(Ruleset[CFIState]):
         from combatlog.rulesets.classic_fantasy.candidates import candidates
 
         return foresight.candidates(self, state, stream, candidates(state, stream))
-
-    def my_moves(self, state: CFIState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[Any]:
-        """What ``player`` must decide now, with the command lines (``status --mine``; classic_fantasy/moves.py)."""
-        from combatlog.rulesets.classic_fantasy.moves import my_moves
-
-        return foresight.my_moves(self, state, player, stream, my_moves(state, player, stream, referee, unplayed),
-                                  CHOICE_WORDS)
-
-    def seed_needed(self, state: CFIState) -> bool:
-        """With joint dice: every step from round 1's Initiative on rolls dice (trust/mine.py ``seed_first``); with
-        choices protected (strict mode), a seed is asked for before a round (Initiative) and for a deferred
-        choice's dice only: a choice draws none when made, and a player's link sent before his choice would let
-        him compute the seed (rulesets/foresight.py)."""
-        if state.foresight.mode == "strict":
-            return foresight.seed_needed(state, not state.ended and not state.in_round)
-        return not state.ended
 
     def check(self, state: CFIState) -> list[str]:
         return views.check(state)

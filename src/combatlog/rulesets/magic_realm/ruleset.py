@@ -204,15 +204,9 @@ class MagicRealm(Ruleset[MRState]):
             return [Pending(who="gm", what=text, rule=r), *seeds]
         return []
 
-    def my_moves(self, state: MRState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[Any]:
-        """What ``player`` must decide now, each with its command line (``status --mine``)."""
-        from combatlog.rulesets.magic_realm.moves import my_moves
-
-        return my_moves(state, player, stream, referee, unplayed)
-
     def out_of_the_fight(self, state: MRState, player: str) -> str:
         """'' while one of ``player``'s characters fights on; else how they are out ("bk is dead")."""
-        from combatlog.rulesets.magic_realm.moves import out_of_the_fight
+        from combatlog.rulesets.magic_realm.views import out_of_the_fight
 
         return out_of_the_fight(state, player)
 

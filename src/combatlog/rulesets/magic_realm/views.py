@@ -385,3 +385,12 @@ def render(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) ->
         lines.append("  waiting for:")
         lines.extend(f"    {p['who']}: {p['what']}" for p in pending)
     return "\n".join(lines)
+
+
+def out_of_the_fight(state: MRState, player: str) -> str:
+    """'' while one of ``player``'s characters is in the fight; else how they are out of it ("bk is dead",
+    "bk is gone from the clearing"): ``trust/mine.out_of_the_fight`` words it for the views."""
+    own = [c for c in state.characters.values() if c.player == player]
+    if not own or any(c.alive and c.present for c in own):
+        return ""
+    return ", ".join(f"{c.id} is {'dead' if not c.alive else 'gone from the clearing'}" for c in own)

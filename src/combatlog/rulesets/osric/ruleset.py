@@ -26,10 +26,6 @@ from combatlog.commands.authority import Authority
 from combatlog.commands.record import commands_in
 from combatlog.rulesets.osric import commands as osric_commands
 
-# The subcommands that are a player's choice (``osric WORD``): with choices protected they draw no dice when made.
-CHOICE_WORDS = frozenset({"attack", "shoot", "cast", "decline", "charge", "close", "retreat", "flee", "grapple", "act",
-                          "break-free", "assassinate"})
-
 
 # The rules digests of the revisions from before choices were protected from foreseen joint dice
 # (rulesets/foresight.py): their logs keep their behaviour. Frozen: a later revision listed in
@@ -175,14 +171,6 @@ class Osric(Ruleset[OsricState]):
 
     def check_orders(self, state: OsricState, step: str, player: str, orders: dict[str, Any]) -> None:
         dc.check_orders(state, step, player, orders)
-
-    def my_moves(self, state: OsricState, player: str, stream: str, referee: bool, unplayed: bool = False) -> list[Any]:
-        """What ``player`` must decide now, each with its command line (``status --mine``); ``unplayed``:
-        he moves the sides no player plays too (the referee's, or anyone's without one)."""
-        from combatlog.rulesets.osric.moves import my_moves
-
-        return foresight.my_moves(self, state, player, stream, my_moves(state, player, stream, referee, unplayed),
-                                  CHOICE_WORDS)
 
     def players_of(self, state: OsricState, piece: str) -> tuple[str, ...] | None:
         """``pending`` names a combatant for its action and a side for its declarations: both are played
