@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,28 @@ def test_a_mail_for_a_combat_without_pinned_players_tells_from_a_given_seq(tmp_p
     assert len(find_blocks(text, "m")) == 1
     with pytest.raises(Exception, match="choose text, markdown, bbcode"):
         mail_body(store, meta, "bob", since=2, fmt="html")
+
+
+def test_a_decision_named_after_a_player_and_his_character_takes_that_characters_moves(tmp_path: Path) -> None:
+    """Magic Realm names a decision "bob (amazon)" where the combat does not pin who plays what. The mail and
+    ``status --json`` must answer it with the Amazon's legal moves (trust/offers.py ``answering``), and only
+    hers: in the deployment step both characters have moves, so a mapping that took every legal move, or the
+    player's name as a piece, would show the Black Knight's deployment under bob, or nothing at all."""
+    from combatlog.wiring import create_combat
+    from tests.security.dice_forgery import cli
+
+    store = SQLiteStore(tmp_path / "a.db")
+    setup = {"characters": [{"id": "bk", "character": "Black Knight", "player": "alice"},
+                            {"id": "amazon", "character": "Amazon", "player": "bob"}],
+             "denizens": [{"id": "gob", "monster": "Axe Goblin"}], "assigned": {"gob": "amazon"}}
+    create_combat(store, "cave", "magic_realm", actor="gm", setup=setup, dice="manual")
+    meta = resolve_stream(store, "cave")
+    message = mail_json(store, meta, "bob", since=0, acknowledged=False)
+    by = {t["who"]: t["commands"] for t in message["yours"] + message["others"]}
+    assert by["bob (amazon)"], by
+    # "combatlog mr deploy cave amazon [--charge bk ...]": the fifth word is the character who moves
+    assert {line.split()[4] for line in by["bob (amazon)"]} == {"amazon"}, by["bob (amazon)"]
+    assert {line.split()[4] for line in by["alice (bk)"]} == {"bk"}, by["alice (bk)"]
+    status = json.loads(cli(tmp_path / "a.db", "status", "cave", "--json").out)
+    entry = next(p for p in status["pending"] if p["player"] == "bob")
+    assert entry["character"] == "amazon" and entry["commands"] == by["bob (amazon)"]
