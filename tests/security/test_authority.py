@@ -345,3 +345,21 @@ def test_a_player_cannot_act_for_his_sides_other_players_character(tmp_path: Pat
                                                       since=since))
     refused_by(alice, path, "Brom belongs to alice")
     alice("cfi", "act", "sk", "Brom", "dither")  # his Turn is still alice's to take
+
+
+def test_a_player_cannot_pass_a_quiet_round_for_anothers_character(tmp_path: Path) -> None:
+    """Magic Realm version 3: where players are pinned, each votes to pass the round for his own characters
+    (docs/magic_realm.md, "A round with nothing to decide"). bob's modified client votes for alice's Black Knight
+    too, so that his own vote completes the round's pass and her knight stands idle: her machine refuses it."""
+    setup = tmp_path / "quiet.json"
+    setup.write_text(json.dumps({"characters": [{"id": "bk", "character": "Black Knight", "player": "alice"},
+                                                {"id": "amazon", "character": "Amazon", "player": "bob"}],
+                                 "denizens": []}))
+    alice, bob = pair(tmp_path, "quiet", ruleset="magic_realm", dice="manual", setup=str(setup))
+    out = bob("mr", "pass", "quiet", "amazon", "bk", ok=False)
+    assert out.code == 4 and "bk belongs to alice; bob may not pass for it" in out.err
+    modified_client(bob, "quiet", mr.Pass(characters=("amazon", "bk")), faces={"r1/attention/1": (1,)})
+    path = write_lines(tmp_path / "pass.jsonl", export(open_store(str(bob.cli.db)), tmp_path / "x.jsonl", "quiet",
+                                                       since=alice.head("quiet")))
+    refused_by(alice, path, "bob's magic_realm Pass is refused by the rules on re-deciding", "bk belongs to alice")
+    alice("mr", "pass", "quiet", "bk")  # her own vote is still hers to make

@@ -96,7 +96,8 @@ def event_catalogue() -> str:
     for ns, items in by_ns.items():
         lines += [f"## `{ns}.*`", ""]
         for tag, cls in items:
-            doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+            doc = (cls.__doc__ or "").strip().split("\n\n")[0]
+            doc = " ".join(doc.split())
             lines += [f"### `{tag}` (schema {cls.schema_version})", ""]  # type: ignore[attr-defined]
             if doc:
                 lines += [doc, ""]

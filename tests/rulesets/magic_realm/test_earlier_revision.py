@@ -37,7 +37,7 @@ def test_the_fixtures_are_version_1s() -> None:
         header = msgspec.json.decode(fixture.read_bytes().split(b"\n")[0])
         assert (header["ruleset_version"], header["rules_digest"]) == ("1", VERSION_1)
     mr = load_ruleset("magic_realm")
-    assert mr.info.version == "2" and mr.rules_digest() != VERSION_1 and VERSION_1 in mr.earlier_digests
+    assert mr.info.version == "3" and mr.rules_digest() != VERSION_1 and VERSION_1 in mr.earlier_digests
 
 
 def test_a_version_1_log_verifies_imports_and_reads_the_same(tmp_path: Path) -> None:
@@ -66,7 +66,7 @@ def test_a_version_1_archer_shot_with_two_dice_verifies_as_played(tmp_path: Path
     assert report["ok"] and report["rules_revision"].startswith("version 1")  # type: ignore[index]
     notes = "\n".join(report["notes"])  # type: ignore[index]
     assert "keeps that revision's rules" in notes
-    assert ("today's magic_realm rules (version 2) roll 1d6 for die 'r1/missile/wg', which the log rolled as 2d6 "
+    assert ("today's magic_realm rules (version 3) roll 1d6 for die 'r1/missile/wg', which the log rolled as 2d6 "
             "under version 1's rules") in notes
     cli("import", str(bundle))
     assert cli("verify", "bashkars").code == 0
@@ -90,11 +90,11 @@ def test_a_version_1_log_shows_the_outcome_as_played_and_where_version_2_differs
     difference = report["today_difference"]  # type: ignore[index]
     assert 'characters.bk.armor[Armor].condition: "destroyed" today, "damaged" as played' in difference
     text = cli("verify", str(OGRES)).out
-    assert ("today's magic_realm rules (version 2) read this log differently from seq 7-10 (gm's "
+    assert ("today's magic_realm rules (version 3) read this log differently from seq 7-10 (gm's "
             "magic_realm.Resolve), round 1 on: ") in text
     assert "The log is shown as played, under version 1's rules" in text
     imported = cli("import", str(OGRES)).out
-    assert "note: today's magic_realm rules (version 2) read this log differently from seq 7-10" in imported
+    assert "note: today's magic_realm rules (version 3) read this log differently from seq 7-10" in imported
     shown = cli("show", "ogres", "--json").json()
     bk = shown["state"]["characters"]["bk"]  # type: ignore[index]
     assert [(a["name"], a["condition"]) for a in bk["armor"]][:1] == [("Armor", "damaged")]

@@ -327,17 +327,22 @@ def fatigue(
 
 
 @app.command("pass")
-def pass_round(ctx: typer.Context, stream: str = stream_argument(), dice: Optional[str] = dice_scheme_option(),
-               face: list[str] = faces_option(), as_json: bool = json_option()) -> None:
-    """Every character passes the rest of the round, in one command, when nobody uncontrolled is left to fight:
-    deploy nobody, no action, the Attention chits, no target, no attack or maneuver, the resolution (each
-    recorded as its own step). Not where players are pinned (each seals his own plays).
+def pass_round(ctx: typer.Context, stream: str = stream_argument(),
+               characters: list[str] = typer.Argument(None, autocompletion=_characters,
+                                                      help="Where players are pinned: your characters who pass."),
+               dice: Optional[str] = dice_scheme_option(), face: list[str] = faces_option(),
+               as_json: bool = json_option()) -> None:
+    """Every character passes the rest of the round when nobody uncontrolled is left to fight: deploy nobody,
+    no action, the Attention chits, no target, no attack or maneuver, the resolution (each recorded as its own
+    step). Where players are pinned, each player passes for his own characters, and the last of them passes
+    the round; with joint dice, a seed step may come before the Attention chits, then mr pass (no character)
+    takes the round's next steps.
 
-    Example: combatlog mr pass cave
+    Example: combatlog mr pass cave (pinned players: combatlog mr pass cave bk --as alice)
     """
     from combatlog.rulesets.magic_realm.commands import Pass
 
-    run_command(ctx, stream, Pass(), dice=dice, faces=face, as_json=as_json)
+    run_command(ctx, stream, Pass(characters=tuple(characters or ())), dice=dice, faces=face, as_json=as_json)
 
 
 @app.command()

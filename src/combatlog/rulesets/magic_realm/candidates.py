@@ -98,8 +98,7 @@ def candidates(state: MRState, stream: str) -> Iterator[Candidate]:
     if state.joint and state.players:
         yield from _seed(state, stream)
     if step in ("deploy", "actions", "targets", "plays", "resolve"):
-        yield Candidate(command=c.Pass(), argv=(*mr, "pass", stream),
-                        text=f"every character passes the rest of round {state.round} (nobody is left to fight)")
+        yield from _pass(state, stream)
     for cid, char in state.characters.items():
         if "Elusive Cloak" in char.items:
             for reason, why in (("no_chance", "nobody can kill the monster"),
@@ -440,3 +439,26 @@ def _chits(char: Character, actions: tuple[str, ...], used: tuple[str, ...] = ()
 
 def _label(chit: Chit) -> str:
     return f"{chit.id} {chit.label}"
+
+
+def _pass(state: MRState, stream: str) -> Iterator[Candidate]:
+    """``mr pass``: for every character at once where no player is pinned or once the round is passed; else each
+    pinned player's vote for one of his characters, and for all his characters still to vote where he has more."""
+    from combatlog.rulesets.magic_realm.authority import player_of
+
+    if not state.players or state.passing == state.round:
+        yield Candidate(command=c.Pass(), argv=("mr", "pass", stream),
+                        text=f"every character passes the rest of round {state.round} (nobody is left to fight)")
+        return
+    left = [cid for cid in q.participants(state) if cid not in state.pass_votes]
+    by_player: dict[str, list[str]] = {}
+    for cid in left:
+        by_player.setdefault(player_of(state, cid), []).append(cid)
+        yield Candidate(command=c.Pass(characters=(cid,)), argv=("mr", "pass", stream, cid), piece=cid,
+                        text=f"{cid} passes the rest of round {state.round}, once every character in the fight does "
+                             "(nobody is left to fight)")
+    for player, cids in by_player.items():
+        if len(cids) > 1:
+            yield Candidate(command=c.Pass(characters=tuple(cids)), argv=("mr", "pass", stream, *cids), piece=cids[0],
+                            text=f"{', '.join(cids)} pass the rest of round {state.round}, once every character in "
+                                 "the fight does")

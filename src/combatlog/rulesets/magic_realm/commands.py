@@ -83,4 +83,7 @@ class Concede(_Command, frozen=True, kw_only=True):
 class Pass(_Command, frozen=True, kw_only=True):
     """Every character passes the rest of the round (nobody uncontrolled is left to fight): the same events,
     step by step, as passing with each step's own command (docs/magic_realm.md, "A round with nothing to
-    decide")."""
+    decide"). Where players are pinned each votes for his own ``characters``, and the vote that completes them
+    passes the round; once it is passed, ``mr pass`` with no character takes its next steps."""
+
+    characters: tuple[str, ...] = ()

@@ -89,12 +89,14 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
         case c.Deploy:
             need_step(state, "deploy", "deployment")
             need_turn(state, command.character, "deploy")
+            _passed_round_passes(state, command)
             _check_deploy(state, command)
             return [e.Deployed(character=command.character, hirelings=dict(command.hirelings),
                                charge=command.charge, chit=_chit_id(state, command.character, command.chit))]
         case c.Act:
             need_step(state, "actions", "an Encounter Step action")
             need_turn(state, command.character, "actions")
+            _passed_round_passes(state, command)
             check_actions(state, command)
             return [e.ActionDeclared(character=command.character, kind=command.kind,
                                      chit=_chit_id(state, command.character, command.chit), items=command.items,
@@ -107,6 +109,7 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
         case c.Target:
             need_step(state, "targets", "target selection")
             need_turn(state, command.character, "targets")
+            _passed_round_passes(state, command)
             chosen = check_targets(state, command)
             return [e.TargetsChosen(character=command.character, target=command.target,
                                     hirelings=dict(command.hirelings), positions=dict(command.positions),
@@ -114,7 +117,8 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
         case c.Play:
             need_step(state, "plays", "playing attacks and maneuvers")
             need_turn(state, command.character, "plays")
-            if sealed_for(state, command.character):
+            _passed_round_passes(state, command)
+            if sealed_for(state, command.character) and state.passing != state.round:
                 raise IllegalCommand(f"this combat pins players, so {state.characters[command.character].player} "
                                      "seals these plays: mr play ... --seal, then mr reveal once every side has "
                                      "sealed", rule=SEALED_RULE)
@@ -128,7 +132,9 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
             referee_step_due(state, command)
             plays_step = step_name(state)
             if getattr(dice, "scheme", "") == "joint" and state.players and not (
-                    state.seed == plays_step or state.seed.startswith(plays_step + "#")):
+                    state.seed == plays_step or state.seed.startswith(plays_step + "#")) and not (
+                    state.passing == state.round and not _labels(resolve, state)):
+                # (a passed round's resolution that rolls nothing needs no seed: nobody sealed a play)
                 # The resolution dice must come from the seed the secret plays completed: an older seed was
                 # known while the plays were chosen (docs/trust.md, "Magic Realm plays").
                 info = state.sealed.get(plays_step)
@@ -146,7 +152,7 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
             check_concede(state, command)
             return [e.Conceded(character=command.character, reason=command.reason)]
         case c.Pass:
-            return pass_round(state, dice)
+            return pass_round(state, command, dice)
     raise InvalidCommand(f"magic_realm does not know the command {type(command).__name__}")
 
 
@@ -254,7 +260,7 @@ PASS_RULE = "MR 001 A Round of Combat: every character passes"
 PASS_STEPS = ("deploy", "actions", "targets", "plays", "resolve")
 
 
-def pass_round(state: MRState, dice: DicePort) -> list[Event]:
+def pass_round(state: MRState, command: c.Pass, dice: DicePort) -> list[Event]:
     """``mr pass``: every character passes what is left of the round, recorded step by step.
 
     A round in which nobody uncontrolled is left to fight (every monster and unhired native dead) still
@@ -263,20 +269,21 @@ def pass_round(state: MRState, dice: DicePort) -> list[Event]:
     selection, the plays, the resolution). This command takes each step's own command in turn, as the
     deciders come (deploy nobody, no action, the Melee Step started, no target, no attack and no maneuver,
     the resolution), each decided by ``decide`` on the state the previous ones made, so the events and
-    dice are exactly those of the step-by-step commands. It stops at the end of the round or at a Fatigue
-    Step with something owed.
+    dice are exactly those of the step-by-step commands. It stops at the end of the round, at a Fatigue
+    Step with something owed, or (joint dice) before the Attention chits' dice where they need a fresh seed.
+
+    Where players are pinned, nobody passes for another's character (his plays are his secret: MR 8.4.5): each
+    votes for his own (``Pass.characters``, version 3), a vote lasts until a character decides something else or
+    the round ends, and the vote that completes every character in the fight passes the round in the same batch.
+    Once passed, its remaining steps are passes only, and ``mr pass`` without characters takes them (after a seed
+    step, with joint dice). A vote is public, so it tells the others a player means to pass before they decide:
+    it binds him only once every character has voted.
 
     *Decision:* an active shield must be played (MR 8.4.5): passing plays it in box 1 (Charge and Thrust);
-    nobody attacks, so its box matters to no one. *Decision:* refused where players are pinned: each pinned
-    player seals his own plays (MR 8.4.5 secret plays, docs/magic_realm.md "Playing by email"), and one
-    command cannot carry them.
+    nobody attacks, so its box matters to no one.
     """
     from combatlog.rulesets.magic_realm.evolve import evolve
-    from combatlog.rulesets.magic_realm.turns import deciders
 
-    if state.players:
-        raise IllegalCommand("this combat pins players: each seals his own plays, so nobody passes for them all "
-                             "(mr play ... --seal)", rule=SEALED_RULE)
     if state.step not in PASS_STEPS:
         raise IllegalCommand(f"mr pass passes deployment, actions, targets, plays and resolution; the combat is at "
                              f"{state.step} of round {state.round}", rule=PASS_RULE)
@@ -284,26 +291,93 @@ def pass_round(state: MRState, dice: DicePort) -> list[Event]:
     if foes:
         raise IllegalCommand(f"mr pass is for a round with nobody left to fight: {', '.join(foes)} still fight "
                              "(each step's own command decides it)", rule=PASS_RULE)
+    if state.passing == state.round:
+        if command.characters:
+            raise IllegalCommand(f"every character has passed round {state.round} already: mr pass with no character "
+                                 "takes its next steps", rule=PASS_RULE)
+        return _passed_steps(state, dice, started=False)
+    if not state.players:
+        if command.characters:
+            raise InvalidCommand("characters are named only where players are pinned (each passes for his own); "
+                                 "here mr pass passes for every character")
+        return _passed_steps(state, dice, started=False)
+    if state.revision in ("1", "2"):
+        raise IllegalCommand(f"this combat pins players and is played under Magic Realm version {state.revision}, "
+                             "where each seals his own plays and nobody passes for them all (mr play ... --seal)",
+                             rule=SEALED_RULE)
+    vote = _vote(state, command.characters)
+    if not vote.all_in:
+        return [vote]
+    return [vote, *_passed_steps(evolve(state, vote, 0), dice, started=True)]
+
+
+def _vote(state: MRState, characters: tuple[str, ...]) -> e.PassVoted:
+    """The pass vote of ``characters`` (checked), ``all_in`` when it completes every character in the fight."""
+    from combatlog.rulesets.magic_realm.sealed import step_name
+
+    fighting = q.participants(state)
+    if not characters:
+        mine = ", ".join(fighting)
+        raise InvalidCommand(f"this combat pins players: each passes for his own characters (mr pass NAME CHARACTER...;"
+                             f" in the fight: {mine})")
+    for cid in characters:
+        if cid not in state.characters:
+            raise InvalidCommand(f"no character {cid!r} (characters: {', '.join(state.characters)})")
+        if cid not in fighting:
+            raise IllegalCommand(f"{cid} is not in the fight, so has nothing to pass", rule=PASS_RULE)
+        if cid in state.pass_votes or characters.count(cid) > 1:
+            raise IllegalCommand(f"{cid} has voted to pass round {state.round} already", rule=PASS_RULE)
+    info = state.sealed.get(step_name(state))
+    if info is not None and (info.committed or info.linked):
+        raise IllegalCommand(f"plays are sealed for round {state.round} already ({', '.join(info.committed)}): this "
+                             "Melee Step is played out (mr reveal)", rule=SEALED_RULE)
+    votes = {*state.pass_votes, *characters}
+    return e.PassVoted(round=state.round, characters=tuple(characters), all_in=set(fighting) <= votes)
+
+
+def pass_command(state: MRState, step: str, cid: str) -> Any:
+    """The command by which character ``cid`` passes ``step`` (the referee's command where ``cid`` is '')."""
+    if step == "deploy":
+        return c.Deploy(character=cid)
+    if step == "actions":
+        return c.Act(character=cid, kind="none") if cid else c.StartMelee()
+    if step == "targets":
+        return c.Target(character=cid)
+    if step == "plays":
+        char = state.characters[cid]
+        shield = any(a.kind == "shield" and a.active and a.condition != "destroyed" for a in char.armor)
+        return c.Play(character=cid, shield=1 if shield and char.present else 0)
+    return c.Resolve()
+
+
+def _passed_round_passes(state: MRState, command: Any) -> None:
+    """In a round every character agreed to pass, a character's decision can only be that pass."""
+    if state.passing == state.round and command != pass_command(state, state.step, command.character):
+        raise IllegalCommand(f"every character agreed to pass round {state.round}: {command.character} passes it "
+                             "(mr pass)", rule=PASS_RULE)
+
+
+def _passed_steps(state: MRState, dice: DicePort, *, started: bool) -> list[Event]:
+    """The events of the round's remaining steps, each decided as its own command would decide it (``started``:
+    after a vote in the same batch, so stopping before a seed step is progress, not a refusal)."""
+    from combatlog.rulesets.magic_realm.evolve import evolve
+    from combatlog.rulesets.magic_realm.sealed import SEED_RULE
+    from combatlog.rulesets.magic_realm.turns import deciders
+
     st, out, seq, rnd = state, [], 0, state.round
     placed: set[int] = set()
     for _ in range(200):
         if st.ended or st.round != rnd or st.step not in PASS_STEPS:
             break
         who = deciders(st, st.step)
-        if st.step == "deploy":
-            command: Any = c.Deploy(character=who[0])
-        elif st.step == "actions":
-            command = c.Act(character=who[0], kind="none") if who else c.StartMelee()
-        elif st.step == "targets":
-            command = c.Target(character=who[0])
-        elif st.step == "plays":
-            char = st.characters[who[0]]
-            shield = any(a.kind == "shield" and a.active and a.condition != "destroyed" for a in char.armor)
-            command = c.Play(character=who[0], shield=1 if shield and char.present else 0)
-        else:
-            command = c.Resolve()
+        command = pass_command(st, st.step, who[0] if who else "")
         before = len(dice.drawn)
-        events = decide(st, command, dice)
+        try:
+            events = decide(st, command, dice)
+        except IllegalCommand as exc:
+            if exc.rule == SEED_RULE and (out or started):  # the Attention chits wait for a fresh joint seed
+                break
+            raise
         fresh = [d for d in dice.drawn[before:] if all(d is not x for x in events)]
         for ev in [*fresh, *events]:
             if id(ev) in placed:

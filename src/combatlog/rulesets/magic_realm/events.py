@@ -101,8 +101,18 @@ class Conceded(Event, frozen=True, kw_only=True, tag="mr.conceded"):
     reason: str = "no_chance"
 
 
+class PassVoted(Event, frozen=True, kw_only=True, tag="mr.pass_voted"):
+    """Where players are pinned, their characters pass the rest of ``round``, each by its own player (version 3,
+    docs/magic_realm.md "A round with nothing to decide"). ``all_in``: with these, every character in the fight
+    has voted, so the round is passed: the events of its steps follow, decided as ``mr pass`` decides them."""
+
+    round: int
+    characters: tuple[str, ...]
+    all_in: bool = False
+
+
 MR_EVENTS: tuple[type[Event], ...] = (
     Lured, DenizensAssigned, Deployed, ActionDeclared, MeleeStarted, TargetsChosen, PlaysMade, MeleeResolved,
-    FatiguePaid, Conceded,
+    FatiguePaid, Conceded, PassVoted,
 )
 register(*MR_EVENTS)

@@ -28,7 +28,12 @@ replace = msgspec.structs.replace
 # Which branch of ``evolve`` an event takes: the class its isinstance tests below found first, in their order
 # (a die, a sealed event, then the rules' events in the order of their cases), once per event class.
 _KIND = TypeSwitch(DiceRolled, *SEALED_EVENTS, e.Lured, e.DenizensAssigned, e.Deployed, e.ActionDeclared,
-                   e.MeleeStarted, e.TargetsChosen, e.PlaysMade, e.MeleeResolved, e.Conceded, e.FatiguePaid)
+                   e.MeleeStarted, e.TargetsChosen, e.PlaysMade, e.MeleeResolved, e.Conceded, e.FatiguePaid,
+                   e.PassVoted)
+# A character's decision, or the round's end: it ends the pass votes gathered before it (a vote is for the rest of
+# the round as its voter saw it)
+_ENDS_VOTES = (e.Lured, e.Deployed, e.ActionDeclared, e.TargetsChosen, e.PlaysMade, e.Conceded, e.FatiguePaid,
+               e.MeleeResolved)
 
 
 def evolve(state: MRState, event: Event, seq: int) -> MRState:
@@ -47,7 +52,18 @@ def evolve(state: MRState, event: Event, seq: int) -> MRState:
     w = Work(state, seq)
     if state.last_round != state.round:  # (a view before any change is the state itself: no copy)
         w.set(last_round=state.round)  # an event that ends a round still belongs to it
+    if state.pass_votes and kind in _ENDS_VOTES:
+        w.set(pass_votes=())
     match kind:  # (value patterns: the class _KIND found)
+        case e.PassVoted:
+            if event.all_in:
+                w.set(pass_votes=(), passing=event.round)
+                w.step("MR 001 A Round of Combat", f"with {', '.join(event.characters)}, every character in the "
+                       f"fight passes the rest of round {event.round}: each step is recorded as passed")
+            else:
+                w.set(pass_votes=tuple(sorted({*state.pass_votes, *event.characters})))
+                w.step("MR 001 A Round of Combat", f"{', '.join(event.characters)} would pass the rest of round "
+                       f"{event.round}, if every other character in the fight does (until someone decides otherwise)")
         case e.Lured:
             break_by_naming(w, event.character, set(event.lures), "lures")
             assigned = dict(state.assigned)

@@ -32,7 +32,7 @@ RULE_LABELS = re.compile(r"r[0-9]+/(?:assign|attention|reposition|tactics|missil
 class MagicRealm(Ruleset[MRState]):
     rule_labels = RULE_LABELS
     info = RulesetInfo(
-        name="magic_realm", title="Magic Realm (3rd edition) combat", version="2", citation="MR",
+        name="magic_realm", title="Magic Realm (3rd edition) combat", version="3", citation="MR",
         sources=("seed 000: MR 8.4 Melee Step", "seed 001: A Round of Combat",
                  "data/tables.md and data/*.json (RealmSpeak-derived facts)"),
     )
@@ -68,7 +68,15 @@ class MagicRealm(Ruleset[MRState]):
             "version 1, before simultaneous hits on one armor piece added up, the ARCHER advantage rolled one die "
             "on the Missile Table and part_side was checked (2026-12-06)",
     })
-    kept_revisions = MappingProxyType({"3774db10b2cd7b9cfea655f150f80cdeb4ba8c20af2f13007abbeeab7e0dbe2b": "1"})
+    # Version 3 adds ``mr.pass_voted`` (pinned players pass a quiet round, each for his own characters); version 2
+    # refused ``mr pass`` where players are pinned, and its logs keep that (``MRState.revision`` "2").
+    earlier_digests = MappingProxyType({
+        **earlier_digests,
+        "32cee936077134200eba452cf9156f00a64ec4c7c5f7e834d5b2d0c75cb6301c":
+            "version 2, before pinned players could pass a quiet round (mr pass NAME CHARACTER...)",
+    })
+    kept_revisions = MappingProxyType({"3774db10b2cd7b9cfea655f150f80cdeb4ba8c20af2f13007abbeeab7e0dbe2b": "1",
+                                       "32cee936077134200eba452cf9156f00a64ec4c7c5f7e834d5b2d0c75cb6301c": "2"})
 
     def validate_setup(self, setup: dict[str, Any]) -> dict[str, Any]:
         from combatlog.rulesets.magic_realm.setup import validate
@@ -78,7 +86,11 @@ class MagicRealm(Ruleset[MRState]):
     def canonical_state(self, state: MRState) -> Any:
         # ``steps`` explain the last event only (their wording may change freely); ``revision`` names the rules
         # read, not an outcome: today's reading of a version-1 log is compared with it as played.
-        return msgspec.structs.replace(state, steps=(), revision="")
+        # Version 3's pass fields are left out at their defaults, so that a version-2 log's digests still match.
+        plain = msgspec.structs.replace(state, steps=(), revision="")
+        if plain.pass_votes or plain.passing:
+            return plain
+        return {f: getattr(plain, f) for f in plain.__struct_fields__ if f not in ("pass_votes", "passing")}
 
     def initial_state(self, genesis: CombatStarted) -> MRState:
         from combatlog.rulesets.magic_realm.rounds import advance
@@ -172,12 +184,21 @@ class MagicRealm(Ruleset[MRState]):
                                    what=f"pay {need} asterisk(s) of fatigue (played: {played_text(types)}; each type "
                                         f"is paid with its own chits) and take {c.wounds} wound(s): mr fatigue"))
             return out
+        if state.passing == state.round and who:  # every character agreed to pass: their steps are passes
+            return [Pending(who="gm", rule="MR 001 A Round of Combat",
+                            what=f"every character passes round {state.round}: its next steps: mr pass")]
+        votes = self._pass_votes_pending(state, player)
         if state.step == "plays" and state.players:
             from combatlog.rulesets.magic_realm.sealed import plays_pending
 
-            return plays_pending(state, [cid for cid in who if state.characters[cid].player not in state.players])
-        if who:
-            return [Pending(who=player(cid), what=what[state.step], rule=rule) for cid in who]
+            return [*plays_pending(state, [cid for cid in who if state.characters[cid].player not in state.players]),
+                    *votes.values()]
+        if who:  # (a character who owes this step and may also pass: one line)
+            return [*(Pending(who=player(cid), what=what[state.step] + (
+                f"; or {votes[cid].what}" if cid in votes else ""), rule=rule) for cid in who),
+                *(p for cid, p in votes.items() if cid not in who)]
+        if votes:
+            return list(votes.values())
         from combatlog.rulesets.magic_realm.sealed import seed_hint
 
         referee_steps = {"lure": ("random assignment: mr assign" + seed_hint(state, "lure", "assign"),
@@ -203,6 +224,18 @@ class MagicRealm(Ruleset[MRState]):
                      for p, what in waiting if what in SEED_MOVES] if info is not None else []
             return [Pending(who="gm", what=text, rule=r), *seeds]
         return []
+
+    @staticmethod
+    def _pass_votes_pending(state: MRState, player: Any) -> dict[str, Pending]:
+        """Once a pinned player voted to pass the round: every other character in the fight may vote too."""
+        if not state.pass_votes or state.passing == state.round:
+            return {}
+        from combatlog.rulesets.magic_realm.rules import participants
+
+        voted = ", ".join(state.pass_votes)
+        return {cid: Pending(who=player(cid), rule="MR 001 A Round of Combat",
+                             what=f"pass the rest of round {state.round} as {voted} would: mr pass STREAM {cid}")
+                for cid in participants(state) if cid not in state.pass_votes}
 
     def out_of_the_fight(self, state: MRState, player: str) -> str:
         """'' while one of ``player``'s characters fights on; else how they are out ("bk is dead")."""
@@ -300,6 +333,11 @@ class MagicRealm(Ruleset[MRState]):
                 return f"{event.character} fatigues {', '.join(event.fatigue) or '-'}" + (
                     f", change {event.change}" if event.change else "") + (
                     f", wounds {', '.join(event.wounds)}" if event.wounds else "")
+            case e.PassVoted():
+                who = ", ".join(event.characters)
+                return (f"{who} {'pass' if len(event.characters) > 1 else 'passes'} round {event.round}: "
+                        + ("every character in the fight has, so the round is passed" if event.all_in
+                           else "once every character in the fight does"))
             case e.Conceded():
                 why = "no chance to kill the monster" if event.reason == "no_chance" else "the others decline to help"
                 return f"Elusive Cloak ruling: {event.character} is killed ({why})"

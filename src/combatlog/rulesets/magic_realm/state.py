@@ -306,6 +306,11 @@ class MRState(msgspec.Struct, frozen=True, kw_only=True):
     # The earlier version of these rules the combat was played under, where this build keeps that version's rules
     # (``MagicRealm.kept_revisions``: "1"), so its log replays as it was played; "" for the current version.
     revision: str = ""
+    # Version 3, where players are pinned (``mr pass NAME CHARACTER...``): the characters whose players voted to pass
+    # the rest of this round, until a decision of another kind; and the round every character agreed to pass
+    # (its remaining steps are passes, whoever runs them). Left out of the state digest at their defaults.
+    pass_votes: tuple[str, ...] = ()
+    passing: int = 0
 
 
 def frac(value: tuple[int, int]) -> Fraction:

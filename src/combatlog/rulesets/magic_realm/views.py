@@ -268,6 +268,10 @@ def describe(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) 
                     "status": s.status, "chit": s.chit, "item": s.item, "since_round": s.since, "why": s.why}
                    for s in state.spells],
         "pending": pending,
+        # (version 3, pinned players: only while a pass is voted, or the round passed, so a fight without one shows
+        # as it always did)
+        **({"pass_votes": list(state.pass_votes), "round_passed": state.passing == state.round}
+           if state.pass_votes or state.passing == state.round else {}),
     }
 
 
