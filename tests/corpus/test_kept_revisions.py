@@ -128,3 +128,18 @@ def test_claiming_a_kept_revision_with_todays_digest_reads_todays_rules() -> Non
         assert ruleset.revision_of(genesis) == old
         assert ruleset.revision_of(msgspec.structs.replace(genesis, rules_digest=ruleset.rules_digest())) == ""
         assert ruleset.revision_of(msgspec.structs.replace(genesis, ruleset_version=ruleset.info.version)) == ""
+
+
+def test_a_magic_realm_version_2_log_keeps_its_state_digests_and_its_rule(tmp_path: Path) -> None:
+    """A pinned Magic Realm fight played by version 2 (9f42dfe, README.md): version 3 added the pass vote and two
+    state fields, left out of the state digest at their defaults, so every batch's recorded digest still matches
+    (no ``state_differs_at``) and today's rules read it alike; at round 2, where version 3 would offer each player a
+    pass vote, the log keeps version 2's rule (``mr pass`` refused where players are pinned) and none is offered."""
+    cli = Cli(tmp_path / "log.db", tmp_path)
+    log = str(HERE / "magic_realm-v2-pinned.jsonl")
+    report = cli("verify", log, "--json").json()
+    assert report["ok"] and report["rules_revision"].startswith("version 2")  # type: ignore[index]
+    assert report["state_differs_at"] == 0 and report["today_differs_at"] == 0  # type: ignore[index]
+    cli("import", log)
+    moves = cli("moves", "quiet", "--json", "--limit", "1000").json()["moves"]  # type: ignore[index]
+    assert moves and not any(m["argv"][:2] == ["mr", "pass"] for m in moves)
