@@ -31,12 +31,12 @@ Each step of the round proposes its deciders' choices with every argument filled
 - with joint dice, ``mr seed`` where a seed step waits for contributions (``sealed.seed_command``: a chain link or a
   nonce; empty plays from a player with no character in the Melee Step); the referee's steps above contribute
   their taker's link first where it is the last one missing (``sealed.contributed_first``);
-- ``mr pass``: a round in which every character passes (nobody uncontrolled left to fight), in one command.
+- ``mr pass``: a round in which every character passes (nobody uncontrolled left to fight), in one command; where
+  players are pinned, each player's vote for each of his characters in the fight (and for all of them at once).
 
 Not enumerated: ``--position`` at target selection and ``--place``/``--hireling-box`` in the plays (the
 default filling is always legal), ``--part-attack``/``--part-side`` of a transmorphized character, several
-items at once, the empty plays and seed steps of joint dice (``mr seed``) and a player's sealed plays for
-several characters at once (``seal commit --orders-json``).
+items at once, and a player's sealed plays for several characters at once (``seal commit --orders-json``).
 """
 
 from __future__ import annotations
