@@ -234,7 +234,7 @@ class MagicRealm(Ruleset[MRState]):
 
         voted = ", ".join(state.pass_votes)
         return {cid: Pending(who=player(cid), rule="MR 001 A Round of Combat",
-                             what=f"pass the rest of round {state.round} as {voted} would: mr pass STREAM {cid}")
+                             what=f"pass the rest of round {state.round}, as {voted} would: mr pass")
                 for cid in participants(state) if cid not in state.pass_votes}
 
     def out_of_the_fight(self, state: MRState, player: str) -> str:
