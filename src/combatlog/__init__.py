@@ -1,6 +1,6 @@
 """combatlog: an event-sourced, hash-chained combat log for tabletop games."""
 
-__version__ = "0.2.0"  # the release (pyproject.toml says it too); the log format is ENGINE_VERSION
+__version__ = "0.3.0"  # the release (pyproject.toml says it too); the log format is ENGINE_VERSION
 
 # Bumped whenever a fold could produce a different state from the same events
 # (a rules fix, a new derived field). Snapshots are keyed by it, so a new engine
