@@ -29,6 +29,7 @@ _START_ENV = dict(os.environ)
 # side from the start and the run ends on short tests, with no core left idle behind a long one begun last.
 # A name here that matches no test fails the run (tests/cli/test_repository.py).
 LONG_FIRST = (
+    "tests/rulesets/test_playouts.py::test_random_playout_through_the_cli",
     "tests/trust/test_message_economy.py::",
     "tests/server/test_magic_realm_three.py::",
     "tests/trust/test_concurrent_fight.py::",
