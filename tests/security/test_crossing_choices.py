@@ -132,24 +132,32 @@ def test_a_placer_cannot_put_a_crossing_decision_inside_the_branch_it_crossed(tm
 # -- attack 3: a decision that went back is revived later ---------------------------------------------------
 
 
+def act_crossing_the_end_of_round(tmp_path: Path) -> tuple[dict[str, Machine], Any, int]:
+    """alice's act crosses bob's end of round 1, and gm's merge cannot place it (no round is open): the three
+    machines, gm's merge report of her act and the head where the branches parted. The caller holds the key
+    home (``key_home(tmp_path / "keys")``) open."""
+    names = ("alice", "bob", "gm")
+    ms = _table(tmp_path, names)
+    alice, bob, gm = ms["alice"], ms["bob"], ms["gm"]
+    alice.do("alice", ff.Join(name="Aldo", side="red", hp=12, player="alice"), S)
+    gossip(list(ms.values()), S)
+    gm.do("gm", ff.StartRound(), S)
+    fork = _to_fork(ms, names, "bob")
+    alice.do("alice", ff.Act(who="Aldo", action="thrusts"), S)
+    bob.do("bob", ff.EndRound(), S)
+    _receive(gm, _file(bob, tmp_path / "bob.jsonl"))
+    (act,) = _receive(gm, _file(alice, tmp_path / "alice.jsonl")).merge.decisions
+    assert act.outcome == "refused" and "round" in act.message, act
+    return ms, act, fork
+
+
 def test_a_decision_a_merge_could_not_place_is_not_revived_in_a_later_round(tmp_path: Path) -> None:
     """alice's act crosses bob's end of round 1; gm's merge cannot place it (no round is open). gm opens round
     2; bob, holding alice's signed act, places it in round 2, where the rules alone would take it. The act was
     decided in round 1: verify and every import refuse it placed in round 2."""
-    names = ("alice", "bob", "gm")
     with key_home(tmp_path / "keys"):
-        ms = _table(tmp_path, names)
+        ms, _act, fork = act_crossing_the_end_of_round(tmp_path)
         alice, bob, gm = ms["alice"], ms["bob"], ms["gm"]
-        alice.do("alice", ff.Join(name="Aldo", side="red", hp=12, player="alice"), S)
-        gossip(list(ms.values()), S)
-        gm.do("gm", ff.StartRound(), S)
-        fork = _to_fork(ms, names, "bob")
-        alice.do("alice", ff.Act(who="Aldo", action="thrusts"), S)
-        bob.do("bob", ff.EndRound(), S)
-        _receive(gm, _file(bob, tmp_path / "bob.jsonl"))
-        report = _receive(gm, _file(alice, tmp_path / "alice.jsonl"))
-        (act,) = report.merge.decisions
-        assert act.outcome == "refused" and "round" in act.message, act
         gm.do("gm", ff.StartRound(), S)  # round 2 opens at #f+2
         assert gm.head(S)[0] == fork + 2
         _receive(bob, _file(gm, tmp_path / "gm.jsonl"))

@@ -100,23 +100,12 @@ def test_the_reason_a_decision_was_dropped_is_the_merges_not_a_later_heads(tmp_p
     from combatlog.projections.streams import resolve_stream
     from combatlog.rulesets.freeform import commands as ff
     from combatlog.trust.after_merge import AfterMerge
-    from tests.security.test_crossing_choices import S, _file, _receive, _table, _to_fork
-    from tests.trust.converge import gossip
+    from tests.security.test_crossing_choices import S, act_crossing_the_end_of_round
     from tests.trust.pbem import key_home
 
-    names = ("alice", "bob", "gm")
     with key_home(tmp_path / "keys"):
-        ms = _table(tmp_path, names)
-        alice, bob, gm = ms["alice"], ms["bob"], ms["gm"]
-        alice.do("alice", ff.Join(name="Aldo", side="red", hp=12, player="alice"), S)
-        gossip(list(ms.values()), S)
-        gm.do("gm", ff.StartRound(), S)
-        _to_fork(ms, names, "bob")
-        alice.do("alice", ff.Act(who="Aldo", action="thrusts"), S)
-        bob.do("bob", ff.EndRound(), S)
-        _receive(gm, _file(bob, tmp_path / "bob.jsonl"))
-        (act,) = _receive(gm, _file(alice, tmp_path / "alice.jsonl")).merge.decisions
-        assert act.outcome == "refused", act
+        ms, act, _fork = act_crossing_the_end_of_round(tmp_path)
+        gm = ms["gm"]
         meta = resolve_stream(gm.store, S)
 
         def dropped() -> list[tuple[str, bool, str]]:
