@@ -129,3 +129,24 @@ def test_a_version_2_combat_keeps_its_rule(tmp_path: Path) -> None:
     assert decide(pinned, c.Pass(characters=("bk",)), dice)[0].characters == ("bk",)  # version 3 takes the vote
     with pytest.raises(IllegalCommand, match="played under Magic Realm version 2"):
         decide(msgspec.structs.replace(pinned, revision="2"), c.Pass(characters=("bk",)), dice)
+
+
+def test_a_vote_is_refused_once_plays_are_sealed(tmp_path: Path) -> None:
+    """bob seals the Amazon's plays; alice, seeing his commitment, cannot then turn the Melee Step into a pass
+    (which would throw his sealed plays away): the step is played out, reveals and all."""
+    alice, bob = _pair(tmp_path, "e", "magic_realm", QUIET, "local")
+    seats = (alice, bob)
+    for turn in range(12):  # step by step, no pass, up to the plays
+        seat, other = seats[turn % 2], seats[(turn + 1) % 2]
+        if _state(seat, "e")["step"] == "plays":
+            break
+        listed = [m for m in _moves(seat, "e") if m[:2] != ["mr", "pass"]]  # (first: deploy nobody, no action...)
+        if listed:
+            seat(*listed[0])
+        mail(seat, other, "e", tmp_path)
+    assert _state(bob, "e")["step"] == "plays"
+    bob("mr", "play", "e", "amazon", "--shield", "2", "--seal")
+    mail(bob, alice, "e", tmp_path)
+    refused = alice("mr", "pass", "e", "bk", ok=False)
+    assert refused.code == 4 and "plays are sealed for round 1 already (by bob)" in refused.err, refused.err
+    assert not any(m[:2] == ["mr", "pass"] for m in _moves(alice, "e"))

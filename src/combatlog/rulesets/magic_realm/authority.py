@@ -33,7 +33,7 @@ def authority(state: MRState, command: Any) -> Authority:
         if command.characters:  # a pinned player's vote: for his own characters only
             return pieces({cid: (player_of(state, cid),) if player_of(state, cid) else ()
                            for cid in command.characters}, what="pass for", rule=RULE)
-        if state.passing and state.passing == state.round:  # the next steps of a round every character passed
+        if state.round_passed:  # the next steps of a round every character passed
             return ANYONE
         # it decides for every character: the referee's where the combat has one (no pinned player's plays
         # can be made by it: decide refuses it where players are pinned)

@@ -446,7 +446,7 @@ def _pass(state: MRState, stream: str) -> Iterator[Candidate]:
     pinned player's vote for one of his characters, and for all his characters still to vote where he has more."""
     from combatlog.rulesets.magic_realm.authority import player_of
 
-    if not state.players or state.passing == state.round:
+    if not state.players or state.round_passed:
         yield Candidate(command=c.Pass(), argv=("mr", "pass", stream),
                         text=f"every character passes the rest of round {state.round} (nobody is left to fight)")
         return

@@ -118,7 +118,7 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
             need_step(state, "plays", "playing attacks and maneuvers")
             need_turn(state, command.character, "plays")
             _passed_round_passes(state, command)
-            if sealed_for(state, command.character) and state.passing != state.round:
+            if sealed_for(state, command.character) and not state.round_passed:
                 raise IllegalCommand(f"this combat pins players, so {state.characters[command.character].player} "
                                      "seals these plays: mr play ... --seal, then mr reveal once every side has "
                                      "sealed", rule=SEALED_RULE)
@@ -133,7 +133,7 @@ def decide(state: MRState, command: Any, dice: DicePort) -> list[Event]:
             plays_step = step_name(state)
             if getattr(dice, "scheme", "") == "joint" and state.players and not (
                     state.seed == plays_step or state.seed.startswith(plays_step + "#")) and not (
-                    state.passing == state.round and not _labels(resolve, state)):
+                    state.round_passed and not _labels(resolve, state)):
                 # (a passed round's resolution that rolls nothing needs no seed: nobody sealed a play)
                 # The resolution dice must come from the seed the secret plays completed: an older seed was
                 # known while the plays were chosen (docs/trust.md, "Magic Realm plays").
@@ -291,7 +291,7 @@ def pass_round(state: MRState, command: c.Pass, dice: DicePort) -> list[Event]:
     if foes:
         raise IllegalCommand(f"mr pass is for a round with nobody left to fight: {', '.join(foes)} still fight "
                              "(each step's own command decides it)", rule=PASS_RULE)
-    if state.passing == state.round:
+    if state.round_passed:
         if command.characters:
             raise IllegalCommand(f"every character has passed round {state.round} already: mr pass with no character "
                                  "takes its next steps", rule=PASS_RULE)
@@ -329,8 +329,9 @@ def _vote(state: MRState, characters: tuple[str, ...]) -> e.PassVoted:
             raise IllegalCommand(f"{cid} has voted to pass round {state.round} already", rule=PASS_RULE)
     info = state.sealed.get(step_name(state))
     if info is not None and (info.committed or info.linked):
-        raise IllegalCommand(f"plays are sealed for round {state.round} already ({', '.join(info.committed)}): this "
-                             "Melee Step is played out (mr reveal)", rule=SEALED_RULE)
+        raise IllegalCommand(f"plays are sealed for round {state.round} already (by "
+                             f"{', '.join(sorted({*info.committed, *info.linked}))}): this Melee Step is played out "
+                             "(mr reveal)", rule=SEALED_RULE)
     votes = {*state.pass_votes, *characters}
     return e.PassVoted(round=state.round, characters=tuple(characters), all_in=set(fighting) <= votes)
 
@@ -352,7 +353,7 @@ def pass_command(state: MRState, step: str, cid: str) -> Any:
 
 def _passed_round_passes(state: MRState, command: Any) -> None:
     """In a round every character agreed to pass, a character's decision can only be that pass."""
-    if state.passing == state.round and command != pass_command(state, state.step, command.character):
+    if state.round_passed and command != pass_command(state, state.step, command.character):
         raise IllegalCommand(f"every character agreed to pass round {state.round}: {command.character} passes it "
                              "(mr pass)", rule=PASS_RULE)
 

@@ -184,7 +184,7 @@ class MagicRealm(Ruleset[MRState]):
                                    what=f"pay {need} asterisk(s) of fatigue (played: {played_text(types)}; each type "
                                         f"is paid with its own chits) and take {c.wounds} wound(s): mr fatigue"))
             return out
-        if state.passing == state.round and who:  # every character agreed to pass: their steps are passes
+        if state.round_passed and who:  # every character agreed to pass: their steps are passes
             return [Pending(who="gm", rule="MR 001 A Round of Combat",
                             what=f"every character passes round {state.round}: its next steps: mr pass")]
         votes = self._pass_votes_pending(state, player)
@@ -228,7 +228,7 @@ class MagicRealm(Ruleset[MRState]):
     @staticmethod
     def _pass_votes_pending(state: MRState, player: Any) -> dict[str, Pending]:
         """Once a pinned player voted to pass the round: every other character in the fight may vote too."""
-        if not state.pass_votes or state.passing == state.round:
+        if not state.pass_votes or state.round_passed:
             return {}
         from combatlog.rulesets.magic_realm.rules import participants
 

@@ -135,7 +135,7 @@ def check_orders(state: MRState, step: str, player: str, orders: dict[str, Any])
         return
     if state.ended:
         raise IllegalCommand(f"the combat has ended ({state.end_reason})", rule="MR 001 Disengagement")
-    if state.passing == state.round == rnd:
+    if state.round_passed and rnd == state.round:
         raise IllegalCommand(f"every character agreed to pass round {state.round}: nobody seals plays in it (mr pass "
                              "takes its next steps)", rule="MR 001 A Round of Combat: every character passes")
     early = state.step == "targets" and rnd == state.round and orders == {"plays": {}} and not any(

@@ -312,6 +312,11 @@ class MRState(msgspec.Struct, frozen=True, kw_only=True):
     pass_votes: tuple[str, ...] = ()
     passing: int = 0
 
+    @property
+    def round_passed(self) -> bool:
+        """Every character in the fight agreed to pass this round: its remaining steps are passes only."""
+        return self.passing != 0 and self.passing == self.round
+
 
 def frac(value: tuple[int, int]) -> Fraction:
     return Fraction(value[0], value[1])

@@ -270,8 +270,8 @@ def describe(state: MRState, viewer: str | None, pending: list[dict[str, Any]]) 
         "pending": pending,
         # (version 3, pinned players: only while a pass is voted, or the round passed, so a fight without one shows
         # as it always did)
-        **({"pass_votes": list(state.pass_votes), "round_passed": state.passing == state.round}
-           if state.pass_votes or state.passing == state.round else {}),
+        **({"pass_votes": list(state.pass_votes), "round_passed": state.round_passed}
+           if state.pass_votes or state.round_passed else {}),
     }
 
 
