@@ -150,3 +150,26 @@ def test_a_vote_is_refused_once_plays_are_sealed(tmp_path: Path) -> None:
     refused = alice("mr", "pass", "e", "bk", ok=False)
     assert refused.code == 4 and "plays are sealed for round 1 already (by bob)" in refused.err, refused.err
     assert not any(m[:2] == ["mr", "pass"] for m in _moves(alice, "e"))
+
+
+@pytest.mark.parametrize("characters,players,refusal", [
+    (("bk", "bk"), ("alice", "bob"), "bk has voted to pass round 1 already"),  # one vote counted twice
+    (("ghost",), ("alice", "bob"), "no character 'ghost'"),
+    ((), ("alice", "bob"), "each passes for his own characters"),  # a pass for everyone where players are pinned
+    (("bk",), (), "characters are named only where players are pinned"),
+])
+def test_a_vote_names_each_of_the_voters_characters_once(characters: tuple[str, ...], players: tuple[str, ...],
+                                                         refusal: str) -> None:
+    """What a vote's arguments may not be, as decide refuses it (so the write path and every verifier alike)."""
+    import msgspec
+
+    from combatlog.commands.legal import ProbePort
+    from combatlog.errors import CombatlogError
+    from combatlog.rulesets.magic_realm import commands as c
+    from combatlog.rulesets.magic_realm.decide import decide
+    from tests.rulesets.magic_realm.mr_helpers import Game
+
+    state = msgspec.structs.replace(Game(QUIET).state, players=players)
+    with pytest.raises(CombatlogError, match=refusal):
+        decide(state, c.Pass(characters=characters), ProbePort(scheme="manual", actor="alice",
+                                                               labels_taken=lambda label: False))
